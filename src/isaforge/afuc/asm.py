@@ -1,0 +1,281 @@
+"""The afuc assembler: Mesa afuc-asm syntax in, firmware bytes out.
+
+Accepted: one instruction per line in the disassembler's syntax (``(rep)(xmov1)mov $data,
+$data``), labels ``name:``, label operands ``#name``, raw words ``[xxxxxxxx]`` and ``[#label]``
+(a NOP literal holding the label's offset), ``.align N``, ``.jumptbl`` (the 128-entry packet
+table built from labels named like packets, ``CP_ME_INIT`` or ``UNKN12``), ``.section NAME``
+(a new image aligned to 32 bytes, with its own labels), comments after ``;``. Immediates may
+be numbers, ``@CONTROL_REG``, ``%SQE_REG``, ``|PIPE_REG``, GPU register names, ``#label``, and
+``+``/``-`` of those (full expressions inside parentheses).
+
+The output starts with the zero dword the kernel strips. The generation comes from ``gpu`` or
+else from the firmware id in the first ``[literal]``, as Mesa's assembler does.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.asm import BranchRef, LabelRef, Lexer, Token, TokenStream, evaluate, match_template
+from ..core.errors import AsmError, EncodeError, FirmwareError, SourceLoc
+from ..core.isa import ISA, Instr
+from .firmware import FIRMWARE_IDS, fwid_of, generation, parse_gpu, variant
+from .isa import isa_for, nop_literal
+from .regdb import RegDB
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+LEXER = Lexer(
+    [
+        ("MOD", r"\((?:rep|peek|xmov[1-3]|sds[1-3])\)"),
+        ("LITERAL", r"\[[0-9a-fA-F]+\]"),
+        ("REG", r"\$[0-9A-Za-z_]+"),
+        ("CREG", "@" + _IDENT),
+        ("SREG", "%" + _IDENT),
+        ("PREG", r"\|" + _IDENT),
+        ("LABELREF", "#(?:" + _IDENT + r"|-?\d+)"),
+        ("HEX", r"0[xX][0-9a-fA-F]+"),
+        ("INT", r"\d+"),
+        ("DIRECTIVE", r"\." + _IDENT),
+        ("IDENT", _IDENT + r"(?:\[(?:0[xX][0-9a-fA-F]+|\d+)\](?:\." + _IDENT + ")?)?"),
+        ("OP", r"<<|>>|[,\[\]+\-!:()~*&^|]"),
+    ]
+)
+
+
+@dataclass
+class _Stmt:
+    """A parsed instruction or data word awaiting label resolution."""
+
+    loc: SourceLoc
+    ins: Instr | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+    implied: dict[str, int] = field(default_factory=dict)
+    literal: int | None = None
+    literal_label: LabelRef | None = None
+    jumptable: bool = False
+
+
+@dataclass
+class _Section:
+    name: str
+    stmts: list[_Stmt] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)
+    label_locs: dict[str, SourceLoc] = field(default_factory=dict)
+    size: int = 0
+
+
+class _Ctx:
+    """Resolves assembler symbols: register names of the register database, label refs."""
+
+    def __init__(self, db: RegDB) -> None:
+        self.db = db
+
+    def symbol(self, tok: Token) -> Any:
+        kind, text = tok.kind, tok.text
+        if kind == "CREG":
+            return self._lookup(self.db.control_reg(text[1:]), "control register", tok)
+        if kind == "SREG":
+            return self._lookup(self.db.sqe_reg(text[1:]), "SQE register", tok)
+        if kind == "PREG":
+            return self._lookup(self.db.pipe_reg(text[1:]), "pipe register", tok)
+        if kind == "LABELREF" and not text[1:].lstrip("-").isdigit():
+            return LabelRef(text[1:], tok.loc)
+        if kind == "IDENT":
+            return self.db.gpu_reg(text)
+        return None
+
+    @staticmethod
+    def _lookup(value: int | None, what: str, tok: Token) -> int:
+        if value is None:
+            raise AsmError(f"unknown {what} '{tok.text}'", tok.loc)
+        return value
+
+
+class Assembler:
+    """Two passes: parse and lay out statements, then resolve labels and encode."""
+
+    def __init__(self, gpu: str | int | None = None) -> None:
+        self.fwid = parse_gpu(gpu) if gpu is not None else None
+
+    def assemble(self, text: str, filename: str = "<input>") -> bytes:
+        lines = text.splitlines()
+        fwid = self.fwid if self.fwid is not None else self._fwid_from_source(lines, filename)
+        gen = generation(fwid)
+        isa = isa_for(gen)
+        db = RegDB.for_variant(variant(fwid))
+        ctx = _Ctx(db)
+        sections = [_Section("")]
+        for lineno, line in enumerate(lines, 1):
+            toks = LEXER.tokenize(line, filename, lineno)
+            self._statement(toks, sections, isa, ctx, gen, filename, lineno, len(line))
+        out = [0]
+        for sec in sections:
+            out.extend(self._emit(sec, isa, db, gen))
+        return struct.pack(f"<{len(out)}I", *out)
+
+    # -- pass 1 -------------------------------------------------------------------------------
+    @staticmethod
+    def _fwid_from_source(lines: list[str], filename: str) -> int:
+        for lineno, line in enumerate(lines, 1):
+            m = re.match(r"\s*\[([0-9a-fA-F]+)\]", line)
+            if m:
+                word = int(m.group(1), 16)
+                fwid = fwid_of(word)
+                if fwid not in FIRMWARE_IDS:
+                    raise AsmError(
+                        f"the first literal [{m.group(1)}] has firmware id {fwid:03x}, which is "
+                        "not a known GPU; say which GPU with --gpu (e.g. --gpu a630)",
+                        SourceLoc(filename, lineno, m.start(1)),
+                    )
+                return fwid
+        raise FirmwareError("cannot tell the GPU generation: the source has no [version] "
+                            "literal; say which GPU with --gpu (e.g. --gpu a630)")
+
+    def _statement(self, toks: list[Token], sections: list[_Section], isa: ISA, ctx: _Ctx,
+                   gen: int, filename: str, lineno: int, width: int) -> None:
+        sec = sections[-1]
+        end = SourceLoc(filename, lineno, width + 1)
+        # leading labels
+        while len(toks) >= 2 and toks[0].kind == "IDENT" and toks[1].text == ":":
+            name = toks[0].text
+            if name in sec.labels:
+                raise AsmError(f"label '{name}' already defined at {sec.label_locs[name]}",
+                               toks[0].loc)
+            sec.labels[name] = sec.size
+            sec.label_locs[name] = toks[0].loc
+            toks = toks[2:]
+        if not toks:
+            return
+        first = toks[0]
+        if first.kind == "DIRECTIVE":
+            self._directive(first, toks[1:], sections, isa, gen, end)
+            return
+        if first.kind == "LITERAL":
+            if len(toks) > 1:
+                raise AsmError(f"unexpected '{toks[1].text}' after a literal word", toks[1].loc)
+            sec.stmts.append(_Stmt(first.loc, literal=int(first.text[1:-1], 16) & 0xFFFFFFFF))
+            sec.size += 1
+            return
+        if first.text == "[":
+            if len(toks) == 3 and toks[1].kind == "LABELREF" and toks[2].text == "]":
+                ref = LabelRef(toks[1].text[1:], toks[1].loc)
+                sec.stmts.append(_Stmt(first.loc, literal_label=ref))
+                sec.size += 1
+                return
+            raise AsmError("expected [xxxxxxxx] (a hex word) or [#label]", first.loc)
+        mnem_tok = next((t for t in toks if t.kind != "MOD"), None)
+        if mnem_tok is None or mnem_tok.kind != "IDENT":
+            bad = mnem_tok or toks[-1]
+            raise AsmError(f"expected an instruction, a label or a directive, found "
+                           f"'{bad.text}'", bad.loc)
+        candidates = isa.by_mnemonic.get(mnem_tok.text)
+        if not candidates:
+            raise AsmError(f"unknown instruction '{mnem_tok.text}' for a{gen}xx", mnem_tok.loc)
+        ts = TokenStream(toks, end)
+        for ins in candidates:
+            for template, fields, implied in ins.syntaxes():
+                vals = match_template(ins, template, fields, ts, ctx, LEXER)
+                if vals is not None:
+                    sec.stmts.append(_Stmt(first.loc, ins, vals, dict(implied)))
+                    sec.size += 1
+                    return
+        raise ts.error()
+
+    def _directive(self, tok: Token, args: list[Token], sections: list[_Section], isa: ISA,
+                   gen: int, end: SourceLoc) -> None:
+        sec = sections[-1]
+        name = tok.text
+        if name == ".align":
+            if len(args) != 1 or args[0].kind not in ("INT", "HEX"):
+                raise AsmError(".align takes one number of bytes, a multiple of 4", tok.loc)
+            n = int(args[0].text, 0)
+            if n <= 0 or n % 4:
+                raise AsmError(f".align {n}: the alignment must be a positive multiple of 4",
+                               args[0].loc)
+            self._align(sec, isa, n // 4, tok.loc)
+        elif name == ".jumptbl":
+            if args:
+                raise AsmError(".jumptbl takes no operands", args[0].loc)
+            sec.stmts.append(_Stmt(tok.loc, jumptable=True))
+            sec.size += 0x80
+        elif name == ".section":
+            if len(args) != 1 or args[0].kind != "IDENT":
+                raise AsmError(".section takes a name", args[0].loc if args else end)
+            self._align(sec, isa, 8, tok.loc)
+            sections.append(_Section(args[0].text))
+        else:
+            raise AsmError(f"unknown directive '{name}' (expected .align, .jumptbl or .section)",
+                           tok.loc)
+
+    @staticmethod
+    def _align(sec: _Section, isa: ISA, words: int, loc: SourceLoc) -> None:
+        nop = isa.find("nop")
+        while sec.size % words:
+            sec.stmts.append(_Stmt(loc, nop, {}, {}))
+            sec.size += 1
+
+    # -- pass 2 -------------------------------------------------------------------------------
+    def _emit(self, sec: _Section, isa: ISA, db: RegDB, gen: int) -> list[int]:
+        out: list[int] = []
+        for st in sec.stmts:
+            pc = len(out)
+            if st.jumptable:
+                out.extend(self._jumptable(sec, db))
+            elif st.literal is not None:
+                out.append(st.literal)
+            elif st.literal_label is not None:
+                target = evaluate(st.literal_label, sec.labels)
+                out.append(nop_literal(target, gen))
+            else:
+                assert st.ins is not None
+                out.append(self._encode(st, pc, sec))
+        return out
+
+    @staticmethod
+    def _encode(st: _Stmt, pc: int, sec: _Section) -> int:
+        assert st.ins is not None
+        vals: dict[str, int] = dict(st.implied)
+        for name, v in st.values.items():
+            f = st.ins.fields.get(name)
+            if isinstance(v, BranchRef):
+                if v.name not in sec.labels:
+                    raise AsmError(f"undefined label '{v.name}'", v.loc)
+                target = sec.labels[v.name]
+                v = target - pc if v.relative else target
+                if f is not None and f.const is not None:
+                    if v != f.const:
+                        raise AsmError(f"{st.ins.mnemonic} continues at the instruction "
+                                       f"{f.const} after it, so its label must be there",
+                                       st.loc)
+                    continue
+            else:
+                v = evaluate(v, sec.labels)
+            if f is not None and f.const is not None:
+                continue
+            vals[name] = v
+        try:
+            return st.ins.encode(vals)
+        except EncodeError as e:
+            raise AsmError(e.message, st.loc) from None
+
+    @staticmethod
+    def _jumptable(sec: _Section, db: RegDB) -> list[int]:
+        table = [0] * 0x80
+        for label, offset in sec.labels.items():
+            pid = db.pm4_packet_id(label)
+            if pid is None:
+                m = re.fullmatch(r"UNKN(\d+)", label)
+                if not m:
+                    continue
+                pid = int(m.group(1))
+            if 0 <= pid < 0x80:
+                table[pid] = offset
+        return table
+
+
+def assemble(text: str, gpu: str | int | None = None, filename: str = "<input>") -> bytes:
+    """Assemble afuc source text to firmware bytes (with the leading zero dword)."""
+    return Assembler(gpu).assemble(text, filename)

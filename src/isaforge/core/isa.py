@@ -1,0 +1,495 @@
+"""Declarative instruction-word descriptions, and the decoder/encoder/formatter built from them.
+
+The vocabulary follows Mesa's isaspec: an instruction set is a tree of *bitsets*. A bitset
+has fixed bits (*patterns*), variable bits (*fields*, each of an operand *kind*), a *display
+template* such as ``"{REP}{NAME} {DST}, {SRC1}, {IMMED}"``, a generation range, and
+*overrides*: alternative templates chosen when some fields have given values (an ``or`` whose
+first source is ``$00`` prints as ``mov``). Bitsets whose names start with ``#`` are abstract;
+the others are the instructions. Encoder, decoder, formatter and assembler-operand parser all
+come from the one description, so they cannot disagree.
+
+Nothing here knows a processor: architectures supply the tables, and may define their own
+operand kinds (subclasses of :class:`Kind`) for things such as register names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import DecodeError, EncodeError
+
+# --------------------------------------------------------------------------------------------
+# Operand kinds: how a field's value prints and parses.
+# --------------------------------------------------------------------------------------------
+
+
+class Kind:
+    """How a field value is shown in text and read back from assembly tokens.
+
+    ``format`` turns a raw field value into text. ``parse`` (used by the assembler) consumes
+    tokens from a :class:`isaforge.core.asm.TokenStream` and returns an int or a deferred
+    expression; it returns ``None`` (consuming nothing) when the tokens do not start an
+    operand of this kind. ``optional`` kinds (modifier flags such as ``(rep)``) may be absent
+    from the text, meaning value 0.
+    """
+
+    optional = False
+
+    def format(self, value: int, width: int, ctx: Any) -> str:
+        return str(value)
+
+    def parse(self, ts: Any, ctx: Any) -> Any:
+        from .asm import parse_number_expr
+
+        return parse_number_expr(ts, ctx)
+
+
+class UInt(Kind):
+    """Unsigned decimal, with an optional textual prefix (``b`` for bit numbers)."""
+
+    def __init__(self, prefix: str = "") -> None:
+        self.prefix = prefix
+
+    def format(self, value: int, width: int, ctx: Any) -> str:
+        return f"{self.prefix}{value}"
+
+    def parse(self, ts: Any, ctx: Any) -> Any:
+        from .asm import parse_number_expr
+
+        if self.prefix:
+            tok = ts.peek()
+            rest = tok.text[len(self.prefix) :] if tok is not None else ""
+            if tok is None or not tok.text.startswith(self.prefix) or not rest.isdigit():
+                ts.expected(f"'{self.prefix}N'")
+                return None
+            ts.next()
+            return int(rest, 10)
+        return parse_number_expr(ts, ctx)
+
+
+class Int(Kind):
+    """Signed (two's complement) decimal."""
+
+    def format(self, value: int, width: int, ctx: Any) -> str:
+        return str(sign_extend(value, width))
+
+
+class Hex(Kind):
+    """Hexadecimal with a prefix, ``0x1f`` by default."""
+
+    def __init__(self, prefix: str = "0x", digits: int = 0) -> None:
+        self.prefix = prefix
+        self.digits = digits
+
+    def format(self, value: int, width: int, ctx: Any) -> str:
+        return f"{self.prefix}{value:0{self.digits}x}"
+
+
+class Flag(Kind):
+    """A one-bit modifier shown as a fixed string when set, e.g. ``(rep)`` or ``!``."""
+
+    optional = True
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+
+    def format(self, value: int, width: int, ctx: Any) -> str:
+        return self.display if value else ""
+
+    def parse(self, ts: Any, ctx: Any) -> Any:
+        tok = ts.peek()
+        if tok is not None and tok.text == self.display:
+            ts.next()
+            return 1
+        return 0
+
+
+class Enum(Kind):
+    """Named values; a value named ``""`` is the default and may be omitted in assembly."""
+
+    def __init__(self, values: Mapping[int, str]) -> None:
+        self.values = dict(values)
+        self.by_name = {v: k for k, v in self.values.items() if v}
+        self.optional = any(v == "" for v in self.values.values())
+
+    def format(self, value: int, width: int, ctx: Any) -> str:
+        return self.values.get(value, str(value))
+
+    def parse(self, ts: Any, ctx: Any) -> Any:
+        tok = ts.peek()
+        if tok is not None and tok.text in self.by_name:
+            ts.next()
+            return self.by_name[tok.text]
+        if self.optional:
+            return next(k for k, v in self.values.items() if v == "")
+        ts.expected(" or ".join(f"'{n}'" for n in self.by_name))
+        return None
+
+
+class Branch(Kind):
+    """A branch target: relative to the instruction (``relative=True``) or absolute.
+
+    When formatting with a context that names targets (``ctx.branch_label(target, call)``
+    returns a name or ``None``) the label is printed; otherwise the raw value.
+    """
+
+    def __init__(self, relative: bool = True, call: bool = False, prefix: str = "#") -> None:
+        self.relative = relative
+        self.call = call
+        self.prefix = prefix
+
+    def target(self, value: int, width: int, pc: int) -> int:
+        return pc + sign_extend(value, width) if self.relative else value
+
+    def format(self, value: int, width: int, ctx: Any) -> str:
+        label = None
+        if ctx is not None:
+            label = ctx.branch_label(self.target(value, width, ctx.pc), self.call)
+        if label is None:
+            return f"{self.prefix}{sign_extend(value, width)}"
+        return f"{self.prefix}{label}"
+
+    def parse(self, ts: Any, ctx: Any) -> Any:
+        from .asm import BranchRef
+
+        tok = ts.peek()
+        if tok is None or not tok.text.startswith(self.prefix):
+            ts.expected(f"a label reference '{self.prefix}name'")
+            return None
+        ts.next()
+        name = tok.text[len(self.prefix) :]
+        if re.fullmatch(r"-?\d+", name):
+            return int(name)  # a raw field value, as printed for out-of-range targets
+        return BranchRef(name, self.relative, tok.loc)
+
+
+def sign_extend(value: int, width: int) -> int:
+    sign = 1 << (width - 1)
+    return (value & (sign - 1)) - (value & sign)
+
+
+# --------------------------------------------------------------------------------------------
+# Bitsets
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    """Bits ``low..high`` (inclusive) of the word, of a given kind.
+
+    ``const`` makes a *derived* field: it occupies no bits and always has that value.
+    """
+
+    name: str
+    low: int
+    high: int
+    kind: Kind
+    const: int | None = None
+
+    @property
+    def width(self) -> int:
+        return self.high - self.low + 1
+
+    @property
+    def mask(self) -> int:
+        return 0 if self.const is not None else ((1 << self.width) - 1) << self.low
+
+
+def F(name: str, low: int, high: int | None = None, kind: Kind | None = None) -> Field:
+    """Shorthand: ``F("DST", 16, 20, reg)``; a one-bit field may omit ``high``."""
+    return Field(name, low, low if high is None else high, kind or UInt())
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """Fixed bits ``low..high``; ``bits`` is written MSB first, ``x`` marks don't-care."""
+
+    low: int
+    high: int
+    bits: str
+
+    def __post_init__(self) -> None:
+        if len(self.bits) != self.high - self.low + 1 or set(self.bits) - set("01x"):
+            raise ValueError(f"pattern {self.bits!r} does not fit bits {self.low}..{self.high}")
+
+
+def P(low: int, high: int | None = None, bits: str | int = "") -> Pattern:
+    """Shorthand: ``P(27, 31, "10011")``, ``P(15, bits="1")`` or ``P(0, 4, 0b00001)``."""
+    high = low if high is None else high
+    if isinstance(bits, int):
+        bits = format(bits, f"0{high - low + 1}b")
+    return Pattern(low, high, bits)
+
+
+@dataclass(frozen=True)
+class Override:
+    """Display ``display`` instead, when every field in ``when`` has the given value.
+
+    The assembler reads the same text back and sets those fields to those values.
+    """
+
+    when: Mapping[str, int]
+    display: str
+    fields: tuple[Field, ...] = ()
+
+
+@dataclass
+class Bitset:
+    name: str
+    extends: Bitset | None = None
+    fields: Sequence[Field] = ()
+    patterns: Sequence[Pattern] = ()
+    display: str | None = None
+    overrides: Sequence[Override] = ()
+    gen: tuple[int, int] = (0, 1 << 30)
+    displayname: str | None = None
+    doc: str = ""
+
+    @property
+    def abstract(self) -> bool:
+        return self.name.startswith("#")
+
+    @property
+    def mnemonic(self) -> str:
+        return self.displayname or self.name
+
+    def chain(self) -> list[Bitset]:
+        out: list[Bitset] = []
+        b: Bitset | None = self
+        while b is not None:
+            out.append(b)
+            b = b.extends
+        return out
+
+
+@dataclass
+class Instr:
+    """One leaf bitset flattened: masks for matching, all fields, templates in priority order."""
+
+    bitset: Bitset
+    size: int
+    mask: int  # bits fixed by patterns
+    match: int  # their values
+    dontcare: int  # bits marked x
+    fields: dict[str, Field]
+    overrides: list[Override]  # all overrides, most specific first
+    display: str  # the default template
+    gen: tuple[int, int]
+
+    @property
+    def name(self) -> str:
+        return self.bitset.name
+
+    @property
+    def mnemonic(self) -> str:
+        return self.bitset.mnemonic
+
+    def field_values(self, word: int) -> dict[str, int]:
+        vals: dict[str, int] = {}
+        for f in self.fields.values():
+            vals[f.name] = f.const if f.const is not None else (word >> f.low) & (
+                (1 << f.width) - 1
+            )
+        for o in self.overrides:
+            for f in o.fields:
+                vals.setdefault(f.name, (word >> f.low) & ((1 << f.width) - 1))
+        return vals
+
+    def template_for(self, vals: Mapping[str, int]) -> tuple[str, dict[str, Field]]:
+        for o in self.overrides:
+            if all(vals.get(k) == v for k, v in o.when.items()):
+                flds = dict(self.fields)
+                flds.update({f.name: f for f in o.fields})
+                return o.display, flds
+        return self.display, self.fields
+
+    def syntaxes(self) -> list[tuple[str, dict[str, Field], Mapping[str, int]]]:
+        """Every accepted text form: (template, fields, values it implies)."""
+        out = []
+        for o in self.overrides:
+            flds = dict(self.fields)
+            flds.update({f.name: f for f in o.fields})
+            out.append((o.display, flds, o.when))
+        out.append((self.display, self.fields, {}))
+        return out
+
+    def encode(self, vals: Mapping[str, int]) -> int:
+        word = self.match
+        all_fields = dict(self.fields)
+        for o in self.overrides:
+            all_fields.update({f.name: f for f in o.fields})
+        for name, v in vals.items():
+            f = all_fields.get(name)
+            if f is None or f.const is not None:
+                continue
+            if not 0 <= v < (1 << f.width):
+                lo = -(1 << (f.width - 1))
+                if isinstance(f.kind, (Branch, Int)) and lo <= v < 0:
+                    v &= (1 << f.width) - 1
+                else:
+                    raise EncodeError(
+                        f"{self.mnemonic}: value {v:#x} does not fit the {f.width}-bit field {name}"
+                    )
+            word = (word & ~f.mask) | (v << f.low)
+        return word
+
+
+_TEMPLATE_RE = re.compile(r"\{([A-Za-z0-9_]+)\}")
+
+
+def template_parts(template: str) -> list[tuple[str, str]]:
+    """Split a template into ("lit", text) and ("field", name) parts."""
+    parts: list[tuple[str, str]] = []
+    pos = 0
+    for m in _TEMPLATE_RE.finditer(template):
+        if m.start() > pos:
+            parts.append(("lit", template[pos : m.start()]))
+        parts.append(("field", m.group(1)))
+        pos = m.end()
+    if pos < len(template):
+        parts.append(("lit", template[pos:]))
+    return parts
+
+
+class ISA:
+    """An instruction set for one generation: the leaf instructions and their codec."""
+
+    def __init__(self, name: str, bitsets: Iterable[Bitset], gen: int, size: int = 32) -> None:
+        self.name = name
+        self.gen = gen
+        self.size = size
+        bitsets = list(bitsets)
+        parents = {id(b.extends) for b in bitsets if b.extends is not None}
+        self.instrs: list[Instr] = []
+        for b in bitsets:
+            if b.abstract or id(b) in parents:
+                continue
+            ins = _flatten(b, size)
+            if ins.gen[0] <= gen <= ins.gen[1]:
+                self.instrs.append(ins)
+        self.by_mnemonic: dict[str, list[Instr]] = {}
+        for ins in self.instrs:
+            for tmpl, _, _ in ins.syntaxes():
+                mn = _template_mnemonic(tmpl, ins)
+                lst = self.by_mnemonic.setdefault(mn, [])
+                if ins not in lst:
+                    lst.append(ins)
+        self._cache: dict[int, Instr | None] = {}
+
+    def match(self, word: int) -> Instr | None:
+        """The one instruction whose fixed bits match ``word``; ``None`` if none or several."""
+        try:
+            return self._cache[word]
+        except KeyError:
+            pass
+        found: Instr | None = None
+        for ins in self.instrs:
+            if (word & ins.mask & ~ins.dontcare) == ins.match:
+                if found is not None:
+                    found = None  # ambiguous: treat as undecodable, as isaspec does
+                    break
+                found = ins
+        if len(self._cache) < 1 << 16:
+            self._cache[word] = found
+        return found
+
+    def decode(self, word: int) -> tuple[Instr, dict[str, int]]:
+        ins = self.match(word)
+        if ins is None:
+            raise DecodeError(f"no {self.name} instruction matches {word:#010x}")
+        return ins, ins.field_values(word)
+
+    def format(self, ins: Instr, vals: Mapping[str, int], ctx: Any = None) -> str:
+        template, flds = ins.template_for(vals)
+        out = []
+        for kind, text in template_parts(template):
+            if kind == "lit":
+                out.append(text)
+            elif text == "NAME":
+                out.append(ins.mnemonic)
+            else:
+                f = flds[text]
+                out.append(f.kind.format(vals[text], f.width, ctx))
+        return "".join(out)
+
+    def find(self, name: str) -> Instr:
+        for ins in self.instrs:
+            if ins.name == name:
+                return ins
+        raise EncodeError(f"instruction {name!r} does not exist in {self.name}")
+
+
+def _template_mnemonic(template: str, ins: Instr) -> str:
+    for kind, text in template_parts(template):
+        if kind == "field":
+            if text == "NAME":
+                return ins.mnemonic
+            if ins.fields.get(text) is not None and ins.fields[text].kind.optional:
+                continue
+            return ""
+        word = text.strip().split(" ")[0]
+        if word:
+            return word
+    return ins.mnemonic
+
+
+def _flatten(b: Bitset, size: int) -> Instr:
+    mask = match = dontcare = 0
+    fields: dict[str, Field] = {}
+    overrides: list[Override] = []
+    display: str | None = None
+    gen = b.gen
+    for level in b.chain():
+        for p in level.patterns:
+            for i, ch in enumerate(reversed(p.bits)):
+                bit = 1 << (p.low + i)
+                if mask & bit:
+                    continue  # more specific bitsets win
+                mask |= bit
+                if ch == "1":
+                    match |= bit
+                elif ch == "x":
+                    dontcare |= bit
+        for f in level.fields:
+            fields.setdefault(f.name, f)
+        overrides.extend(level.overrides)
+        if display is None and level.display is not None:
+            display = level.display
+        if level is not b:
+            gen = (max(gen[0], level.gen[0]), min(gen[1], level.gen[1]))
+    if display is None:
+        raise ValueError(f"bitset {b.name} has no display template")
+    return Instr(b, size, mask, match & ~dontcare, dontcare, fields, overrides, display, gen)
+
+
+def bits_unaccounted(ins: Instr) -> int:
+    """Bits of the word neither fixed nor covered by a field (should be 0 for a sound table)."""
+    used = ins.mask
+    for f in ins.fields.values():
+        used |= f.mask
+    return ~used & ((1 << ins.size) - 1)
+
+
+__all__ = [
+    "ISA",
+    "Bitset",
+    "Branch",
+    "Enum",
+    "F",
+    "Field",
+    "Flag",
+    "Hex",
+    "Instr",
+    "Int",
+    "Kind",
+    "Override",
+    "P",
+    "Pattern",
+    "UInt",
+    "bits_unaccounted",
+    "sign_extend",
+    "template_parts",
+]
