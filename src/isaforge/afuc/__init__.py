@@ -1,0 +1,26 @@
+"""Adreno afuc: the CP/SQE microcontroller of Adreno a5xx/a6xx/a7xx GPUs.
+
+Python API (Capstone/Keystone style)::
+
+    from isaforge import afuc
+    fw = afuc.assemble(text)                   # bytes, Mesa afuc-asm compatible
+    for ins in afuc.disassemble(fw):           # Instruction objects
+        print(ins.address, ins.mnemonic, ins.op_str)
+    print(afuc.listing(fw))                    # Mesa afuc-disasm compatible text
+"""
+
+from .asm import assemble
+from .disasm import Instruction, disassemble, listing
+from .firmware import Firmware, load_firmware, parse_gpu
+from .isa import isa_for
+
+__all__ = [
+    "Firmware",
+    "Instruction",
+    "assemble",
+    "disassemble",
+    "isa_for",
+    "listing",
+    "load_firmware",
+    "parse_gpu",
+]

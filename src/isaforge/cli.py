@@ -1,0 +1,70 @@
+"""The ``isaforge`` command: ``isaforge <arch> <verb>`` plus ``isaforge demo``."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .afuc.cli import afuc_cli
+from .core.cli import guarded
+
+
+@click.group()
+@click.version_option(__version__, prog_name="isaforge")
+def main() -> None:
+    """Assemble, disassemble and emulate accelerator instruction sets."""
+
+
+main.add_command(afuc_cli)
+
+
+@main.command()
+@click.option("--lines", default=24, show_default=True, help="listing lines to show")
+@guarded
+def demo(lines: int) -> None:
+    """Run the main job on bundled example programs and show the round trips."""
+    from . import afuc
+
+    console = Console()
+    table = Table(title="isaforge demo: bundled example programs")
+    for col in ("processor", "program", "words", "round trip"):
+        table.add_column(col)
+    src_dir = resources.files("isaforge") / "examples" / "afuc"
+    for entry in sorted(src_dir.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".asm"):
+            continue
+        text = entry.read_text()
+        fw = afuc.assemble(text, filename=entry.name)
+        text2 = afuc.listing(fw)
+        fw2 = afuc.assemble(text2)
+        same = fw2 == fw
+        console.rule(f"afuc: {entry.name} -> {len(fw)} bytes -> disassembly")
+        shown = _compress_labels(text2.splitlines())
+        console.print("\n".join(shown[:lines]), markup=False, highlight=False)
+        if len(shown) > lines:
+            console.print(f"... ({len(shown) - lines} more lines)", style="dim")
+        table.add_row("Adreno afuc (a6xx SQE)", entry.name, str(len(fw) // 4 - 1),
+                      "[green]identical bytes[/]" if same else "[red]DIFFERENT[/]")
+        if not same:
+            raise SystemExit(1)
+    console.print(table)
+
+
+def _compress_labels(lines: list[str], keep: int = 3) -> list[str]:
+    """Shorten long runs of label-only lines (unused packets all point at one handler)."""
+    out: list[str] = []
+    run: list[str] = []
+    for line in [*lines, ""]:
+        if line.endswith(":") and " " not in line:
+            run.append(line)
+            continue
+        out.extend(run[:keep])
+        if len(run) > keep:
+            out.append(f"; ... {len(run) - keep} more packet labels here")
+        run = []
+        out.append(line)
+    return out[:-1]

@@ -1,0 +1,64 @@
+"""What every architecture's command line shares: clean one-line errors and output files.
+
+Commands are thin: they call the architecture's Python API and print. Any
+:class:`~isaforge.core.errors.IsaforgeError` ends the command with its one-line message on
+stderr and exit status 1; an unexpected exception is reported as an internal error (status
+2), never as a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from .errors import IsaforgeError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def guarded(fn: F) -> F:
+    """Turn errors into one clear line on stderr and a non-zero exit."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except IsaforgeError as e:
+            click.echo(f"isaforge: {e}", err=True)
+            sys.exit(1)
+        except OSError as e:
+            click.echo(f"isaforge: error: {e.strerror or e}: {e.filename or ''}".rstrip(": "),
+                       err=True)
+            sys.exit(1)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except KeyboardInterrupt:
+            click.echo("isaforge: interrupted", err=True)
+            sys.exit(130)
+        except Exception as e:  # noqa: BLE001 - the promise is: no tracebacks
+            click.echo(f"isaforge: internal error: {type(e).__name__}: {e}", err=True)
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def read_input(path: str) -> bytes:
+    """Bytes of a file, or of stdin for ``-``."""
+    if path == "-":
+        return sys.stdin.buffer.read()
+    return Path(path).read_bytes()
+
+
+def write_output(path: str | None, data: bytes | str) -> None:
+    """Write to a file, or to stdout when ``path`` is None or ``-``."""
+    raw = data.encode() if isinstance(data, str) else data
+    if path is None or path == "-":
+        sys.stdout.buffer.write(raw)
+        sys.stdout.flush()
+    else:
+        Path(path).write_bytes(raw)
