@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from importlib import resources
 
 import click
@@ -9,8 +10,9 @@ from rich.console import Console
 from rich.table import Table
 
 from . import __version__
-from .afuc.cli import afuc_cli
 from .core.cli import guarded
+
+ARCHES = ("afuc", "tensix", "theia")
 
 
 @click.group()
@@ -19,7 +21,15 @@ def main() -> None:
     """Assemble, disassemble and emulate accelerator instruction sets."""
 
 
-main.add_command(afuc_cli)
+for _arch in ARCHES:
+    # each architecture contributes its command group from isaforge/<arch>/cli.py
+    try:
+        _mod = importlib.import_module(f"isaforge.{_arch}.cli")
+    except ModuleNotFoundError as _e:
+        if _e.name not in (f"isaforge.{_arch}", f"isaforge.{_arch}.cli"):
+            raise
+        continue
+    main.add_command(getattr(_mod, f"{_arch}_cli"))
 
 
 @main.command()
