@@ -181,9 +181,13 @@ class Assembler:
             vals[name] = v
         for name, v in vals.items():
             f = all_fields.get(name)
+            if name in st.annotations:
+                loc = st.annotations[name][1]
+            else:
+                loc = self._value_loc(st, v)
             if f is not None and not 0 <= v < (1 << f.width):
                 raise AsmError(f"{name} value {v} does not fit its {f.width}-bit field "
-                               f"(0..{(1 << f.width) - 1})", self._value_loc(st, v, name))
+                               f"(0..{(1 << f.width) - 1})", loc)
         try:
             word = ins.encode(vals)
         except EncodeError as e:
@@ -192,7 +196,7 @@ class Assembler:
         for name, v in vals.items():
             if name in back and back[name] != v:
                 raise AsmError(f"inconsistent operands: {name} would be {back[name]:#x}, "
-                               f"not {v:#x}", self._value_loc(st, v, name))
+                               f"not {v:#x}", self._value_loc(st, v))
         if st.raw is not None and st.raw != word:
             word = self._reconcile(st, word, ctx)
         return word
@@ -216,7 +220,8 @@ class Assembler:
         return self.isa.format(ins, vals, ctx)
 
     @staticmethod
-    def _value_loc(st: Statement, value: int, name: str) -> SourceLoc:
+    def _value_loc(st: Statement, value: int) -> SourceLoc:
+        """Where ``value`` was written (the first token that reads as it), else the line."""
         for tok in st.tokens:
             try:
                 if tok.kind != "REG" and int(tok.text.lstrip("@"), 0) == value:

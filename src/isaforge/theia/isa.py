@@ -279,8 +279,8 @@ for _br in (False, True):
 # CP: 32-bit control-processor instruction
 # --------------------------------------------------------------------------------------------
 
-CP_ROOT = Bitset("#cp", fields=[F("DST", 16, 23), F("SRC1", 8, 15), F("SRC0", 0, 7)],
-                 display="{NAME} R{DST} R{SRC1} R{SRC0}")
+CP_ROOT = Bitset("#cp", doc="OPCODE in bits 31..24; each form names the other 24 bits")
+_CP_RRR = [F("DST", 16, 23), F("SRC1", 8, 15), F("SRC0", 0, 7)]
 
 
 def _cp_form(code: int, name: str) -> Bitset:
@@ -293,7 +293,8 @@ def _cp_form(code: int, name: str) -> Bitset:
                       fields=[F("DSTID", 16, 23), F("SRCOFF", 8, 15), F("DSTOFF", 0, 7)],
                       display="{NAME} DstId: R{DSTID} SrcOffset: R{SRCOFF} "
                               "DstOffsetAndLen: R{DSTOFF}")
-    return Bitset(name, extends=CP_ROOT, patterns=[P(24, 31, code)])
+    return Bitset(name, extends=CP_ROOT, patterns=[P(24, 31, code)], fields=_CP_RRR,
+                  display="{NAME} R{DST} R{SRC1} R{SRC0}")
 
 
 CP_BITSETS: list[Bitset] = [CP_ROOT, *(_cp_form(c, n) for c, n in enumerate(CP_OPCODES))]
