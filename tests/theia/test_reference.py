@@ -89,7 +89,13 @@ def test_vp_disassembly_is_the_compiler_listing(parts: tuple[str, ...]) -> None:
         if "@" not in raw:  # resolved lines also carry the raw columns
             assert raw == f"{ins.word:016X}", addr
             assert sections == vp_sections(ins.word), addr
+            assert ins.text == text, addr  # in fact identical, spaces included
     assert not bad, "\n".join(bad[:20])
+    # and whole lines of theia.listing() are the compiler's lines (symbolic ones aside)
+    theirs = [ln for ln in refdata("theia", *parts, "code.list").read_text().splitlines()
+              if _VP_LINE.match(ln) and "@" not in ln.split("\t")[2]]
+    ours = [ln for ln in theia.listing(words).splitlines() if "@" not in ln.split("\t")[2]]
+    assert set(theirs) <= set(ours)
 
 
 @pytest.mark.parametrize("parts", VP_PROGRAMS, ids=_ids(VP_PROGRAMS))
