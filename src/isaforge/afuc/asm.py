@@ -19,7 +19,15 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.asm import BranchRef, LabelRef, Lexer, Token, TokenStream, evaluate, match_template
+from ..core.asm import (
+    BranchRef,
+    LabelRef,
+    Lexer,
+    Token,
+    TokenStream,
+    evaluate,
+    read_instruction,
+)
 from ..core.errors import AsmError, EncodeError, FirmwareError, SourceLoc
 from ..core.isa import ISA, Instr
 from .firmware import FIRMWARE_IDS, fwid_of, generation, parse_gpu, variant
@@ -175,14 +183,11 @@ class Assembler:
         if not candidates:
             raise AsmError(f"unknown instruction '{mnem_tok.text}' for a{gen}xx", mnem_tok.loc)
         ts = TokenStream(toks, end)
-        for ins in candidates:
-            for template, fields, implied in ins.syntaxes():
-                vals = match_template(ins, template, fields, ts, ctx, LEXER)
-                if vals is not None:
-                    sec.stmts.append(_Stmt(first.loc, ins, vals, dict(implied)))
-                    sec.size += 1
-                    return
-        raise ts.error()
+        got = read_instruction(candidates, ts, ctx, LEXER)
+        if got is None:
+            raise ts.error()
+        sec.stmts.append(_Stmt(first.loc, *got))
+        sec.size += 1
 
     def _directive(self, tok: Token, args: list[Token], sections: list[_Section], isa: ISA,
                    gen: int, end: SourceLoc) -> None:

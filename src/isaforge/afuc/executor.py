@@ -56,6 +56,10 @@ ALU_OPS: dict[str, Callable[[int, int, int], tuple[int, int | None]]] = {
 }
 
 
+# immediate forms of the ALU operations ("setbiti" is the bit-number form of setbit, not one)
+IMMEDIATE_ALU = {op + "i" for op in ALU_OPS} - {"setbiti"}
+
+
 class Core:
     """One afuc processor: registers, the register spaces it reaches, and a step function."""
 
@@ -278,7 +282,7 @@ class Core:
         return self.read_gpr(f["SRC2"], bool(f.get("PEEK")))
 
     def execute(self, name: str, f: dict) -> None:  # noqa: C901 - a dispatch table in code
-        op = name[:-1] if name.endswith("i") and name[:-1] in ALU_OPS else name
+        op = name[:-1] if name in IMMEDIATE_ALU else name
         if op in ALU_OPS:
             if op in ("not", "msb") and "SRC1" in f:
                 a = self.read_gpr(f["SRC1"])

@@ -255,9 +255,17 @@ cread = Bitset(
     fields=[F("BASE", 0, 11, CONTROL), F("DST", 16, 20, DST)], patterns=[P(12, 13, "00")],
     doc="read a control register",
 )
-# Mesa prints the pre-increment SQE offset as "0x" followed by the *decimal* value; we print
-# the same so that our output is identical (values below 10 are unaffected).
-SQE_PRE = (F("IMMED", 0, 11, UInt("0x")),)
+class MesaSqeOffset(Kind):
+    """Mesa prints the pre-increment offset of sread/swrite as "0x" followed by the *decimal*
+    value (its description types the field uint). We print the same, so listings stay
+    identical, and read it as Mesa's assembler does: as hex. Offsets of 10 and above therefore
+    do not survive a text round trip, in Mesa's tools or ours."""
+
+    def format(self, value: int, width: int, ctx: Any) -> str:
+        return f"0x{value}"
+
+
+SQE_PRE = (F("IMMED", 0, 11, MesaSqeOffset()),)
 MEM = [
     Bitset("store", store, gen=A5, patterns=[P(15, bits="0"), P(27, 31, "10101")]),
     Bitset("store", store, gen=FROM6, patterns=[P(15, bits="0"), P(27, 31, "10100")]),

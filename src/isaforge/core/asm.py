@@ -314,6 +314,27 @@ def match_template(
     return vals
 
 
+def read_instruction(
+    candidates: list[Instr], ts: TokenStream, ctx: Any, lexer: Lexer
+) -> tuple[Instr, dict[str, Any], dict[str, int]] | None:
+    """Try every text form of every candidate; the first that reads the whole statement.
+
+    Returns (instruction, parsed values, values implied by the form). A form whose implied
+    values contradict what was written (an override for ``!`` read without ``!``) is skipped.
+    """
+    start = ts.pos
+    for ins in candidates:
+        for template, fields, implied in ins.syntaxes():
+            vals = match_template(ins, template, fields, ts, ctx, lexer)
+            if vals is None:
+                continue
+            if any(isinstance(vals.get(k), int) and vals[k] != v for k, v in implied.items()):
+                ts.pos = start
+                continue
+            return ins, vals, dict(implied)
+    return None
+
+
 __all__ = [
     "BinOp",
     "BranchRef",
@@ -325,4 +346,5 @@ __all__ = [
     "evaluate",
     "match_template",
     "parse_number_expr",
+    "read_instruction",
 ]
