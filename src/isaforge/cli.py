@@ -61,7 +61,34 @@ def demo(lines: int) -> None:
                       "[green]identical bytes[/]" if same else "[red]DIFFERENT[/]")
         if not same:
             raise SystemExit(1)
+    _demo_front_ends(console, table)
     console.print(table)
+
+
+def _demo_front_ends(console: Console, table: Table) -> None:
+    """Tensix and THEIA: assemble, disassemble, reassemble the bundled programs."""
+    from . import tensix, theia
+
+    front_ends = [
+        ("Tensix (Blackhole)", "tensix", 8, tensix.assemble, tensix.disassemble),
+        ("THEIA VP", "theia", 16, theia.assemble, theia.disassemble),
+    ]
+    for label, folder, digits, assemble, disassemble in front_ends:
+        for entry in sorted((resources.files("isaforge") / "examples" / folder).iterdir(),
+                            key=lambda p: p.name):
+            if entry.name.startswith("."):
+                continue
+            words = assemble(entry.read_text())
+            lines = [ins.text for ins in disassemble(words)]
+            same = assemble("\n".join(lines)) == words
+            console.rule(f"{folder}: {entry.name} -> {len(words)} words -> disassembly")
+            for w, line in zip(words, lines, strict=True):
+                console.print(f"{w:0{digits}x}  {line}", markup=False,
+                              highlight=False)
+            table.add_row(label, entry.name, str(len(words)),
+                          "[green]identical words[/]" if same else "[red]DIFFERENT[/]")
+            if not same:
+                raise SystemExit(1)
 
 
 def _compress_labels(lines: list[str], keep: int = 3) -> list[str]:
