@@ -105,3 +105,7 @@ def _compress_labels(lines: list[str], keep: int = 3) -> list[str]:
         run = []
         out.append(line)
     return out[:-1]
+
+
+if __name__ == "__main__":
+    main()

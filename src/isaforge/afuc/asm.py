@@ -61,6 +61,7 @@ class _Stmt:
     ins: Instr | None = None
     values: dict[str, Any] = field(default_factory=dict)
     implied: dict[str, int] = field(default_factory=dict)
+    locs: dict[str, SourceLoc] = field(default_factory=dict)
     literal: int | None = None
     literal_label: LabelRef | None = None
     jumptable: bool = False
@@ -186,7 +187,7 @@ class Assembler:
         got = read_instruction(candidates, ts, ctx, LEXER)
         if got is None:
             raise ts.error()
-        sec.stmts.append(_Stmt(first.loc, *got))
+        sec.stmts.append(_Stmt(first.loc, *got, locs=dict(ts.field_locs)))
         sec.size += 1
 
     def _directive(self, tok: Token, args: list[Token], sections: list[_Section], isa: ISA,
@@ -264,7 +265,7 @@ class Assembler:
         try:
             return st.ins.encode(vals)
         except EncodeError as e:
-            raise AsmError(e.message, st.loc) from None
+            raise AsmError(e.message, st.locs.get(e.field or "", st.loc)) from None
 
     @staticmethod
     def _jumptable(sec: _Section, db: RegDB) -> list[int]:

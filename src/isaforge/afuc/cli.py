@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..core.cli import guarded, read_input, write_output
+from ..core.errors import AsmError
 from . import assemble, listing
 
 GPU_HELP = "firmware id in hex as Mesa's -g takes it (6dc) or a GPU name (a650); overrides the file"
@@ -39,5 +40,5 @@ def asm_cmd(source: str, output: str, gpu: str | None) -> None:
     try:
         text = read_input(source).decode("utf-8")
     except UnicodeDecodeError as e:
-        raise click.ClickException(f"{source}: not a text file ({e.reason})") from None
+        raise AsmError(f"{source} is not a text file ({e.reason} at byte {e.start})") from None
     write_output(output, assemble(text, gpu=gpu, filename=source))

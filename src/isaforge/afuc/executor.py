@@ -87,6 +87,7 @@ class Core:
         self.bootstrap = False
         self.bootstrap_finished = False
         self.steps = 0
+        self.step_limit: int | None = None  # each (rep) iteration counts as a step
         self._decoded: dict[int, tuple] = {}
         self._rem_consumed = False
         self._c = {n: self.db.control_reg(n) for n in (
@@ -263,16 +264,26 @@ class Core:
         branch_target, self.branch_target = self.branch_target, None
         if f.get("REP"):
             while self.gpr[REG_REM]:
+                self._check_limit()
                 self._rem_consumed = False
                 self.execute(name, f)
                 if not self._rem_consumed:
                     self.gpr[REG_REM] = (self.gpr[REG_REM] - 1) & MASK32
+                self.steps += 1
         else:
+            self._check_limit()
             self.execute(name, f)
-        self.steps += 1
+            self.steps += 1
         self.pc += 1
         if branch_target is not None:
             self.pc = branch_target
+
+    def _check_limit(self) -> None:
+        if self.step_limit is not None and self.steps >= self.step_limit:
+            raise EmulationError(
+                f"step limit of {self.step_limit} reached at pc {self.pc:#06x}"
+                + (f" ($rem = {self.gpr[REG_REM]:#x} in a (rep) loop)" if self.gpr[REG_REM]
+                   else ""))
 
     def _src2(self, f: dict) -> int:
         if "RIMMED" in f:
@@ -402,12 +413,13 @@ class Core:
         self.bootstrap_finished = False
         if self.gen == 6 and self.processor == PROC_LPAC and self._c["THREAD_SYNC"] is not None:
             self.control[self._c["THREAD_SYNC"]] = 1
+        self.step_limit = max_steps
         try:
             while not self.bootstrap_finished and not self.waitin:
-                if self.steps >= max_steps:
-                    raise EmulationError(
-                        f"the {self.processor} boot code did not reach waitin within {max_steps}"
-                        f" steps (stuck near pc {self.pc:#06x})")
                 self.step()
+        except EmulationError as e:
+            raise EmulationError(f"the {self.processor} boot code did not reach waitin: "
+                                 f"{e.message}") from None
         finally:
             self.bootstrap = False
+            self.step_limit = None

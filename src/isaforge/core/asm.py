@@ -74,6 +74,7 @@ class TokenStream:
         self.end_loc = end_loc
         self.fail_pos = -1
         self.fail_expected: list[str] = []
+        self.field_locs: dict[str, SourceLoc] = {}  # where each operand read began
 
     def peek(self, k: int = 0) -> Token | None:
         i = self.pos + k
@@ -301,6 +302,9 @@ def match_template(
             ts.next()
             continue
         f = fields[text]
+        tok = ts.peek()
+        if tok is not None:
+            ts.field_locs[text] = tok.loc
         v = f.kind.parse(ts, ctx)
         if v is None:
             ts.pos = start

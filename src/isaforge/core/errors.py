@@ -41,6 +41,11 @@ class DecodeError(IsaforgeError):
 class EncodeError(IsaforgeError):
     """Field values that cannot be encoded (out of range, unknown for this generation)."""
 
+    def __init__(self, message: str, loc: SourceLoc | None = None,
+                 field: str | None = None) -> None:
+        super().__init__(message, loc)
+        self.field = field
+
 
 class AsmError(IsaforgeError):
     """An assembler syntax or semantic error, with its location."""

@@ -331,7 +331,9 @@ class Instr:
                     v &= (1 << f.width) - 1
                 else:
                     raise EncodeError(
-                        f"{self.mnemonic}: value {v:#x} does not fit the {f.width}-bit field {name}"
+                        f"{self.mnemonic}: value {v:#x} does not fit the {f.width}-bit "
+                        f"field {name}",
+                        field=name,
                     )
             word = (word & ~f.mask) | (v << f.low)
         return word

@@ -1,0 +1,5 @@
+"""``python -m isaforge`` is the ``isaforge`` command."""
+
+from .cli import main
+
+main(prog_name="isaforge")
