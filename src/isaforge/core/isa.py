@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .errors import DecodeError, EncodeError
@@ -298,17 +299,10 @@ class Instr:
                 vals.setdefault(f.name, (word >> f.low) & ((1 << f.width) - 1))
         return vals
 
-    def template_for(self, vals: Mapping[str, int]) -> tuple[str, dict[str, Field]]:
-        for o in self.overrides:
-            if all(vals.get(k) == v for k, v in o.when.items()):
-                flds = dict(self.fields)
-                flds.update({f.name: f for f in o.fields})
-                return o.display, flds
-        return self.display, self.fields
-
-    def syntaxes(self) -> list[tuple[str, dict[str, Field], Mapping[str, int]]]:
-        """Every accepted text form: (template, fields, values it implies)."""
-        out = []
+    @cached_property
+    def forms(self) -> list[tuple[str, dict[str, Field], Mapping[str, int]]]:
+        """Every text form, overrides first: (template, its fields, the values it implies)."""
+        out: list[tuple[str, dict[str, Field], Mapping[str, int]]] = []
         for o in self.overrides:
             flds = dict(self.fields)
             flds.update({f.name: f for f in o.fields})
@@ -316,13 +310,28 @@ class Instr:
         out.append((self.display, self.fields, {}))
         return out
 
+    @cached_property
+    def all_fields(self) -> dict[str, Field]:
+        """The fields of every form (override fields alias bits of the main ones)."""
+        merged: dict[str, Field] = {}
+        for _, flds, _ in reversed(self.forms):
+            merged.update(flds)
+        return merged
+
+    def template_for(self, vals: Mapping[str, int]) -> tuple[str, dict[str, Field]]:
+        for template, flds, when in self.forms:
+            if all(vals.get(k) == v for k, v in when.items()):
+                return template, flds
+        raise AssertionError("the default form has no conditions")
+
+    def syntaxes(self) -> list[tuple[str, dict[str, Field], Mapping[str, int]]]:
+        """Every accepted text form: (template, fields, values it implies)."""
+        return self.forms
+
     def encode(self, vals: Mapping[str, int]) -> int:
         word = self.match
-        all_fields = dict(self.fields)
-        for o in self.overrides:
-            all_fields.update({f.name: f for f in o.fields})
         for name, v in vals.items():
-            f = all_fields.get(name)
+            f = self.all_fields.get(name)
             if f is None or f.const is not None:
                 continue
             if not 0 <= v < (1 << f.width):
