@@ -278,6 +278,18 @@ class Core:
         if branch_target is not None:
             self.pc = branch_target
 
+    def _address(self, f: dict) -> int:
+        """``$OFFSET + immediate`` of a control/SQE/memory access, written back to
+        ``$OFFSET`` in pre-increment mode."""
+        reg = (self.read_gpr(f["OFFSET"]) + f.get("BASE", f.get("IMMED", 0))) & MASK32
+        if f["PREINCREMENT"]:
+            self.write_gpr(f["OFFSET"], reg)
+        return reg
+
+    def _mem_addr(self, low: int) -> int:
+        """A load/store address: the high half comes from @LOAD_STORE_HI."""
+        return (self.control[self._ctl("LOAD_STORE_HI")] << 32) + low
+
     def _check_limit(self) -> None:
         if self.step_limit is not None and self.steps >= self.step_limit:
             raise EmulationError(
@@ -327,11 +339,7 @@ class Core:
             self.write_gpr(f["DST"], self.read_gpr(f["DST"]) | ins)
         elif name in ("cwrite", "swrite", "store"):
             val = self.read_gpr(f["SRC"])
-            base = self.read_gpr(f["OFFSET"])
-            imm = f.get("BASE", f.get("IMMED", 0))
-            reg = (base + imm) & MASK32
-            if f["PREINCREMENT"]:
-                self.write_gpr(f["OFFSET"], reg)
+            reg = self._address(f)
             if name == "cwrite":
                 self.write_control(reg, val)
                 for _ in range(f.get("SDS", 0)):
@@ -339,19 +347,15 @@ class Core:
             elif name == "swrite":
                 self.sqe[reg & 0xFFF] = val
             else:
-                self.mem[(self.control[self._ctl("LOAD_STORE_HI")] << 32) + reg] = val
+                self.mem[self._mem_addr(reg)] = val
         elif name in ("cread", "sread", "load"):
-            base = self.read_gpr(f["OFFSET"])
-            imm = f.get("BASE", f.get("IMMED", 0))
-            reg = (base + imm) & MASK32
-            if f["PREINCREMENT"]:
-                self.write_gpr(f["OFFSET"], reg)
+            reg = self._address(f)
             if name == "cread":
                 val = self.control[reg & 0xFFF]
             elif name == "sread":
                 val = self.sqe[reg & 0xFFF]
             else:
-                val = self.mem.get((self.control[self._ctl("LOAD_STORE_HI")] << 32) + reg, 0)
+                val = self.mem.get(self._mem_addr(reg), 0)
             self.write_gpr(f["DST"], val)
         elif name in ("brnei", "breqi", "brneb", "breqb"):
             src = self.read_gpr(f["SRC"])
