@@ -1,0 +1,737 @@
+"""The Matrix Unit (FPU) of the Tensix coprocessor, bit-exact and vectorised with numpy.
+
+Two levels:
+
+* **Kernels** on arrays of *logical* Src values (``sign[18] exp[17:10] man[9:0]``; see
+  :mod:`isaforge.tensix.formats`) and of Dst values in the *FP32 frame* (an FP32 bit pattern;
+  a BF16 Dst is ``bf16 << 16``, an FP16 Dst keeps its 5-bit exponent in bits 27..23). They take
+  any number of leading batch dimensions: :func:`mvmul_kernel`, :func:`elwadd_kernel`,
+  :func:`elwmul_kernel`, :func:`int8_mvmul_kernel`, :func:`int8_elw_kernel`.
+* **Instructions** on the register files (:class:`~isaforge.tensix.regfiles.Dst`,
+  :class:`~isaforge.tensix.regfiles.SrcRegs`): :func:`mvmul`, :func:`elwadd`, :func:`elwsub`,
+  :func:`elwmul`, :func:`gapool`, :func:`gmpool`, and the moves :func:`movd2a`,
+  :func:`movd2b`, :func:`mova2d`, :func:`movb2d`, :func:`movb2a`. The caller (the machine) gives
+  the row sums the instruction would form (``RWC + Imm + DEST_TARGET_REG_CFG_MATH_Offset +
+  DEST_REGW_BASE``) and the effective fidelity phase; each function applies its own alignment
+  masks, reads ``SrcX.matrix_bank``, treats invalid Dst rows as the identity (0, or minus
+  infinity for GMPOOL) and marks written rows valid. Bank flips and RWC updates are the
+  caller's job.
+
+Arithmetic (the model of the official simulator, which the oracle vectors in
+``refdata/tensix/oracle/fpu`` were produced by):
+
+* An Src value is zero iff its exponent field is 0; exponent 255 (31 for FP16) is finite.
+  Formats other than TF32 and FP16/FP8 drop mantissa bits 2..0; FP16 drops the 3 high
+  exponent bits.
+* Per product, 11-bit significands ``M``: SrcA gives ``M[10:6]`` (phase bit 0 clear) or
+  ``M[5:1]``; SrcB gives ``M[10:4]`` (phase bit 1 clear) or ``M[3:0] << 3``. The exponent is
+  ``eA + eB + adj``: ``adj`` = -127 (8-bit exponents), -15 (FP16 into 16-bit Dst), +97 (FP16
+  into FP32 Dst), then -5 if phase bit 0, -7 if phase bit 1. A product with a zero operand is
+  ``+0`` with exponent ``max(adj, 0)`` and still votes for its group's exponent.
+* MVMUL sums two groups of 8 products each, aligned to the group's largest exponent with
+  round-half-up; then group 0, group 1 and Dst are aligned to their largest exponent and added
+  (products round toward +inf in magnitude for positive and down for negative terms; with a
+  16-bit Dst every term is first rounded to 10 bits below the leading position); the sum is
+  normalised with ties away from zero, at 24 bits (FP32 Dst), 8 (BF16) or 11 (FP16).
+  Results never are -0; underflow gives +0; overflow gives signed Inf (FP32/BF16) or
+  ``sign | 0x7FFF`` (FP16).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import EmulationError
+from . import formats as F
+from .regfiles import Dst, SrcRegs
+
+I64 = np.int64
+
+
+class FpuError(EmulationError):
+    """A Matrix Unit operation with a configuration the hardware does not support."""
+
+
+@dataclass(frozen=True)
+class MathConfig:
+    """The configuration a Matrix Unit instruction reads.
+
+    Attributes:
+        srca_fmt, srcb_fmt: data-format codes in force for SrcA / SrcB (after the caller has
+            chosen between ALU_FORMAT_SPEC_REG*, the override and Blackhole's implied format).
+        fp32_dst: ``ALU_ACC_CTRL_Fp32_enabled``.
+        int8_math: ``ALU_ACC_CTRL_INT8_math_enabled`` (integer "8" math into integer "32").
+        fp16a_force: ``FP16A_FORCE_Enable`` (FP16 style, 16-bit Dst).
+        zero_flag_disabled_src: ``ALU_ACC_CTRL_Zero_Flag_disabled_src`` (MOVA2D/MOVB2D stop
+            flushing exponent-0 values to zero).
+    """
+
+    srca_fmt: int = F.DataFormat.FLOAT16_B
+    srcb_fmt: int = F.DataFormat.FLOAT16_B
+    fp32_dst: bool = False
+    int8_math: bool = False
+    fp16a_force: bool = False
+    zero_flag_disabled_src: bool = False
+
+    @property
+    def style(self) -> str:
+        """``"bf16"``, ``"fp16"``, ``"tf32"`` or ``"int8"``: SrcAStyle."""
+        if self.fp16a_force:
+            return "fp16"
+        if self.int8_math:
+            return "int8"
+        return F.src_style(self.srca_fmt)
+
+    @property
+    def use_dst32b(self) -> bool:
+        """Whether Dst is accessed as Dst32b."""
+        if self.fp16a_force:
+            return False
+        return bool(self.fp32_dst or self.int8_math)
+
+    @property
+    def exp8(self) -> bool:
+        """8-bit exponents (everything but FP16 style)."""
+        return self.style != "fp16"
+
+
+# --------------------------------------------------------------------------------------------
+# Operand preparation
+# --------------------------------------------------------------------------------------------
+
+
+def mask_operand(logical: np.ndarray, fmt: int, fp16_style: bool) -> np.ndarray:
+    """Drop the bits the matrix unit ignores: FP16 style clears exponent bits 7..5, TF32/FP16/FP8
+    keep all 10 mantissa bits, every other format drops mantissa bits 2..0."""
+    v = np.asarray(logical).astype(I64)
+    if fp16_style:
+        return v & 0x47FFF
+    if not F.keeps_low_mantissa(fmt):
+        return v & ~I64(7)
+    return v
+
+
+def _split(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return v >> 18, (v >> 10) & 0xFF, (v & 0x3FF) | 0x400
+
+
+def exp_adjust(fp32_dst: bool, phase: int, exp8: bool) -> int:
+    """The exponent added to ``eA + eB`` for a product in ``phase``."""
+    adj = -127 if exp8 else (97 if fp32_dst else -15)
+    if phase & 1:
+        adj -= 5
+    if phase & 2:
+        adj -= 7
+    return adj
+
+
+def _products(a: np.ndarray, b: np.ndarray, phase: int, adj: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sign, exponent, 12-bit magnitude of products of masked logical operands (broadcast)."""
+    sa, ea, ma = _split(a)
+    sb, eb, mb = _split(b)
+    ma = ((ma >> 1) & 31) if phase & 1 else (ma >> 6)
+    mb = ((mb & 15) << 3) if phase & 2 else (mb >> 4)
+    m = ma * mb
+    e = ea + eb + adj
+    s = sa ^ sb
+    zero = (ea == 0) | (eb == 0)
+    return np.where(zero, 0, s), np.where(zero, max(adj, 0), e), np.where(zero, 0, m)
+
+
+def _rshift_round(m: np.ndarray, d: np.ndarray, s: np.ndarray | int) -> np.ndarray:
+    """``(m + 2**(d-1) - s) >> d`` for ``0 < d < 31``, ``m`` for ``d == 0``, 0 for ``d >= 31``."""
+    dd = np.clip(d, 1, 62)
+    r = (m + (I64(1) << (dd - 1)) - s) >> dd
+    return np.where(d <= 0, m, np.where(d >= 31, 0, r))
+
+
+def accumulate(s0: np.ndarray, e0: np.ndarray, m0: np.ndarray,
+               s1: np.ndarray, e1: np.ndarray, m1: np.ndarray,
+               dst: np.ndarray, fp32_acc: bool, exp8: bool) -> np.ndarray:
+    """Add two sign/exponent/mantissa terms (mantissa 1.0 = 2**23) to a Dst value in the FP32
+    frame, round and encode; returns FP32-frame bits (uint32)."""
+    dst = np.asarray(dst).astype(I64)
+    sd = dst >> 31
+    ed = (dst >> 23) & 0xFF
+    md = np.where(ed == 0, 0, (dst & 0x7FFFFF) | 0x800000)
+    e = np.maximum(np.maximum(e0, e1), ed)
+    m0 = _rshift_round(m0, e - e0, s0)
+    m1 = _rshift_round(m1, e - e1, s1)
+    md = _rshift_round(md, e - ed, 0)
+    if not fp32_acc:
+        m0 = (m0 + 4096 - s0) & ~I64(0x1FFF)
+        m1 = (m1 + 4096 - s1) & ~I64(0x1FFF)
+        md = (md + 4096) & ~I64(0x1FFF)
+    man = md + np.where(s0 == sd, m0, -m0) + np.where(s1 == sd, m1, -m1)
+    sign = np.where(man < 0, sd ^ 1, sd)
+    man = np.abs(man)
+    dead = (e <= 0) | (man == 0)  # early underflow, exact cancellation: +0
+    # bit length of man (< 2**30, exact in float64)
+    blen = np.frexp(np.maximum(man, 1).astype(np.float64))[1].astype(I64)
+    shift = 24 - blen
+    e = e - shift
+    keep = 0 if fp32_acc else (16 if exp8 else 13)
+    shift = shift - keep
+    rs = np.clip(-shift, 1, 62)
+    right = (man + (I64(1) << (rs - 1))) >> rs
+    left = man << np.clip(shift, 0, 62)
+    man = np.where(shift < 0, right, left) << keep
+    e = e + ((man >> 24) & 1)
+    man &= 0x7FFFFF
+    if fp32_acc or exp8:
+        out = np.where(e >= 255, (sign << 31) | (255 << 23), (sign << 31) | (e << 23) | man)
+    else:
+        out = np.where(e >= 32, (sign << 31) | (31 << 23) | (0x3FF << 13),
+                       (sign << 31) | (e << 23) | man)
+    return np.where(dead | (e <= 0), 0, out).astype(np.uint32)
+
+
+# --------------------------------------------------------------------------------------------
+# Kernels
+# --------------------------------------------------------------------------------------------
+
+
+def mvmul_kernel(a: np.ndarray, b: np.ndarray, dst: np.ndarray, phase: int,
+                 fp32_dst: bool, exp8: bool) -> np.ndarray:
+    """``dst (+)= b @ a`` on masked logical operands. ``a``: ``(..., 16, 16)`` [i, col];
+    ``b``: ``(..., R, 16)`` [row, i]; ``dst``: ``(..., R, 16)`` FP32-frame bits."""
+    a = np.asarray(a).astype(I64)
+    b = np.asarray(b).astype(I64)
+    adj = exp_adjust(fp32_dst, phase, exp8)
+    at = np.swapaxes(a, -1, -2)[..., None, :, :]  # (..., 1, col, i)
+    bt = b[..., :, None, :]  # (..., R, 1, i)
+    s, e, m = _products(at, bt, phase, adj)  # (..., R, col, 16)
+    shp = s.shape[:-1] + (2, 8)
+    s, e, m = s.reshape(shp), e.reshape(shp), m.reshape(shp)
+    eg = e.max(axis=-1)
+    d = np.minimum(eg[..., None] - e, 30)
+    mm = ((m << 1) + (I64(1) << d)) >> (d + 1)
+    tot = np.where(s == 1, -mm, mm).sum(axis=-1)
+    live = eg > 0
+    gs = np.where(live & (tot < 0), 1, 0)
+    gm = np.where(live, np.abs(tot) << 13, 0)
+    ge = np.where(live, eg, 0)
+    return accumulate(gs[..., 0], ge[..., 0], gm[..., 0], gs[..., 1], ge[..., 1], gm[..., 1],
+                      dst, fp32_dst, exp8)
+
+
+def elwmul_kernel(a: np.ndarray, b: np.ndarray, dst: np.ndarray, phase: int,
+                  fp32_dst: bool, exp8: bool) -> np.ndarray:
+    """``dst += a * b`` element-wise on masked logical operands (one fidelity phase)."""
+    a = np.asarray(a).astype(I64)
+    b = np.asarray(b).astype(I64)
+    adj = exp_adjust(fp32_dst, phase, exp8)
+    s, e, m = _products(a, b, phase, adj)
+    dead = e <= 0
+    s = np.where(dead, 0, s)
+    m = np.where(dead, 0, m << 13)
+    e = np.where(dead, max(adj, 0), e)
+    z = np.zeros_like(e)
+    return accumulate(s, e, m, z, z, z, dst, fp32_dst, exp8)
+
+
+def elwadd_kernel(a: np.ndarray, b: np.ndarray, dst: np.ndarray, accumulate_dst: bool,
+                  fp32_dst: bool, exp8: bool) -> np.ndarray:
+    """``dst (+)= a + b`` on masked logical operands (ELWSUB: flip ``b``'s sign first)."""
+    a = np.asarray(a).astype(I64)
+    b = np.asarray(b).astype(I64)
+    a = np.where(((a >> 10) & 0xFF) == 0, 0, a)
+    b = np.where(((b >> 10) & 0xFF) == 0, 0, b)
+    swap = (a & 0x3FFFF) < (b & 0x3FFFF)
+    a, b = np.where(swap, b, a), np.where(swap, a, b)
+    sa, ea, ma = _split(a)
+    sb, eb, mb = _split(b)
+    ma = np.where(a == 0, 0, ma)
+    mb = np.where(b == 0, 0, mb)
+    d = ea - eb
+    dd = np.clip(d, 1, 62)
+    mb = np.where(d <= 0, mb, np.where(d < 12, (mb + (I64(1) << (dd - 1))) >> dd, 0))
+    m = np.where(sa == sb, ma + mb, ma - mb) << 13
+    e = ea
+    if fp32_dst and not exp8:
+        e = np.where(e != 0, e + 112, 97)
+    if not accumulate_dst:
+        dst = np.zeros(np.broadcast_shapes(np.shape(dst), a.shape), dtype=I64)
+    z = np.zeros_like(e)
+    return accumulate(sa, e, m, z, z, z, dst, fp32_dst, exp8)
+
+
+def _int8_value(logical: np.ndarray, mag_mask: int) -> np.ndarray:
+    v = np.asarray(logical).astype(I64)
+    mag = v & mag_mask
+    return np.where(v >> 18, -mag, mag)
+
+
+def _int8_masks(phase: int) -> tuple[int, int]:
+    """(SrcA, SrcB) magnitude bits used in ``phase`` for integer "8" multiplication."""
+    return (0x1F if phase & 1 else 0xE0), (0x0F if phase & 2 else 0x3F0)
+
+
+def _sat_add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.clip(x + y, -0x7FFFFFFF, 0x7FFFFFFF)
+
+
+def int8_mvmul_kernel(a: np.ndarray, b: np.ndarray, dst: np.ndarray, phase: int
+                      ) -> np.ndarray:
+    """Integer "8" MVMUL: ``dst += b @ a`` using the phase's magnitude bits; ``dst`` and the
+    result are int64 values (saturated to +-(2**31-1))."""
+    am, bm = _int8_masks(phase)
+    av = _int8_value(a, am)
+    bv = _int8_value(b, bm)
+    return _sat_add(np.asarray(dst).astype(I64), bv @ av)
+
+
+def int8_elw_kernel(a: np.ndarray, b: np.ndarray, dst: np.ndarray, op: str, phase: int,
+                    accumulate_dst: bool) -> np.ndarray:
+    """Integer "8" ELWADD/ELWSUB/ELWMUL (``op`` = "add", "sub", "mul")."""
+    if op == "mul":
+        am, bm = _int8_masks(phase)
+        r = _int8_value(a, am) * _int8_value(b, bm)
+        accumulate_dst = True
+    else:
+        r = _int8_value(a, 0x3FF) + _int8_value(b, 0x3FF) * (-1 if op == "sub" else 1)
+    d = np.asarray(dst).astype(I64)
+    return _sat_add(d, r) if accumulate_dst else np.broadcast_to(r, np.broadcast_shapes(
+        r.shape, d.shape)).copy()
+
+
+# --------------------------------------------------------------------------------------------
+# Dst <-> FP32 frame
+# --------------------------------------------------------------------------------------------
+
+
+def dst_to_frame(stored: np.ndarray, cfg: MathConfig) -> np.ndarray:
+    """Dst storage (Dst32b words or Dst16b cells) -> FP32-frame bits for the arithmetic."""
+    if cfg.use_dst32b:
+        return F.dst32_to_fp32(stored).astype(I64)
+    s = np.asarray(stored).astype(np.uint16)
+    if cfg.exp8:
+        return F.dst16_to_bf16(s).astype(I64) << 16
+    h = F.dst16_to_fp16(s).astype(I64)
+    return ((h & 0x8000) << 16) | ((h & 0x7FFF) << 13)
+
+
+def frame_to_dst(frame: np.ndarray, cfg: MathConfig) -> np.ndarray:
+    """FP32-frame result -> Dst storage (uint32 words or uint16 cells)."""
+    f = np.asarray(frame).astype(I64)
+    if cfg.use_dst32b:
+        return F.fp32_to_dst32(f.astype(np.uint32))
+    if cfg.exp8:
+        return F.bf16_to_dst16((f >> 16).astype(np.uint16))
+    return F.fp16_to_dst16((((f & 0x80000000) >> 16) | ((f & 0x0FFFE000) >> 13))
+                           .astype(np.uint16))
+
+
+def frame_to_logical_dst(frame: np.ndarray, cfg: MathConfig) -> np.ndarray:
+    """FP32-frame result -> the plain bit pattern (FP32, BF16 or FP16 IEEE order)."""
+    f = np.asarray(frame).astype(I64)
+    if cfg.use_dst32b:
+        return f.astype(np.uint32)
+    if cfg.exp8:
+        return (f >> 16).astype(np.uint32)
+    return (((f & 0x80000000) >> 16) | ((f & 0x0FFFE000) >> 13)).astype(np.uint32)
+
+
+def logical_dst_to_frame(bits: np.ndarray, cfg: MathConfig) -> np.ndarray:
+    """Plain FP32/BF16/FP16 bit patterns -> FP32-frame bits."""
+    b = np.asarray(bits).astype(I64)
+    if cfg.use_dst32b:
+        return b
+    if cfg.exp8:
+        return b << 16
+    return ((b & 0x8000) << 16) | ((b & 0x7FFF) << 13)
+
+
+# --------------------------------------------------------------------------------------------
+# Instructions on the register files
+# --------------------------------------------------------------------------------------------
+
+
+def _src_logical(src: SrcRegs, rows: np.ndarray, fmt: int, style: str) -> np.ndarray:
+    cells = src.cells[src.matrix_bank][np.asarray(rows) & 0x3F]
+    return mask_operand(F.src_to_logical(cells), fmt, style == "fp16")
+
+
+def _read_dst_frame(dst: Dst, rows: np.ndarray, cfg: MathConfig) -> np.ndarray:
+    is32 = cfg.use_dst32b
+    stored = dst.read32(rows) if is32 else dst.read16(rows)
+    valid = dst.row_valid(rows, is32)[:, None]
+    if cfg.style == "int8":
+        return np.where(valid, F.dst32_to_int32(stored).astype(I64), 0)
+    return np.where(valid, dst_to_frame(stored, cfg), 0)
+
+
+def _write_dst_result(dst: Dst, rows: np.ndarray, result: np.ndarray, cfg: MathConfig) -> None:
+    if cfg.style == "int8":
+        dst.write32(rows, F.int32_to_dst32(result))
+    elif cfg.use_dst32b:
+        dst.write32(rows, frame_to_dst(result, cfg))
+    else:
+        dst.write16(rows, frame_to_dst(result, cfg))
+    dst.set_valid(rows, cfg.use_dst32b)
+
+
+def _check_formats(cfg: MathConfig) -> None:
+    style = cfg.style
+    if style == "int8":
+        return
+    b_style = "fp16" if cfg.fp16a_force else F.src_style(cfg.srcb_fmt)
+    if (style == "fp16") != (b_style == "fp16"):
+        raise FpuError(f"SrcA format {cfg.srca_fmt} and SrcB format {cfg.srcb_fmt} cannot be "
+                       f"combined (FP16 with FP16 only)")
+
+
+def _matmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, srca_row: int, srcb_row: int,
+            dst_rows: np.ndarray, b_rows: np.ndarray, phase: int, cfg: MathConfig
+            ) -> np.ndarray:
+    _check_formats(cfg)
+    style = cfg.style
+    a_rows = (srca_row + np.arange(16)) & 0x3F
+    if style == "int8":
+        a = F.src_to_logical(srca.cells[srca.matrix_bank][a_rows])
+        b = F.src_to_logical(srcb.cells[srcb.matrix_bank][b_rows & 0x3F])
+        prior = _read_dst_frame(dst, dst_rows, cfg)
+        return int8_mvmul_kernel(a, b, prior, phase)
+    a = _src_logical(srca, a_rows, cfg.srca_fmt, style)
+    b_fmt = F.DataFormat.FLOAT16 if cfg.fp16a_force else cfg.srcb_fmt
+    b = _src_logical(srcb, b_rows, b_fmt, style)
+    prior = _read_dst_frame(dst, dst_rows, cfg)
+    return mvmul_kernel(a, b, prior, phase, cfg.use_dst32b, cfg.exp8)
+
+
+def mvmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: int,
+          dst_row: int, phase: int, cfg: MathConfig, bcast_srcb_row: bool = False) -> None:
+    """MVMUL: ``Dst[dst_row..+7] += SrcB[srcb_row..+7] @ SrcA[srca_row..+15]``.
+
+    ``srca_row``/``srcb_row`` are the RWCs (masked with 0x38 here; SrcA rows wrap at 64);
+    ``dst_row`` is the Dst row sum (masked to the 8-row block, in the active view);
+    ``phase`` the effective fidelity phase. With ``bcast_srcb_row`` one SrcB row is multiplied
+    and added to Dst rows 0, 2, 4, 6 of the 7-row block (the documented odd broadcast)."""
+    if bcast_srcb_row:
+        base = dst_row & (0x400 - 7)
+        dst_rows = base + np.array([0, 2, 4, 6])
+        b_rows = np.full(4, srcb_row & 0x3F)
+    else:
+        base = dst_row & 0x3F8
+        dst_rows = base + np.arange(8)
+        b_rows = (srcb_row & 0x38) + np.arange(8)
+    dst_rows &= 0x3FF
+    res = _matmul(dst, srca, srcb, srca_row & 0x38, 0, dst_rows, b_rows, phase & 3, cfg)
+    _write_dst_result(dst, dst_rows, res, cfg)
+
+
+def gapool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: int,
+           dst_row: int, phase: int, cfg: MathConfig) -> None:
+    """GAPOOL (as the official simulator models it): MVMUL with 4 rows,
+    ``Dst[dst_row & ~3 ..+3] += SrcB[srcb_row & 0x38 ..+3] @ SrcA[srca_row & 0x30 ..+15]``."""
+    dst_rows = ((dst_row & 0x3FC) + np.arange(4)) & 0x3FF
+    b_rows = (srcb_row & 0x38) + np.arange(4)
+    res = _matmul(dst, srca, srcb, srca_row & 0x30, 0, dst_rows, b_rows, phase & 3, cfg)
+    _write_dst_result(dst, dst_rows, res, cfg)
+
+
+def _elw(dst: Dst, srca: SrcRegs, srcb: SrcRegs, op: str, srca_row: int, srcb_row: int,
+         dst_row: int, phase: int, cfg: MathConfig, accumulate_dst: bool,
+         bcast_srcb_row: bool, bcast_srcb_col: bool) -> None:
+    _check_formats(cfg)
+    style = cfg.style
+    dst_rows = ((dst_row & 0x3F8) + np.arange(8)) & 0x3FF
+    a_rows = ((srca_row & 0x38) + np.arange(8)) & 0x3F
+    if bcast_srcb_row:
+        b_rows = np.full(8, srcb_row & 0x3F)
+    else:
+        b_rows = ((srcb_row & 0x38) + np.arange(8)) & 0x3F
+    b_fmt = F.DataFormat.FLOAT16 if cfg.fp16a_force else cfg.srcb_fmt
+    if style == "int8":
+        a = F.src_to_logical(srca.cells[srca.matrix_bank][a_rows]).astype(I64)
+        b = F.src_to_logical(srcb.cells[srcb.matrix_bank][b_rows]).astype(I64)
+    else:
+        a = _src_logical(srca, a_rows, cfg.srca_fmt, style)
+        b = _src_logical(srcb, b_rows, b_fmt, style)
+    if bcast_srcb_col:
+        b = np.repeat(b[:, :1], 16, axis=1)
+    if op == "sub":
+        b = b ^ (1 << 18)
+    acc = accumulate_dst or op == "mul"
+    prior = _read_dst_frame(dst, dst_rows, cfg) if acc else np.zeros((8, 16), I64)
+    if style == "int8":
+        res = int8_elw_kernel(a, b, prior, op, phase & 3, acc)
+    elif op == "mul":
+        res = elwmul_kernel(a, b, prior, phase & 3, cfg.use_dst32b, cfg.exp8)
+    else:
+        res = elwadd_kernel(a, b, prior, acc, cfg.use_dst32b, cfg.exp8)
+    _write_dst_result(dst, dst_rows, res, cfg)
+
+
+def elwadd(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: int,
+           dst_row: int, cfg: MathConfig, accumulate: bool = False,
+           bcast_srcb_row: bool = False, bcast_srcb_col: bool = False, phase: int = 0) -> None:
+    """ELWADD: ``Dst[8 rows] = (Dst +) SrcA + SrcB`` (``accumulate`` = dest_accum_en).
+    ``bcast_srcb_row``: every row uses SrcB row ``srcb_row``; ``bcast_srcb_col``: column 0
+    of each SrcB row is used for all columns. ``phase`` is ignored (non-contractual != 0)."""
+    _elw(dst, srca, srcb, "add", srca_row, srcb_row, dst_row, phase, cfg, accumulate,
+         bcast_srcb_row, bcast_srcb_col)
+
+
+def elwsub(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: int,
+           dst_row: int, cfg: MathConfig, accumulate: bool = False,
+           bcast_srcb_row: bool = False, bcast_srcb_col: bool = False, phase: int = 0) -> None:
+    """ELWSUB: ``Dst[8 rows] = (Dst +) SrcA - SrcB`` (ELWADD with SrcB's sign flipped)."""
+    _elw(dst, srca, srcb, "sub", srca_row, srcb_row, dst_row, phase, cfg, accumulate,
+         bcast_srcb_row, bcast_srcb_col)
+
+
+def elwmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: int,
+           dst_row: int, phase: int, cfg: MathConfig,
+           bcast_srcb_row: bool = False, bcast_srcb_col: bool = False) -> None:
+    """ELWMUL: ``Dst[8 rows] += SrcA * SrcB`` for one fidelity phase (always accumulates)."""
+    _elw(dst, srca, srcb, "mul", srca_row, srcb_row, dst_row, phase, cfg, True,
+         bcast_srcb_row, bcast_srcb_col)
+
+
+# ---- GMPOOL ---------------------------------------------------------------------------------
+
+
+def gmpool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: int,
+           dst_row: int, cfg: MathConfig) -> None:
+    """GMPOOL without argmax: per column, the max of Dst row ``dst_row & ~3`` and the 16 SrcA
+    rows (scaled by the exponents of SrcB row ``srcb_row & 0x38``, transposed); the other
+    three rows of the 4-row block become 0. Invalid Dst rows read as all bits set (-inf)."""
+    style = cfg.style
+    is32 = cfg.use_dst32b
+    if style == "int8":
+        dst_style = "int32"
+    elif style == "tf32":
+        dst_style = "tf32" if is32 else "bf16"
+    else:
+        dst_style = "tf32" if is32 else style
+    row = dst_row & 0x3FC
+    a_rows = ((srca_row & 0x30) + np.arange(16)) & 0x3F
+    a = srca.cells[srca.matrix_bank][a_rows].astype(I64)  # [i, j] physical cells
+    bvals = srcb.cells[srcb.matrix_bank][srcb_row & 0x38].astype(I64)  # [i]
+    if is32:
+        dv = dst.read32(row)[0].astype(I64)
+    else:
+        dv = dst.read16(row)[0].astype(I64) << 16
+    if not dst.row_valid(row, is32)[0]:
+        dv = np.full(16, 0xFFFFFFFF if is32 else 0xFFFF0000, dtype=I64)
+    dsign, dexp, dmag = _gm_read_dst(dv, dst_style)
+    best = _gm_key(dsign, dexp, dmag)
+    bsign, bexp, bmag = dsign, dexp, dmag
+    asign, aexp, amag = _gm_read_src(a, bvals[:, None], style)
+    order = [i ^ 4 if i < 8 else i for i in range(16)]
+    for i in order:  # 16 vector steps (rows), not per element
+        k = _gm_key(asign[i], aexp[i], amag[i])
+        take = k >= best
+        best = np.where(take, k, best)
+        bsign = np.where(take, asign[i], bsign)
+        bexp = np.where(take, aexp[i], bexp)
+        bmag = np.where(take, amag[i], bmag)
+    out = _gm_write_dst(bsign, bexp, bmag, dst_style)
+    rows = row + np.arange(4)
+    if is32:
+        dst.write32(rows, np.vstack([out, np.zeros((3, 16), I64)]))
+    else:
+        dst.write16(rows, np.vstack([out >> 16, np.zeros((3, 16), I64)]))
+    dst.set_valid(rows, is32)
+
+
+def _gm_key(sign: np.ndarray, exp: np.ndarray, mag: np.ndarray) -> np.ndarray:
+    v = (exp.astype(I64) << 10) + mag
+    return np.where(sign == 1, -v, v)
+
+
+def _gm_read_dst(v: np.ndarray, style: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    sign = (v >> 31) & 1
+    if style == "int32":
+        mag = v & 0x3FF
+        exp = ((v >> 10) & 0x3F) + (((v >> 24) & 7) << 6)
+    elif style == "fp16":
+        exp = ((v >> 16) & 0x1F) + 15
+        mag = (v >> 21) & 0x3FF
+    else:
+        exp = ((v >> 16) & 0xFF) + 127
+        mag = ((v >> 24) & 0x7F) << 3
+        if style == "tf32":
+            mag = mag + ((v >> 13) & 7)
+    return sign, exp & 0x1FF, mag
+
+
+def _gm_read_src(a: np.ndarray, b: np.ndarray, style: str
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    aexp = a & 0xFF
+    bexp = b & 0xFF
+    mag = (a >> 8) & 0x3FF
+    sign = a >> 18
+    if style == "int8":
+        exp = np.zeros_like(a)
+    elif style == "fp16":
+        exp = (aexp & 0x1F) + (bexp & 0x1F)
+    else:
+        exp = aexp + bexp
+        if style == "bf16":
+            mag = mag & 0x3F8
+    neg_inf = np.broadcast_to(bexp == 0, a.shape)
+    flush = aexp == 0
+    sign = np.where(neg_inf, 1, np.where(flush, 0, sign))
+    exp = np.where(neg_inf, 0x1FF, np.where(flush, 0, exp & 0x1FF))
+    mag = np.where(neg_inf, 0x3FF, np.where(flush, 0, mag))
+    return sign, exp, mag
+
+
+def _gm_write_dst(sign: np.ndarray, exp: np.ndarray, mag: np.ndarray, style: str
+                  ) -> np.ndarray:
+    if style == "int32":
+        return (sign << 31) | ((exp & 7) << 10) | mag
+    if style == "fp16":
+        e = (exp - 15) & 0x1F
+        return np.where((exp & 0x3F) == 0, 0, (sign << 31) | (mag << 21) | (e << 16))
+    e = (exp - 127) & 0xFF
+    x = (sign << 31) | ((mag & 0x3F8) << 21) | (e << 16)
+    if style == "tf32":
+        x = x + ((mag & 7) << 13)
+    return np.where(exp == 0, 0, x)
+
+
+# --------------------------------------------------------------------------------------------
+# Moves between Dst and Src
+# --------------------------------------------------------------------------------------------
+
+
+def _mov_style(cfg: MathConfig) -> str:
+    if cfg.fp16a_force:
+        return "fp16"
+    s = F.src_style(cfg.srca_fmt)
+    return "fp16" if s == "int8" else s
+
+
+def dst_to_src_cells(values: np.ndarray, cfg: MathConfig, use_dst32b_lo: bool = False
+                     ) -> np.ndarray:
+    """MOVD2A/MOVD2B conversion of Dst view values (Dst32b words or Dst16b cells) to Src
+    cells, by SrcA's style (BF16: truncate to BF16; FP16/Int8: pass through; TF32: truncate)."""
+    style = _mov_style(cfg)
+    v = np.asarray(values).astype(I64)
+    if cfg.use_dst32b:
+        if use_dst32b_lo:
+            v = ((v << 16) | (v & 0xFFFF)) & 0xFFFFFFFF
+        if style == "bf16":
+            return F.shuffle_bf16(v >> 16)
+        if style == "fp16":
+            return F.shuffle_fp16(v >> 16)
+        if not use_dst32b_lo:
+            return F.shuffle_tf32(v >> 13)
+        return (v & 0x1FFF).astype(np.uint32)
+    if use_dst32b_lo:
+        raise FpuError("UseDst32bLo with a 16-bit Dst is UndefinedBehaviour")
+    if style == "bf16":
+        return F.shuffle_bf16(v)
+    if style == "fp16":
+        return F.shuffle_fp16(v)
+    raise FpuError("TF32 moves need a 32-bit Dst (UndefinedBehaviour with 16-bit Dst)")
+
+
+def movd2a(dst: Dst, srca: SrcRegs, *, dst_row: int, src_row: int, cfg: MathConfig,
+           four_rows: bool = False, use_dst32b_lo: bool = False) -> None:
+    """MOVD2A: 1 or 4 aligned rows of Dst -> ``SrcA[matrix_bank]`` (``src_row`` = SrcRow +
+    RWC SrcA; ``dst_row`` = the Dst row sum)."""
+    _movd2x(dst, srca, dst_row, src_row, cfg, four_rows, use_dst32b_lo)
+
+
+def movd2b(dst: Dst, srcb: SrcRegs, *, dst_row: int, src_row: int, cfg: MathConfig,
+           four_rows: bool = False, use_dst32b_lo: bool = False) -> None:
+    """MOVD2B: as MOVD2A into ``SrcB[matrix_bank]``; the conversion follows SrcA's format."""
+    _movd2x(dst, srcb, dst_row, src_row, cfg, four_rows, use_dst32b_lo)
+
+
+def _movd2x(dst: Dst, src: SrcRegs, dst_row: int, src_row: int, cfg: MathConfig,
+            four_rows: bool, lo: bool) -> None:
+    if four_rows:
+        drows = (dst_row & 0x3FC) + np.arange(4)
+        srows = (src_row & 0x3C) + np.arange(4)
+    else:
+        drows = np.array([dst_row & 0x3FF])
+        srows = np.array([src_row & 0x3F])
+    vals = dst.read32(drows) if cfg.use_dst32b else dst.read16(drows)
+    src.write(src.matrix_bank, srows, dst_to_src_cells(vals, cfg, lo))
+
+
+def src_to_dst_values(cells: np.ndarray, cfg: MathConfig, style_fmt: int | None = None
+                      ) -> tuple[np.ndarray, bool]:
+    """MOVA2D/MOVB2D conversion of Src cells to Dst storage; returns (values, is32).
+    Exponent-0 cells flush to 0 unless ``zero_flag_disabled_src``. TF32 goes to Dst32b;
+    FP16/Int8 and BF16 to Dst16b (BF16 also to Dst32b high half when Dst is 32-bit)."""
+    fmt = cfg.srca_fmt if style_fmt is None else style_fmt
+    style = "fp16" if cfg.fp16a_force else F.src_style(fmt)
+    c = np.asarray(cells).astype(I64)
+    if not cfg.zero_flag_disabled_src:
+        c = np.where((F.src_to_logical(c) & 0x3FC00) == 0, 0, c)
+    if style == "tf32":
+        return F.unshuffle_tf32(c), True
+    if style in ("fp16", "int8"):
+        return F.unshuffle_fp16(c).astype(I64), False
+    return F.unshuffle_bf16(c).astype(I64), False
+
+
+def _write_moved(dst: Dst, rows: np.ndarray, values: np.ndarray, is32: bool, cfg: MathConfig,
+                 lo: bool) -> None:
+    if is32:
+        if not cfg.use_dst32b:
+            raise FpuError("TF32 moves into Dst need ALU_ACC_CTRL_Fp32_enabled")
+        dst.write32(rows, values)
+    elif lo:
+        if not cfg.use_dst32b:
+            raise FpuError("UseDst32bLo with a 16-bit Dst is UndefinedBehaviour")
+        cur = dst.read32(rows)
+        dst.write32(rows, (cur & 0xFFFF0000) | values)
+    elif cfg.use_dst32b:
+        dst.write32(rows, (np.asarray(values).astype(I64) << 16))
+    else:
+        dst.write16(rows, values)
+    dst.set_valid(rows, cfg.use_dst32b)
+
+
+def mova2d(dst: Dst, srca: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConfig,
+           eight_rows: bool = True, use_dst32b_lo: bool = False) -> None:
+    """MOVA2D: 1 or 8 aligned rows of ``SrcA[matrix_bank]`` -> Dst."""
+    n = 8 if eight_rows else 1
+    srows = ((src_row & (0x40 - n)) + np.arange(n)) & 0x3F
+    drows = ((dst_row & (0x400 - n)) + np.arange(n)) & 0x3FF
+    vals, is32 = src_to_dst_values(srca.cells[srca.matrix_bank][srows], cfg)
+    _write_moved(dst, drows, vals, is32, cfg, use_dst32b_lo)
+
+
+def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConfig,
+           four_rows: bool = False, bcast_row_to8: bool = False, bcast_col0: bool = False,
+           use_dst32b_lo: bool = False) -> None:
+    """MOVB2D: 1 or 4 rows of ``SrcB[matrix_bank]`` -> Dst; ``bcast_row_to8`` copies one SrcB
+    row into 8 Dst rows, ``bcast_col0`` replicates column 0 across the row. The conversion
+    follows SrcA's format, as on the hardware."""
+    if bcast_row_to8:
+        srows = np.full(8, src_row & 0x3F)
+        drows = (dst_row & 0x3F8) + np.arange(8)
+    elif four_rows:
+        srows = (src_row & 0x3C) + np.arange(4)
+        drows = (dst_row & 0x3FC) + np.arange(4)
+    else:
+        srows = np.array([src_row & 0x3F])
+        drows = np.array([dst_row & 0x3FF])
+    cells = srcb.cells[srcb.matrix_bank][srows]
+    if bcast_col0:
+        cells = np.repeat(cells[:, :1], 16, axis=1)
+    vals, is32 = src_to_dst_values(cells, cfg)
+    _write_moved(dst, drows & 0x3FF, vals, is32, cfg, use_dst32b_lo)
+
+
+def movb2a(srca: SrcRegs, srcb: SrcRegs, *, srcb_row: int, srca_row: int,
+           four_rows: bool = False) -> None:
+    """MOVB2A: 1 or 4 aligned rows of ``SrcB[matrix_bank]`` -> ``SrcA[matrix_bank]``."""
+    if four_rows:
+        brows = (srcb_row & 0x3C) + np.arange(4)
+        arows = (srca_row & 0x3C) + np.arange(4)
+    else:
+        brows = np.array([srcb_row & 0x3F])
+        arows = np.array([srca_row & 0x3F])
+    srca.write(srca.matrix_bank, arows, srcb.cells[srcb.matrix_bank][brows])
