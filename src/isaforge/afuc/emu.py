@@ -1,0 +1,382 @@
+"""The afuc emulator: real Adreno firmware running PM4 command streams (a5xx to a7xx).
+
+Unicorn-style API; the machine never prints, it emits effects and calls hooks::
+
+    emu = Emulator(open("a630_sqe.fw", "rb").read())
+    emu.feed("CP_ME_INIT 0\\nCP_MEM_WRITE 0x1000 0 0xdead")   # or dwords, or packet()
+    emu.run()                                # boot code, then every packet, until idle
+    emu.effects                              # [Effect(kind, addr, name, value, proc), ...]
+    emu.hook_add("reg", lambda kind, addr, value: ...)
+
+Generations: a6xx SQE; a7xx BR, which starts BV and LPAC when its boot code writes
+``@BV_CNTL``/``@LPAC_CNTL`` (each then runs its own image, from ``@BV_INSTR_BASE`` etc.);
+a5xx PFP and ME as two processors joined by the MEQ: everything the PFP writes to ``$data``
+is queued for the ME, which reads its packets from there (``Emulator(pfp, me_firmware=me)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..core.errors import EmulationError
+from .firmware import Firmware, load_firmware
+from .isa import REG_REM, isa_for
+from .machine import M32, CodeGen, Idle, ListQueue, Processor, StepLimitError
+from .regdb import RegDB
+from .stream import Stream, packet_words, parse_stream, parse_text
+
+INSTR_BASE = 0x1000  # where the firmware image sits in GPU memory (as in Mesa's emulator)
+ME_INSTR_BASE = 0x100000  # the a5xx ME image
+KINDS = ("reg", "mem", "pipe", "ctrl")
+
+
+class Effect(NamedTuple):
+    """One externally visible write: a GPU register, a memory dword (byte address), a pipe
+    register or a control register, by the processor ``proc``."""
+
+    kind: str
+    addr: int
+    name: str | None
+    value: int
+    proc: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "addr": self.addr, "name": self.name, "value": self.value}
+
+
+class Emulator:
+    """Adreno CP microcontroller(s) running firmware on a command stream."""
+
+    def __init__(self, firmware: bytes | Firmware, gpu: str | int | None = None, *,
+                 me_firmware: bytes | Firmware | None = None, record: bool = True) -> None:
+        fw = firmware if isinstance(firmware, Firmware) else load_firmware(firmware, gpu)
+        self.fw = fw
+        self.gen = fw.gen
+        self.db = RegDB.for_variant(fw.variant)
+        self.isa = isa_for(fw.gen)
+        self.codegen = CodeGen(fw.gen)
+        self.gpu = np.zeros(0x10000, dtype=np.uint32)
+        self.mem: dict[int, int] = {}
+        self.effects_raw: list[tuple[str, int, int, str]] = []
+        self.record = record
+        self.hooks: dict[str, list[Callable[[str, int, int], None]]] = {k: [] for k in KINDS}
+        self.packet_hooks: list[Callable[[Processor, int], None]] = []
+        self.pkt4_id = self.db.pm4_packet_id("PKT4") or 4
+        self.ib_end_id = self.db.pm4_packet_id("IN_IB_END")
+        self.tracer: Any = None
+        self.emit: Callable[[str, int, int, Processor], None] | None = None
+        self._update_emit()
+        self.procs: list[Processor] = []
+        image = fw.words[1:]
+        if fw.gen == 5 and me_firmware is not None:
+            me_fw = (me_firmware if isinstance(me_firmware, Firmware)
+                     else load_firmware(me_firmware, gpu))
+            if me_fw.gen != 5:
+                raise EmulationError("the ME firmware must be a5xx firmware too")
+            pfp = self._add(Processor(self, "PFP", image, INSTR_BASE))
+            me = self._add(Processor(self, "ME", me_fw.words[1:], ME_INSTR_BASE))
+            pfp.meq = me.meq = ListQueue()
+            me.is_me5 = True
+            self._set_gpu64("CP_PFP_INSTR_BASE_LO", INSTR_BASE)
+            self._set_gpu64("CP_ME_INSTR_BASE_LO", ME_INSTR_BASE)
+        elif fw.gen == 5:
+            me = self._add(Processor(self, "ME", image, INSTR_BASE))
+            me.is_me5 = True
+            me.meq = me.rb
+            self._set_gpu64("CP_ME_INSTR_BASE_LO", INSTR_BASE)
+        else:
+            main = self._add(Processor(self, "BR" if fw.gen >= 7 else "SQE", image, INSTR_BASE))
+            self._set_gpu64("CP_SQE_INSTR_BASE", INSTR_BASE)
+            self._reset_values(main)
+        for p in self.procs:
+            for i, w in enumerate(p.image):
+                self.mem[p.base + 4 * i] = w
+        self.main = self.procs[0]
+
+    # -- set-up ---------------------------------------------------------------------------------
+    def _add(self, p: Processor) -> Processor:
+        self.procs.append(p)
+        return p
+
+    def _set_gpu64(self, name: str, value: int) -> None:
+        off = self.db.gpu_reg(name)
+        if off is not None:
+            self.gpu[off], self.gpu[off + 1] = value & M32, value >> 32
+
+    def _reset_values(self, p: Processor) -> None:
+        """What the hardware presents at reset, per firmware (the boot code checks it)."""
+        fwid = self.fw.fwid
+        if fwid == 0x520:
+            p.control[0], p.control[2] = 7 << 28, 0x40 << 8
+        elif fwid in (0x730, 0x740, 0x512):
+            p.control[0xEF], p.control[0] = 1 << 21, 7 << 28
+        elif fwid == 0x6DD:
+            p.control[0] = 3 << 28
+        elif fwid == 0x6DC:
+            p.control[0] = 1 << 28
+
+    def start_processor(self, parent: Processor, kind: str, value: int) -> None:
+        """BR wrote @BV_CNTL/@LPAC_CNTL: start that processor on its image (once)."""
+        ts = parent.c["THREAD_SYNC"]
+        if ts is not None:  # what the started processor's boot code reports back
+            bit = 1 << (1 if kind == "BV" else 2)
+            parent.control[ts] = int(parent.control[ts]) & ~bit
+        if any(p.name == kind for p in self.procs):
+            return
+        base_reg = parent.c[f"{kind}_INSTR_BASE"]
+        base = int(parent.control[base_reg]) | int(parent.control[base_reg + 1]) << 32
+        off = (base - parent.base) // 4
+        if not 0 < off < len(parent.image):
+            raise EmulationError(f"{parent.name} started {kind} at {base:#x}, outside its image")
+        p = self._add(Processor(self, kind, parent.image[off:], base))
+        p.control[base_reg], p.control[base_reg + 1] = base & M32, base >> 32
+        self._reset_values(p)
+        p.tw = parent.tw
+
+    # -- effects and hooks ------------------------------------------------------------------------
+    def _update_emit(self) -> None:
+        hooks = any(self.hooks.values())
+        if not self.record and not hooks:
+            self.emit = None
+            return
+        app = self.effects_raw.append
+        if not hooks:
+            self.emit = lambda kind, addr, value, proc: app((kind, addr, value, proc.name))
+            return
+
+        def emit(kind: str, addr: int, value: int, proc: Processor) -> None:
+            if self.record:
+                app((kind, addr, value, proc.name))
+            for fn in self.hooks[kind]:
+                fn(kind, addr, value)
+
+        self.emit = emit
+
+    def hook_add(self, kind: str, fn: Callable[..., None]) -> None:
+        """Call ``fn(kind, addr, value)`` on each write of ``kind`` ("reg", "mem", "pipe",
+        "ctrl"), or ``fn(processor, header)`` on each packet dispatch ("packet")."""
+        if kind == "packet":
+            self.packet_hooks.append(fn)
+        elif kind in self.hooks:
+            self.hooks[kind].append(fn)
+        else:
+            raise EmulationError(f"unknown hook kind {kind!r}; one of: packet, "
+                                 + ", ".join(KINDS))
+        self._update_emit()
+
+    def hook_del(self, kind: str, fn: Callable[..., None]) -> None:
+        (self.packet_hooks if kind == "packet" else self.hooks[kind]).remove(fn)
+        self._update_emit()
+
+    def name_of(self, kind: str, addr: int) -> str | None:
+        if kind == "reg":
+            return self.db.gpu_reg_name(addr)
+        if kind == "pipe":
+            return self.db.pipe_reg_name(addr)
+        if kind == "ctrl":
+            return self.db.control_reg_name(addr)
+        return None
+
+    @property
+    def effects(self) -> list[Effect]:
+        return [Effect(k, a, self.name_of(k, a), v, p) for k, a, v, p in self.effects_raw]
+
+    def write_mem(self, addr: int, value: int, proc: Processor | None = None) -> None:
+        """Write a dword of GPU memory (as the firmware does: an effect, hooks, trace)."""
+        self.mem[addr] = value & M32
+        if proc is not None:
+            if self.emit is not None:
+                self.emit("mem", addr, value & M32, proc)
+            if proc.tw is not None:
+                proc.tw.mem.append(addr)
+
+    # -- inputs -----------------------------------------------------------------------------------
+    def feed(self, packets: Iterable[int] | str | Stream, proc: str | None = None) -> None:
+        """Queue command-stream dwords (or a text stream, or a parsed :class:`Stream`) on the
+        ring buffer; memory placements of a stream are written to GPU memory."""
+        if isinstance(packets, str):
+            packets = parse_text(packets, self.db)
+        if isinstance(packets, Stream):
+            for addr, words in packets.memory.items():
+                self.load_memory(addr, words)
+            packets = packets.rb
+        target = self.proc(proc)
+        for w in packets:
+            if not 0 <= w <= M32:
+                raise EmulationError(f"stream dword {w} does not fit in 32 bits")
+            target.rb.append(w)
+
+    def feed_file(self, data: bytes, filename: str = "<stream>") -> None:
+        self.feed(parse_stream(data, self.db, filename))
+
+    def packet(self, name: str, *payload: int) -> None:
+        """Queue one packet as Mesa's prompt ``p`` takes it: a PM4 name or a register name."""
+        self.feed(packet_words(name, list(payload), self.db))
+
+    def load_memory(self, addr: int, words: Iterable[int]) -> None:
+        for i, w in enumerate(words):
+            self.mem[addr + 4 * i] = w & M32
+
+    # -- running ----------------------------------------------------------------------------------
+    def proc(self, name: str | None = None) -> Processor:
+        if name is None:
+            return self.main
+        for p in self.procs:
+            if p.name == name:
+                return p
+        raise EmulationError(f"no processor {name!r}; running: "
+                             + ", ".join(p.name for p in self.procs))
+
+    @property
+    def steps(self) -> int:
+        return sum(p.steps for p in self.procs)
+
+    @property
+    def packets(self) -> int:
+        return sum(p.packets for p in self.procs)
+
+    def step(self, proc: str | None = None) -> bool:
+        """Execute one instruction (with all its (rep) iterations) on ``proc`` (default: the
+        main processor). False if it is idle, waiting for a packet header."""
+        p = self.proc(proc)
+        p.limit = 1 << 62
+        try:
+            p.step()
+        except Idle:
+            return False
+        return True
+
+    def run(self, max_steps: int = 10_000_000, until: int | Iterable[int] | str | None = None,
+            exact: bool = False) -> str:
+        """Run every processor until all wait for packets that are not there ("idle"), or
+        until ``until``: "packet" stops before the next packet's handler runs; pc numbers
+        stop before the main processor executes that pc ("breakpoint"). Exceeding
+        ``max_steps`` steps in total raises :class:`StepLimitError`. Traced, stopping or
+        ``exact`` runs take the exact path; otherwise compiled blocks run."""
+        stops: set[int] = set()
+        if isinstance(until, int):
+            stops = {until}
+        elif until is not None and until != "packet":
+            stops = set(until)  # type: ignore[arg-type]
+        slow = exact or self.tracer is not None or until is not None
+        budget_end = self.steps + max_steps
+        progress = True
+        while progress:
+            progress = False
+            for p in list(self.procs):
+                before = p.steps, p.packets, len(p.rb)
+                limit = p.steps + (budget_end - self.steps)
+                try:
+                    if slow:
+                        reason = self._run_slow(p, limit, stops, until == "packet")
+                        if reason:
+                            return reason
+                    else:
+                        p.run_fast(limit)
+                except Idle:
+                    pass
+                if (p.steps, p.packets, len(p.rb)) != before:
+                    progress = True
+        return "idle"
+
+    def _run_slow(self, p: Processor, limit: int, stops: set[int], at_packet: bool) -> str:
+        p.limit = limit
+        first = True
+        while True:
+            if not first and p is self.main and p.pc in stops and p.bt is None:
+                return "breakpoint"
+            first = False
+            packets = p.packets
+            if p.steps >= limit:
+                p.limit_hit()
+            p.step()
+            if at_packet and p.packets != packets:
+                return "packet"
+
+    # -- state access (for the debugger and tests) -------------------------------------------------
+    def read_gpr(self, n: int, proc: str | None = None) -> int:
+        return 0 if n == 0 else self.proc(proc).gpr[n]
+
+    def write_gpr(self, n: int, value: int, proc: str | None = None) -> None:
+        self.proc(proc).gpr[n] = value & M32
+
+    def _space(self, space: str, proc: str | None) -> tuple[Any, Callable[[str], int | None]]:
+        p = self.proc(proc)
+        if space == "control":
+            return p.control, self.db.control_reg
+        if space == "sqe":
+            return p.sqe, self.db.sqe_reg
+        if space == "pipe":
+            return p.pipe, self.db.pipe_reg
+        if space == "gpu":
+            return self.gpu, self.db.gpu_reg
+        raise EmulationError(f"unknown register space {space!r} (control, sqe, pipe, gpu)")
+
+    def reg_offset(self, space: str, reg: int | str, proc: str | None = None) -> int:
+        arr, lookup = self._space(space, proc)
+        if isinstance(reg, str):
+            off = lookup(reg)
+            if off is None:
+                try:
+                    off = int(reg, 0)
+                except ValueError:
+                    raise EmulationError(f"unknown {space} register {reg!r}") from None
+            reg = off
+        if not 0 <= reg < len(arr):
+            raise EmulationError(f"{space} register {reg:#x} out of range")
+        return reg
+
+    def read_reg(self, space: str, reg: int | str, proc: str | None = None) -> int:
+        arr, _ = self._space(space, proc)
+        return int(arr[self.reg_offset(space, reg, proc)])
+
+    def write_reg(self, space: str, reg: int | str, value: int, proc: str | None = None) -> None:
+        """Write a register as the firmware would (control side effects included)."""
+        n = self.reg_offset(space, reg, proc)
+        p = self.proc(proc)
+        value &= M32
+        if space == "control":
+            p.wr_ctrl(n, value)
+        elif space == "sqe":
+            p.wr_sqe(n, value)
+        elif space == "pipe":
+            p.wr_pipe(n, value)
+        else:
+            p.wr_gpu(n, value)
+
+    def read_mem(self, addr: int, count: int = 1) -> list[int]:
+        return [self.mem.get(addr + 4 * i, 0) for i in range(count)]
+
+    def roq(self, proc: str | None = None) -> dict[str, list[int]]:
+        """The words waiting in each ROQ queue (RB, IB1, IB2, SDS; MEQ on a5xx)."""
+        p = self.proc(proc)
+        out = {"RB": list(p.rb)}
+        for lvl, name in ((1, "IB1"), (2, "IB2"), (3, "SDS")):
+            q = p.ib.get(lvl)
+            if q is not None:
+                if hasattr(q, "addr"):
+                    out[name] = [self.mem.get(q.addr + 4 * i, 0) for i in range(len(q))]
+                else:
+                    out[name] = list(q)
+        if p.meq is not None and p.meq is not p.rb:
+            out["MEQ"] = list(p.meq)
+        return out
+
+    def state_dump(self) -> str:
+        """Registers and pc of each processor, for error reports."""
+        lines = []
+        for p in self.procs:
+            lines.append(f"{p.name}: pc {p.pc:#06x}  steps {p.steps}  packets {p.packets}  "
+                         f"carry {p.carry:#x}  $rem {p.gpr[REG_REM]:#x}")
+            for row in range(0, 32, 8):
+                lines.append("  " + "  ".join(f"${n:02x}={p.gpr[n]:08x}"
+                                               for n in range(row, row + 8)))
+            roq = self.roq(p.name)
+            lines.append("  ROQ: " + ", ".join(f"{k}: {len(v)} dwords" for k, v in roq.items()))
+        return "\n".join(lines)
+
+
+__all__ = ["Effect", "Emulator", "StepLimitError"]

@@ -1,0 +1,777 @@
+"""One afuc processor of the emulator, and the code generator that runs it.
+
+Each instruction is decoded once and turned into Python source by :class:`CodeGen`. The same
+source runs in two ways, so both give the same effects:
+
+* the exact path: one compiled function per instruction, run by :meth:`Processor.step`,
+  with optional Mesa-style trace bookkeeping (``tw``) and hooks;
+* the fast path: straight-line runs of instructions (basic blocks, up to and including the
+  delay slot of a branch) compiled into one function each, run by :meth:`Processor.run_fast`.
+
+Semantics follow the spec (``../shared/specs/adreno-afuc.rst``), not Mesa's emulator where the
+two differ: the ``(xmovN)`` count is ``min(N, $rem)`` *after* the main ``$data`` read; extra
+moves go to ``$00`` unless the destination is ``$data``/``$addr``/``$usraddr``; ``(rep)``
+decrements ``$rem`` only when the iteration read no ``$data``; several memory writes in one
+step all happen; ``msb`` uses its one source; ``swrite``/``sread`` use their register offset.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..core.errors import EmulationError
+from ..core.isa import sign_extend
+from .isa import REG_ADDR, REG_DATA, REG_LR, REG_MEMDATA, REG_REGDATA, REG_REM, REG_USRADDR
+from .stream import parse_header
+
+if TYPE_CHECKING:
+    from .emu import Emulator
+
+M32 = 0xFFFFFFFF
+STACK_DEPTH = 8
+BRANCHES = {"brnei", "breqi", "brneb", "breqb", "call", "ret", "iret", "bl", "jumpa", "jumpr",
+            "sret", "waitin"}
+DATA_ADDR, DATA_USRADDR, DATA_PIPE = 0, 1, 2
+BLOCK_MAX = 48
+
+
+class StepLimitError(EmulationError):
+    """The firmware ran for more steps than allowed (a runaway loop)."""
+
+
+class StreamEndError(EmulationError):
+    """The firmware read past the end of the command stream, inside a packet."""
+
+
+class Idle(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised inside a step when the processor waits for a packet header that is not there."""
+
+
+class RegionQueue:
+    """An IB/SDS queue of the ROQ: ``dwords`` words read from GPU memory at ``addr``."""
+
+    __slots__ = ("mem", "addr", "left")
+
+    def __init__(self, mem: dict[int, int], addr: int, dwords: int) -> None:
+        self.mem, self.addr, self.left = mem, addr, dwords
+
+    def __len__(self) -> int:
+        return self.left
+
+    def peek(self) -> int | None:
+        return self.mem.get(self.addr, 0) if self.left else None
+
+    def pop(self) -> int | None:
+        if not self.left:
+            return None
+        v = self.mem.get(self.addr, 0)
+        self.addr += 4
+        self.left -= 1
+        return v
+
+
+class ListQueue(deque):
+    """The ring buffer (fed packets) or the a5xx MEQ."""
+
+    def peek(self) -> int | None:
+        return self[0] if self else None
+
+    def pop(self) -> int | None:  # type: ignore[override]
+        return self.popleft() if self else None
+
+
+class DrawState:
+    """The draw-state RAM: 32 groups of header fields, base and SDS position."""
+
+    def __init__(self) -> None:
+        self.hdr = [0] * 32
+        self.base = [[0, 0] for _ in range(32)]
+        self.sds_base = [0] * 32
+        self.sds_dwords = [0] * 32
+        self.prev_sel = 0
+
+
+class Processor:
+    """An afuc core (SQE, BR, BV, LPAC, or a5xx PFP/ME) attached to an :class:`Emulator`."""
+
+    def __init__(self, emu: Emulator, name: str, image: list[int], base: int) -> None:
+        self.emu = emu
+        self.name = name
+        self.gen = emu.gen
+        self.db = emu.db
+        self.image = image
+        self.base = base
+        self.gpr = [0] * 32
+        self.pc = 0
+        self.carry = 0
+        self.bt: int | None = None  # branch target taken after the next instruction
+        self.waitin_pending = False
+        self.nreads = 0
+        self.data_mode = DATA_ADDR
+        self.control = np.zeros(0x1000, dtype=np.uint32)
+        self.sqe = np.zeros(0x100, dtype=np.uint32)
+        self.pipe = np.zeros(0x100, dtype=np.uint32)
+        self.jmptbl = [0] * 0x80
+        self.draw = DrawState()
+        self.rb = ListQueue()
+        self.ib: dict[int, RegionQueue] = {}
+        self.meq: ListQueue | None = None  # an a5xx PFP forwards $data writes here
+        self.is_me5 = False  # a5xx ME: memory and register reads through GPU registers
+        self.tw: Any = None  # trace bookkeeping (trace.TraceState) or None
+        self.steps = 0
+        self.limit = 1 << 62
+        self.packets = 0
+        self.header: int | None = None
+        self.stopped = False
+        self._slow: dict[int, Callable] = {}
+        self._fast: dict[int, tuple[Callable, int]] = {}
+        self._decoded: dict[int, tuple] = {}
+        c = {n: self.db.control_reg(n) for n in (
+            "PACKET_TABLE_WRITE", "PACKET_TABLE_WRITE_ADDR", "REG_WRITE", "REG_WRITE_ADDR",
+            "BV_CNTL", "LPAC_CNTL", "THREAD_SYNC", "MEM_READ_ADDR", "MEM_READ_DWORDS",
+            "REG_READ_ADDR", "REG_READ_DWORDS", "LOAD_STORE_HI", "IB_LEVEL", "IB1_BASE",
+            "IB1_DWORDS", "IB2_BASE", "IB2_DWORDS", "SDS_BASE", "SDS_DWORDS",
+            "DRAW_STATE_SET_HDR", "DRAW_STATE_SEL", "DRAW_STATE_HDR", "DRAW_STATE_BASE",
+            "DRAW_STATE_ACTIVE_BITMASK", "BV_INSTR_BASE", "LPAC_INSTR_BASE")}
+        if self.gen == 5:  # a5xx numbers the Mesa database does not name
+            c.update(PACKET_TABLE_WRITE_ADDR=0x033, PACKET_TABLE_WRITE=0x034,
+                     REG_READ_DWORDS=0x012, REG_READ_ADDR=0x013)
+        self.c = c
+        self.sp_reg = self.db.sqe_reg("SP") or 5
+        self.stack0 = self.db.sqe_reg("STACK0") or 8
+        self.nrt_addr = self.db.pipe_reg("NRT_ADDR")
+        self.nrt_data = self.db.pipe_reg("NRT_DATA")
+        self.lpac_cntl = self.db.gpu_reg("CP_LPAC_SQE_CNTL")
+        self.pipe_thresh = 0xFFFF if self.gen >= 6 else 0xFFFFFF
+        ctl_writes = {c[k] for k in ("PACKET_TABLE_WRITE", "REG_WRITE", "IB1_DWORDS",
+                                     "IB2_DWORDS", "SDS_DWORDS", "DRAW_STATE_SET_HDR",
+                                     "DRAW_STATE_SEL") if c[k] is not None}
+        if self.gen >= 7:
+            ctl_writes |= {c["BV_CNTL"], c["LPAC_CNTL"]}
+        self.ctl_special = ctl_writes
+
+    # -- decoding ---------------------------------------------------------------------------
+    def decode(self, pc: int) -> tuple:
+        got = self._decoded.get(pc)
+        if got is None:
+            if not 0 <= pc < len(self.image):
+                raise EmulationError(f"{self.name}: pc {pc:#06x} is outside the firmware "
+                                     f"({len(self.image)} instructions)")
+            word = self.image[pc]
+            ins = self.emu.isa.match(word)
+            if ins is None:
+                if word >> 27 == 0:
+                    got = ("nop", {}, word)
+                else:
+                    raise EmulationError(f"{self.name}: undecodable instruction {word:08x} "
+                                         f"at pc {pc:#06x}")
+            else:
+                got = (ins.name, ins.field_values(word), word)
+            self._decoded[pc] = got
+        return got
+
+    # -- register spaces --------------------------------------------------------------------
+    def rd_ctrl(self, n: int) -> int:
+        return int(self.control[n & 0xFFF])
+
+    def ctrl64(self, name: str) -> int:
+        off = self.c.get(name)
+        if off is None:
+            return 0
+        return int(self.control[off]) | int(self.control[off + 1]) << 32
+
+    def wr_ctrl(self, n: int, v: int) -> None:
+        n &= 0xFFF
+        self.control[n] = v
+        emit = self.emu.emit
+        if emit is not None:
+            emit("ctrl", n, v, self)
+        if self.tw is not None:
+            self.tw.ctrl.add(n)
+        if n in self.ctl_special:
+            self._ctrl_side_effect(n, v)
+
+    def _ctrl_side_effect(self, n: int, v: int) -> None:
+        c = self.c
+        if n == c["PACKET_TABLE_WRITE"]:
+            addr = int(self.control[c["PACKET_TABLE_WRITE_ADDR"]])
+            if addr >= len(self.jmptbl):
+                raise EmulationError(f"{self.name}: packet table write to entry {addr} "
+                                     "(only 128 exist)")
+            self.jmptbl[addr] = v
+            self.wr_ctrl(c["PACKET_TABLE_WRITE_ADDR"], addr + 1)
+        elif n == c["REG_WRITE"]:
+            addr = int(self.control[c["REG_WRITE_ADDR"]])
+            flags, reg = addr >> 16, addr & 0xFFFF
+            self.wr_gpu(reg, v)
+            self.wr_ctrl(c["REG_WRITE_ADDR"], ((reg + 1) & 0xFFFF) | (flags << 16))
+        elif n == c["DRAW_STATE_SET_HDR"]:
+            idx = (v >> 24) & 0x1F
+            self.draw.hdr[idx] = (v & 0xFFFF) | (((v >> 20) & 7) << 16)
+            mask_reg = c["DRAW_STATE_ACTIVE_BITMASK"]
+            self.wr_ctrl(mask_reg, int(self.control[mask_reg]) | (1 << idx))
+        elif n == c["DRAW_STATE_SEL"]:
+            ds, idx = self.draw, v & 0x1F
+            self.wr_ctrl(c["DRAW_STATE_HDR"], ds.hdr[idx])
+            self.wr_ctrl(c["DRAW_STATE_BASE"], ds.base[idx][0])
+            self.wr_ctrl(c["DRAW_STATE_BASE"] + 1, ds.base[idx][1])
+            prev, sb = ds.prev_sel, c["SDS_BASE"]
+            ds.sds_base[prev] = int(self.control[sb]) | int(self.control[sb + 1]) << 32
+            ds.sds_dwords[prev] = int(self.control[c["SDS_DWORDS"]])
+            self.wr_ctrl(sb, ds.sds_base[idx] & M32)
+            self.wr_ctrl(sb + 1, ds.sds_base[idx] >> 32)
+            self.wr_ctrl(c["SDS_DWORDS"], ds.sds_dwords[idx])
+            ds.prev_sel = idx
+        elif n in (c["IB1_DWORDS"], c["IB2_DWORDS"], c["SDS_DWORDS"]):
+            level = {c["IB1_DWORDS"]: 1, c["IB2_DWORDS"]: 2, c["SDS_DWORDS"]: 3}[n]
+            base = int(self.control[n - 2]) | int(self.control[n - 1]) << 32
+            self.ib[level] = RegionQueue(self.emu.mem, base, v)
+        elif self.gen >= 7 and n == c["BV_CNTL"]:
+            self.emu.start_processor(self, "BV", v)
+        elif self.gen >= 7 and n == c["LPAC_CNTL"]:
+            self.emu.start_processor(self, "LPAC", v)
+
+    def wr_sqe(self, n: int, v: int) -> None:
+        n &= 0xFF
+        self.sqe[n] = v
+        if self.tw is not None:
+            self.tw.sqe.add(n)
+
+    def wr_gpu(self, n: int, v: int) -> None:
+        emu = self.emu
+        emu.gpu[n] = v
+        if emu.emit is not None:
+            emu.emit("reg", n, v, self)
+        if self.tw is not None:
+            self.tw.gpu.add(n)
+        if n == self.lpac_cntl and self.c["THREAD_SYNC"] is not None:
+            ts = self.c["THREAD_SYNC"]
+            self.wr_ctrl(ts, int(self.control[ts]) | (1 << 1))
+        elif self.is_me5 and n == 0x812:  # a5xx ME: NRT data (address in 0x810/0x811)
+            addr = int(emu.gpu[0x810]) | int(emu.gpu[0x811]) << 32
+            emu.write_mem(addr & ~3, v, self)
+            if not addr & 3:
+                addr += 4
+                emu.gpu[0x810], emu.gpu[0x811] = addr & M32, addr >> 32
+
+    def wr_pipe(self, n: int, v: int) -> None:
+        self.pipe[n] = v
+        emu = self.emu
+        if emu.emit is not None:
+            emu.emit("pipe", n, v, self)
+        if self.tw is not None:
+            self.tw.pipe.add(n)
+        if n == self.nrt_data:
+            lo = self.nrt_addr
+            addr = int(self.pipe[lo]) | int(self.pipe[lo + 1]) << 32
+            emu.write_mem(addr & ~3, v, self)
+            if not addr & 3:  # a set low bit disables the auto-increment
+                addr += 4
+                self.wr_pipe(lo, addr & M32)
+                self.wr_pipe(lo + 1, (addr >> 32) & M32)
+
+    # -- special GPRs -----------------------------------------------------------------------
+    def queue(self) -> Any:
+        if self.meq is not None and not self.is_me5:
+            return self.rb
+        if self.is_me5:
+            return self.meq
+        lvl = self.c["IB_LEVEL"]
+        level = int(self.control[lvl]) & 3 if lvl is not None else 0
+        return self.rb if level == 0 else self.ib.get(level) or RegionQueue({}, 0, 0)
+
+    def rd_data(self) -> int:
+        v = self.queue().pop()
+        if v is None:
+            raise StreamEndError(f"{self.name}: the command stream ended inside a packet "
+                                 f"($rem = {self.gpr[REG_REM]})")
+        self.nreads += 1
+        self.gpr[REG_REM] = (self.gpr[REG_REM] - 1) & M32
+        if self.tw is not None:
+            self.tw.gpr.add(REG_REM)
+        return v
+
+    def peek_data(self) -> int:
+        v = self.queue().peek()
+        if v is None:
+            raise StreamEndError(f"{self.name}: (peek) past the end of the command stream")
+        return v
+
+    def rd_memdata(self, peek: bool = False) -> int:
+        if self.is_me5:
+            gpu = self.emu.gpu
+            dwords, addr = int(gpu[0x80F]), int(gpu[0x80D]) | int(gpu[0x80E]) << 32
+            if dwords and not peek:
+                gpu[0x80F], nxt = dwords - 1, addr + 4
+                gpu[0x80D], gpu[0x80E] = nxt & M32, nxt >> 32
+            return self.emu.mem.get(addr & ~3, 0)
+        c = self.c
+        da, aa = c["MEM_READ_DWORDS"], c["MEM_READ_ADDR"]
+        dwords = int(self.control[da])
+        addr = int(self.control[aa]) | int(self.control[aa + 1]) << 32
+        if dwords and not peek:
+            self.wr_ctrl(da, dwords - 1)
+            self.wr_ctrl(aa, (addr + 4) & M32)
+            self.wr_ctrl(aa + 1, ((addr + 4) >> 32) & M32)
+        return self.emu.mem.get(addr & ~3, 0)
+
+    def rd_regdata(self, peek: bool = False) -> int:
+        if self.is_me5:  # a5xx ME reads the register at $addr directly
+            a = self.gpr[REG_ADDR]
+            if not peek:
+                self.gpr[REG_ADDR] = (a + 1) & M32
+            return int(self.emu.gpu[a & 0xFFFF])
+        c = self.c
+        da, aa = c["REG_READ_DWORDS"], c["REG_READ_ADDR"]
+        dwords, addr = int(self.control[da]), int(self.control[aa])
+        if dwords and not peek:
+            self.wr_ctrl(da, dwords - 1)
+            self.wr_ctrl(aa, addr + 1)
+        return int(self.emu.gpu[addr & 0xFFFF])
+
+    def set_addr(self, n: int, v: int) -> None:
+        self.data_mode = DATA_ADDR if n == REG_ADDR else DATA_USRADDR
+        self.gpr[n] = v
+        if self.tw is not None:
+            self.tw.gpr.add(n)
+        if v > self.pipe_thresh:
+            if self.db.pipe_reg_is_void(v >> 24):
+                self.wr_pipe(v >> 24, 0)
+            self.data_mode = DATA_PIPE
+
+    def wr_data(self, v: int) -> None:
+        if self.meq is not None and not self.is_me5:
+            self.meq.append(v)
+            return
+        reg = REG_USRADDR if self.data_mode == DATA_USRADDR else REG_ADDR
+        off = self.gpr[reg]
+        if off > self.pipe_thresh:
+            if not off & 0x40000:
+                self.gpr[reg] = (off + 0x01000000) & M32
+                if self.tw is not None:
+                    self.tw.gpr.add(reg)
+            self.wr_pipe(off >> 24, v)
+        else:
+            if not off & 0x40000:
+                self.gpr[reg] = (off + 1) & M32
+                if self.tw is not None:
+                    self.tw.gpr.add(reg)
+            self.wr_gpu(off & 0xFFFF, v)
+
+    def ds_base(self, i: int, v: int) -> None:
+        idx = (int(self.control[self.c["DRAW_STATE_SET_HDR"]]) >> 24) & 0x1F
+        if i < 2:
+            self.draw.base[idx][i] = v
+
+    # -- memory ops -------------------------------------------------------------------------
+    def ls_addr(self, low: int) -> int:
+        hi = self.c["LOAD_STORE_HI"]
+        return ((int(self.control[hi]) << 32) if hi is not None else 0) + low
+
+    def load(self, addr: int) -> int:
+        return self.emu.mem.get(addr & ~3, 0)
+
+    def store(self, addr: int, v: int) -> None:
+        self.emu.write_mem(addr & ~3, v, self)
+
+    # -- stack ------------------------------------------------------------------------------
+    def call(self, ret: int) -> None:
+        sp = int(self.sqe[self.sp_reg])
+        if sp >= STACK_DEPTH:
+            raise EmulationError(f"{self.name}: call stack overflow (depth {STACK_DEPTH}) at pc "
+                                 f"{self.pc:#06x}")
+        self.wr_sqe(self.stack0 + sp, ret)
+        self.wr_sqe(self.sp_reg, sp + 1)
+
+    def ret(self) -> int:
+        sp = int(self.sqe[self.sp_reg])
+        if sp == 0:
+            raise EmulationError(f"{self.name}: ret with an empty call stack")
+        target = int(self.sqe[self.stack0 + sp - 1])
+        self.wr_sqe(self.sp_reg, sp - 1)
+        return target
+
+    def limit_hit(self) -> None:
+        raise StepLimitError(f"{self.name}: step limit of {self.limit} reached at pc "
+                             f"{self.pc:#06x}" + (f" ($rem = {self.gpr[REG_REM]:#x})"
+                                                  if self.gpr[REG_REM] else ""))
+
+    # -- packet dispatch ----------------------------------------------------------------------
+    def next_header(self) -> int:
+        """The header ``waitin`` parses; an empty IB ends with a fake IN_IB_END packet."""
+        q = self.queue()
+        hdr = q.peek()
+        if hdr is None:
+            if isinstance(q, RegionQueue) and self.emu.ib_end_id is not None:
+                from .stream import pkt7_header
+
+                lvl = int(self.control[self.c["IB_LEVEL"]]) & 3
+                fake = ListQueue([pkt7_header(self.emu.ib_end_id, 0)])
+                self.ib[lvl] = fake  # type: ignore[assignment]
+                return fake[0]
+            raise Idle
+        return hdr
+
+    def dispatch(self, hdr: int) -> None:
+        try:
+            h = parse_header(hdr)
+        except EmulationError as e:
+            raise type(e)(f"{self.name}: {e.message} (packet {self.packets + 1})") from None
+        ident = self.emu.pkt4_id if h.type == 4 else h.ident
+        if self.gpr[1] == hdr and h.type == 4:
+            self.gpr[1] = hdr & 0x0FFFFFFF  # the PKT4 handler shifts the register out of $01
+        self.gpr[REG_REM] = h.count
+        if self.tw is not None:
+            self.tw.gpr.add(REG_REM)
+        self.pc = self.jmptbl[ident]
+        self.packets += 1
+        self.header = hdr
+        emu = self.emu
+        if emu.packet_hooks:
+            for fn in emu.packet_hooks:
+                fn(self, hdr)
+
+    # -- execution ----------------------------------------------------------------------------
+    def step(self) -> None:
+        """Execute one instruction (all (rep) iterations), exactly, with trace and hooks."""
+        pc = self.pc
+        fn = self._slow.get(pc)
+        if fn is None:
+            fn = self._slow[pc] = self.emu.codegen.compile_one(self, pc)
+        hdr = None
+        if self.waitin_pending:
+            hdr = self.next_header()  # raises Idle before anything changes
+        bt, self.bt = self.bt, None
+        wait, self.waitin_pending = self.waitin_pending, False
+        tw = self.tw
+        if tw is not None:
+            tw.line(self, pc)
+        fn(self, self.gpr, tw)
+        self.pc = pc + 1 if bt is None else bt
+        if wait:
+            self.dispatch(hdr)  # type: ignore[arg-type]
+        if tw is not None:
+            tw.dump(self)
+
+    def run_fast(self, max_steps: int) -> None:
+        """Run blocks until idle or until ``steps`` reaches ``max_steps`` (then exact steps)."""
+        self.limit = max_steps
+        fast, codegen = self._fast, self.emu.codegen
+        g = self.gpr
+        while True:
+            if self.bt is not None or self.waitin_pending:
+                if self.steps >= max_steps:
+                    self.limit_hit()
+                self.step()
+                continue
+            pc = self.pc
+            got = fast.get(pc)
+            if got is None:
+                got = fast[pc] = codegen.compile_block(self, pc)
+            fn, n = got
+            if self.steps + n > max_steps:
+                if self.steps >= max_steps:
+                    self.limit_hit()
+                self.step()
+                continue
+            self.steps += n
+            fn(self, g)
+
+
+def _fmt_hex(v: int) -> str:
+    return f"{v:#x}"
+
+
+class CodeGen:
+    """Python source for afuc instructions of one generation (see the module docstring)."""
+
+    def __init__(self, gen: int) -> None:
+        self.gen = gen
+
+    # register access ---------------------------------------------------------------------
+    @staticmethod
+    def rd(n: int, peek: bool = False) -> str:
+        if n == 0:
+            return "0"
+        if n == REG_MEMDATA:
+            return f"m.rd_memdata({peek})"
+        if n == REG_REGDATA:
+            return f"m.rd_regdata({peek})"
+        if n == REG_DATA:
+            return "m.peek_data()" if peek else "m.rd_data()"
+        return f"g[{n}]"
+
+    @staticmethod
+    def wr(n: int, expr: str, traced: bool) -> list[str]:
+        if n in (REG_ADDR, REG_USRADDR):
+            return [f"m.set_addr({n}, {expr})"]
+        if n == REG_DATA:
+            return [f"m.wr_data({expr})"]
+        out = [f"g[{n}] = {expr}"]
+        if traced:
+            out.append(f"tw.gpr.add({n})")
+        return out
+
+    def body(self, name: str, f: dict, pc: int, traced: bool, branch_var: str) -> list[str]:
+        """Lines executing the instruction once (a (rep) iteration); branches assign
+        ``branch_var``; waitin sets ``m.waitin_pending``."""
+        rd, out = self.rd, []
+
+        def wr(n: int, expr: str) -> None:
+            out.extend(self.wr(n, expr, traced))
+
+        op = name[:-1] if name.endswith("i") and name[:-1] in ALU_SRC else name
+        alu = ALU_SRC.get(op)
+        if alu is not None:
+            if op in ("not", "msb"):
+                a = rd(f["SRC1"]) if "SRC1" in f else _fmt_hex(f["IMMED"])
+                out.append(f"a = {a}")
+            else:
+                out.append(f"a = {rd(f['SRC1'])}")
+                if "RIMMED" in f:
+                    out.append(f"b = {f['RIMMED']:#x}")
+                elif "IMMED" in f:
+                    out.append(f"b = {f['IMMED']:#x}")
+                else:
+                    out.append(f"b = {rd(f['SRC2'], bool(f.get('PEEK')))}")
+            out.extend(alu)
+            wr(f["DST"], "r")
+            xmov = f.get("XMOV", 0)
+            if xmov:
+                dst = f["DST"]
+                dd = REG_DATA if dst in (REG_DATA, REG_ADDR, REG_USRADDR) else 0
+                src = rd(f.get("SRC2", 0))
+                dump = ["tw.dump(m)"] if traced else []
+                out.append(f"x = g[{REG_REM}]")
+                seqs = {1: [dd], 2: [dd, dd], 3: [dd, dst, dd]}
+                for k in range(1, xmov + 1):
+                    kw = "if" if k == 1 else "elif"
+                    cond = f"x == {k}" if k < xmov else f"x >= {k}"
+                    out.append(f"{kw} {cond}:")
+                    for d in seqs[k]:
+                        out.extend("    " + s for s in dump)
+                        out.extend("    " + s for s in self.wr(d, src, traced))
+            return out
+        if name == "movi":
+            wr(f["DST"], f"{(f['RIMMED'] << f['SHIFT']) & M32:#x}")
+        elif name in ("setbiti", "clrbit"):
+            bit = 1 << f["BIT"]
+            expr = (f"{rd(f['SRC'])} | {bit:#x}" if name == "setbiti"
+                    else f"{rd(f['SRC'])} & {~bit & M32:#x}")
+            out.append(f"r = {expr}")
+            wr(f["DST"], "r")
+        elif name == "ubfx":
+            width = max(f["HI"] - f["LO"] + 1, 0)
+            out.append(f"r = ({rd(f['SRC'])} >> {f['LO']}) & {(1 << width) - 1:#x}")
+            wr(f["DST"], "r")
+        elif name == "bfi":
+            width = max(f["HI"] - f["LO"] + 1, 0)
+            out.append(f"r = (({rd(f['SRC'])} & {(1 << width) - 1:#x}) << {f['LO']}) & M")
+            old = rd(f["DST"]) if f["DST"] < REG_REM else f"g[{f['DST']}]"
+            out.append(f"r = {old} | r")
+            wr(f["DST"], "r")
+        elif name in ("cwrite", "swrite"):
+            off = f.get("BASE", f.get("IMMED", 0))
+            out.append(f"v = {rd(f['SRC'])}")
+            out.append(f"a = ({rd(f['OFFSET'])} + {off:#x}) & M")
+            if f["PREINCREMENT"]:
+                wr(f["OFFSET"], "a")
+            if name == "cwrite":
+                out.append("m.wr_ctrl(a, v)")
+                for i in range(f.get("SDS", 0)):
+                    out.append(f"v = {rd(f['SRC'])}")
+                    out.append(f"if (a & 0xfff) == m.c['DRAW_STATE_SET_HDR']: m.ds_base({i}, v)")
+            else:
+                out.append("m.wr_sqe(a, v)")
+        elif name in ("cread", "sread"):
+            off = f.get("BASE", f.get("IMMED", 0))
+            out.append(f"a = ({rd(f['OFFSET'])} + {off:#x}) & M")
+            if f["PREINCREMENT"]:
+                wr(f["OFFSET"], "a")
+            out.append("r = m.rd_ctrl(a)" if name == "cread" else "r = int(m.sqe[a & 0xff])")
+            wr(f["DST"], "r")
+        elif name == "load":
+            out.append(f"o = {rd(f['OFFSET'])}")
+            out.append(f"r = m.load(m.ls_addr(o) + {f['IMMED']:#x})")
+            if f["PREINCREMENT"]:
+                wr(f["OFFSET"], f"(o + {f['IMMED']:#x}) & M")
+            wr(f["DST"], "r")
+        elif name == "store":
+            out.append(f"o = {rd(f['OFFSET'])}")
+            out.append(f"a = m.ls_addr(o) + {f['IMMED']:#x}")
+            if f["PREINCREMENT"]:
+                wr(f["OFFSET"], f"(o + {f['IMMED']:#x}) & M")
+            out.append(f"m.store(a, {rd(f['SRC'])})")
+        elif name in ("brnei", "breqi", "brneb", "breqb"):
+            target = pc + sign_extend(f["OFFSET"], 16)
+            src = rd(f["SRC"])
+            cond = {"brnei": f"{src} != {f.get('IMMED', 0)}",
+                    "breqi": f"{src} == {f.get('IMMED', 0)}",
+                    "brneb": f"not {src} & {1 << f.get('BIT', 0):#x}",
+                    "breqb": f"{src} & {1 << f.get('BIT', 0):#x}"}[name]
+            out.append(f"if {cond}: {branch_var} = {target}")
+        elif name == "call":
+            out.append(f"m.call({pc + 2})")
+            out.append(f"{branch_var} = {f['TARGET']}")
+        elif name in ("ret", "iret"):
+            out.append(f"{branch_var} = m.ret()")
+        elif name == "bl":
+            wr(REG_LR, f"{pc + 2}")
+            out.append(f"{branch_var} = {f['TARGET']}")
+        elif name == "jumpa":
+            out.append(f"{branch_var} = {f['TARGET']}")
+        elif name == "jumpr":
+            out.append(f"{branch_var} = {rd(f['SRC1'])}")
+        elif name == "sret":
+            out.append(f"{branch_var} = g[{REG_LR}]")
+        elif name == "waitin":
+            out.append("m.waitin_pending = True")
+        elif name in ("nop", "setsecure"):
+            out.append("pass")
+        else:
+            raise EmulationError(f"cannot execute {name} at pc {pc:#06x}")
+        return out
+
+    def instr(self, name: str, f: dict, pc: int, traced: bool, branch_var: str,
+              fast: bool) -> list[str]:
+        """One instruction with its (rep) loop and step accounting."""
+        body = self.body(name, f, pc, traced, branch_var)
+        if not f.get("REP"):
+            if fast:
+                return body
+            pre = ["if m.steps >= m.limit: m.limit_hit()", "m.steps += 1"]
+            if traced:
+                pre.append("tw.clear()")
+            return pre + body
+        out = [f"while g[{REG_REM}]:"]
+        if fast:  # steps of the rest of the block are counted already: K of them
+            inner = [f"if m.steps - @K@ >= m.limit: m.steps -= @K@; m.pc = {pc}; m.limit_hit()",
+                     "m.steps += 1"]
+        else:
+            inner = ["if m.steps >= m.limit: m.limit_hit()", "m.steps += 1"]
+        if traced:
+            inner.append("tw.clear()")
+        inner.append("m.nreads = 0")
+        inner.extend(body)
+        inner.append(f"if not m.nreads: g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
+        if traced:
+            inner.append(f"if not m.nreads: tw.gpr.add({REG_REM})")
+            inner.append(f"if g[{REG_REM}]: tw.dump(m)")
+        out.extend("    " + s for s in inner)
+        if fast:  # the block pre-counted one step for this instruction
+            out.insert(0, "m.steps -= 1")
+        return out
+
+    def _compile(self, src: str, name: str) -> Callable:
+        ns: dict[str, Any] = {"M": M32}
+        exec(compile(src, f"<afuc {name}>", "exec"), ns)  # noqa: S102 - our own generated code
+        return ns[name]
+
+    def compile_one(self, proc: Processor, pc: int) -> Callable:
+        """The exact-path function of one instruction; trace bookkeeping runs when the
+        ``tw`` argument is not None."""
+        name, f, _ = proc.decode(pc)
+        lines = self.instr(name, f, pc, True, "m.bt", fast=False)
+        guarded = []
+        for s in lines:
+            stripped = s.lstrip()
+            indent = s[: len(s) - len(stripped)]
+            if "tw." not in stripped:
+                guarded.append(s)
+            elif stripped.startswith("if "):
+                cond, _, act = stripped.partition(": ")
+                guarded.append(f"{indent}{cond} and tw is not None: {act}")
+            else:
+                guarded.append(f"{indent}if tw is not None: {stripped}")
+        src = "def step(m, g, tw):\n" + "".join(f"    {s}\n" for s in guarded)
+        return self._compile(src, "step")
+
+    def compile_block(self, proc: Processor, start: int) -> tuple[Callable, int]:
+        """A function running the instructions from ``start`` up to a block end, and the
+        number of steps it counts up front (one per instruction; (rep) adjusts itself).
+
+        A block ends after a ``waitin``, after the delay slot of a taken branch, after
+        BLOCK_MAX instructions, or before an undecodable word."""
+        lines: list[str] = ["bt = None"]
+        pc = start
+        maybe_bt = False
+        n = 0
+        while True:
+            name, f, _ = proc.decode(pc)
+            n += 1
+            k_mark = f"@K{n}@"
+            body = [s.replace("@K@", k_mark) for s in self.instr(name, f, pc, False, "nb", True)]
+            lines.append(f"# {pc:#06x} {name}")
+            if name == "waitin":
+                lines.extend(body)
+                lines.append(f"m.pc = bt if bt is not None else {pc + 1}" if maybe_bt
+                             else f"m.pc = {pc + 1}")
+                lines.append("m.bt = None")
+                lines.append("return")
+                break
+            if name in BRANCHES:
+                lines.append("nb = None")
+                lines.extend(body)
+                if maybe_bt:
+                    lines.append(f"if bt is not None: m.steps -= {k_mark}; m.pc = bt; m.bt = nb; "
+                                 "return")
+                lines.append("bt = nb")
+                maybe_bt = True
+            else:
+                lines.extend(body)
+                if maybe_bt:
+                    lines.append(f"if bt is not None: m.steps -= {k_mark}; m.pc = bt; m.bt = None; "
+                                 "return")
+                    maybe_bt = False
+                if f.get("REP"):  # (rep) iterations may have used up the step budget
+                    lines.append(f"if m.steps > m.limit: m.steps -= {k_mark}; m.pc = {pc + 1}; "
+                                 "m.bt = None; return")
+            pc += 1
+            if n >= BLOCK_MAX or _ends_block(proc, pc):
+                lines.append(f"m.pc = {pc}")
+                lines.append("m.bt = bt" if maybe_bt else "m.bt = None")
+                lines.append("return")
+                break
+        src = "def block(m, g):\n" + "".join(f"    {s}\n" for s in lines)
+        for i in range(1, n + 1):
+            src = src.replace(f"@K{i}@", str(n - i))
+        return self._compile(src, "block"), n
+
+
+def _ends_block(proc: Processor, pc: int) -> bool:
+    """Blocks stop where the image ends or at undecodable words (executed only if reached)."""
+    if pc >= len(proc.image):
+        return True
+    try:
+        proc.decode(pc)
+    except EmulationError:
+        return True
+    return False
+
+
+# ALU semantics as source: inputs a, b, carry m.carry; output r
+ALU_SRC: dict[str, list[str]] = {
+    "add": ["t = a + b", "m.carry = t >> 32", "r = t & M"],
+    "addhi": ["r = (a + b + m.carry) & M"],
+    "sub": ["t = a - b", "m.carry = M if t < 0 else 0", "r = t & M"],
+    "subhi": ["r = (a - b + m.carry) & M"],
+    "and": ["r = a & b"],
+    "or": ["r = a | b"],
+    "xor": ["r = a ^ b"],
+    "not": ["r = ~a & M"],
+    "shl": ["r = (a << (b & 31)) & M"],
+    "ushr": ["r = a >> (b & 31)"],
+    "ishr": ["r = ((a - ((a & 0x80000000) << 1)) >> (b & 31)) & M"],
+    "rot": ["s = b & 31", "r = ((a << s) | (a >> (32 - s))) & M if s else a"],
+    "mul8": ["r = (a & 0xff) * (b & 0xff)"],
+    "min": ["r = a if a < b else b"],
+    "max": ["r = a if a > b else b"],
+    "cmp": ["r = 0x00 if a > b else (0x2b if a == b else 0x1e)"],
+    "bic": ["r = a & ~b & M"],
+    "msb": ["r = a.bit_length() - 1 if a else 0"],
+    "setbit": ["s = (b >> 1) & 31", "r = (a & ~(1 << s) & M) | ((b & 1) << s)"],
+}

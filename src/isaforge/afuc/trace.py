@@ -1,0 +1,107 @@
+"""Mesa's emulator trace format: each executed instruction, then the state it changed.
+
+A line per instruction (``\\t%04x: %08x  text``), then the registers written since the last
+clear, grouped as Mesa's ``emu_dump_state_change`` prints them: GPRs, GPU registers, pipe
+registers, control registers, SQE registers, memory. Like Mesa, the written sets are cleared
+at the start of each step and of each ``(rep)`` iteration, and printed after each iteration
+that leaves ``$rem`` non-zero, before each ``(xmovN)`` extra move, and at the end of the step;
+so a dump repeats what an earlier dump of the same iteration showed. Mesa prints every
+instruction at pc ``0000`` (it disassembles a one-word buffer); we print the real pc.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .disasm import Decoder, _Ctx
+from .isa import nop_literal
+
+if TYPE_CHECKING:
+    from .machine import Processor
+
+PAD = " " * 14
+SPECIAL_DST = {0x1C: "$rem", 0x1D: "$addr", 0x1E: "$usraddr", 0x1F: "$data"}
+
+
+class _LoneCtx(_Ctx):
+    """Branch targets print as numbers, as in Mesa's one-instruction disassembly."""
+
+    def branch_label(self, target: int, call: bool) -> str | None:
+        return None
+
+
+class TraceState:
+    """What changed in the current step, and how to print it."""
+
+    def __init__(self, out: Callable[[str], None], jumptbl_offset: int | None = None) -> None:
+        self.out = out
+        self.gpr: set[int] = set()
+        self.gpu: set[int] = set()
+        self.pipe: set[int] = set()
+        self.ctrl: set[int] = set()
+        self.sqe: set[int] = set()
+        self.mem: list[int] = []
+        self.jumptbl_offset = jumptbl_offset
+        self._dec: Decoder | None = None
+        self._ctx: _LoneCtx | None = None
+
+    def clear(self) -> None:
+        self.gpr.clear()
+        self.gpu.clear()
+        self.pipe.clear()
+        self.ctrl.clear()
+        self.sqe.clear()
+        self.mem.clear()
+
+    def line(self, proc: Processor, pc: int) -> None:
+        if self._dec is None:
+            self._dec = Decoder(proc.gen, proc.db)
+            self._ctx = _LoneCtx(proc.db, 1)
+        word = proc.image[pc]
+        if (self.jumptbl_offset is not None
+                and word == nop_literal(self.jumptbl_offset, proc.gen)):
+            text = "[#jumptbl]"
+        else:
+            _, _, text, comment = self._dec.line(word, self._ctx)
+            text += comment
+        self.out(f"\t{pc:04x}: {word:08x}  {text}")
+
+    def dump(self, proc: Processor) -> None:
+        db, out = proc.db, self.out
+        for n in sorted(self.gpr):
+            name = SPECIAL_DST.get(n, f"${n:02x}")
+            out(f"{PAD}GPR:  {name}: {proc.gpr[n]:08x}")
+        gpu = proc.emu.gpu
+        for n in sorted(self.gpu):
+            name = db.gpu_reg_name(n) or f"0x{n:04x}"
+            out(f"{PAD}GPU:  {name}: {int(gpu[n]):08x}")
+        for n in sorted(self.pipe):
+            name = db.pipe_reg_name(n)
+            out(f"{PAD}PIPE: {'|' + name if name else f'0x{n:03x}'}: {int(proc.pipe[n]):08x}")
+        for n in sorted(self.ctrl):
+            name = db.control_reg_name(n)
+            out(f"{PAD}CTRL: {'@' + name if name else f'0x{n:03x}'}: "
+                f"{int(proc.control[n]):08x}")
+        for n in sorted(self.sqe):
+            name = db.sqe_reg_name(n)
+            out(f"{PAD}SQE: {'@' + name if name else f'0x{n:03x}'}: {int(proc.sqe[n]):08x}")
+        mem = proc.emu.mem
+        for a in self.mem:
+            out(f"{PAD}MEM:  0x{a:016x}: 0x{mem.get(a, 0):08x}")
+
+
+def jumptable_offset(fw: object) -> int | None:
+    """Where the packet table sits in the main image (what Mesa prints as ``[#jumptbl]``)."""
+    from .disasm import JUMPTABLE_SIZE, _boot, _find_table
+    from .executor import PROC_SQE
+
+    if getattr(fw, "gen", 5) < 6:
+        return None
+    try:
+        core = _boot(fw, PROC_SQE, 0)  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - only a nicety of the trace text
+        return None
+    words = fw.words[1:]  # type: ignore[attr-defined]
+    assert len(core.jmptbl) == JUMPTABLE_SIZE
+    return _find_table(words, len(words), core.jmptbl)
