@@ -1,0 +1,449 @@
+"""The Tensix coprocessor: three threads, their frontends, a deterministic scheduler.
+
+Each thread has an instruction stream (what its RISC-V core would push), a MOP expander, a
+replay expander and a Wait Gate. :meth:`Coprocessor.step` gives each unfinished thread, in
+the order T0, T1, T2, one chance to issue the instruction at the head of its frontend: the
+instruction either passes the Wait Gate and executes, or waits (a latched STALLWAIT/SEMWAIT,
+a semaphore, a Src bank not owned by the Matrix Unit, a mutex), which blocks that thread
+only. When no thread can move and some have not finished, nothing can ever wake them (there
+are no RISC-V cores in this model), and :class:`~.state.DeadlockError` reports each thread's
+blocking reason.
+
+The machine never prints: :meth:`Coprocessor.hook_add` registers callbacks that receive an
+:class:`Executed` event per executed instruction (the CLI's trace subscribes).
+
+Usage::
+
+    cp = Coprocessor()
+    cp.load_program(program_text)      # PROG.s text (see :mod:`.program`) or {thread: words}
+    cp.srca.load(0, a, "bf16")         # typed access to every register file
+    cp.run(max_steps=100_000)
+    cp.dst.read("fp32", range(64))
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from ..core.errors import DecodeError, EmulationError
+from . import adc as adc_ops
+from . import matrix, sfpu
+from . import scalar as scalar_ops
+from .disasm import decode_word
+from .mop import MopExpander
+from .program import Program, parse_program
+from .regfiles import Dst, SrcClient, SrcRegs
+from .replay import ReplayExpander
+from .rwc import incrwc, setrwc
+from .state import (
+    N_THREADS,
+    ADCs,
+    Config,
+    DeadlockError,
+    GPRs,
+    NotImplementedInstruction,
+    RWCs,
+    StepLimitError,
+    ThreadConfig,
+    UBPolicy,
+)
+from .sync import LatchedWait, SyncUnit
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """An instruction word as the machine uses it."""
+
+    word: int
+    name: str
+    fields: Mapping[str, int]
+    text: str
+
+
+@lru_cache(maxsize=4096)
+def decode(word: int) -> Decoded:
+    """Decode one Tensix word (cached); :class:`DecodeError` if it is not an instruction."""
+    ins = decode_word(word, what="")
+    if ins.name is None:
+        raise DecodeError(f"{word:#010x} uses bits no {ins.mnemonic} operand covers")
+    return Decoded(word, ins.name, dict(ins.fields), ins.text)
+
+
+@dataclass(frozen=True)
+class Executed:
+    """Event: thread ``thread`` executed ``insn``; ``step`` counts executed instructions."""
+
+    step: int
+    thread: int
+    insn: Decoded
+    rwc: str  # the thread's RWCs after the instruction, in the spec's notation
+
+
+@dataclass
+class Thread:
+    """One Tensix thread's frontend state."""
+
+    index: int
+    program: list[int] = field(default_factory=list)
+    pc: int = 0
+    pending: deque[int] = field(default_factory=deque)
+    mop: MopExpander = field(default_factory=MopExpander)
+    replay: ReplayExpander = field(default_factory=ReplayExpander)
+    blocked: str | None = None
+    executed: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.pc >= len(self.program) and not self.pending
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What :meth:`Coprocessor.run` did."""
+
+    steps: int  # instructions executed
+    rounds: int  # scheduler rounds
+    per_thread: tuple[int, ...]
+
+
+class Coprocessor:
+    """The Blackhole Tensix coprocessor of one tile, functionally.
+
+    Register files and state (all numpy, sized as the hardware): ``dst`` (:class:`Dst`),
+    ``srca``/``srcb`` (:class:`SrcRegs`), ``rwc`` (:class:`RWCs`), ``thread_config``
+    (:class:`ThreadConfig`), ``config`` (:class:`Config`), ``adc`` (:class:`ADCs`), ``gpr``
+    (:class:`GPRs`), ``sync`` (semaphores, mutexes, latched waits), ``lreg`` (the SFPU's
+    LRegs, ``(8, 32)`` uint32) and per thread ``threads[i].mop.cfg`` / ``.replay.buf``.
+
+    ``ub`` chooses what undefined behaviour does: ``"stop"`` raises
+    :class:`~.state.UndefinedBehaviourError`, ``"continue"`` records it in ``ub_events``.
+    """
+
+    def __init__(self, ub: str = "stop") -> None:
+        self.dst = Dst()
+        self.srca = SrcRegs("SrcA")
+        self.srcb = SrcRegs("SrcB")
+        self.rwc = RWCs()
+        self.thread_config = ThreadConfig()
+        self.config = Config()
+        self.adc = ADCs()
+        self.gpr = GPRs()
+        self.sync = SyncUnit(self.srca, self.srcb)
+        self.lreg = np.zeros((sfpu.N_LREGS, sfpu.LANES), dtype=np.uint32)
+        self.threads = [Thread(i) for i in range(N_THREADS)]
+        self.ub = UBPolicy(ub)
+        self.steps = 0
+        self.rounds = 0
+        self._hooks: list[Callable[[Executed], None]] = []
+        self._current: tuple[int, str] = (0, "")
+
+    # -- API ---------------------------------------------------------------------------------
+
+    @property
+    def semaphores(self):  # noqa: ANN201 - Semaphores; kept short for users
+        return self.sync.sem
+
+    @property
+    def ub_events(self) -> list:
+        return self.ub.events
+
+    def hook_add(self, callback: Callable[[Executed], None]) -> None:
+        """Call ``callback(Executed)`` after every executed instruction."""
+        self._hooks.append(callback)
+
+    def load_program(self, program: str | Program | Mapping[int, Iterable[int]],
+                     filename: str = "<program>") -> None:
+        """Load PROG.s text (see :mod:`.program`; its directives are applied), a parsed
+        :class:`~.program.Program`, or a mapping ``{thread: [word, ...]}``. Replaces the
+        threads' instruction streams."""
+        if isinstance(program, str):
+            program = parse_program(program, filename)
+        if isinstance(program, Program):
+            program.apply(self)
+            return
+        for t in range(N_THREADS):
+            self.set_stream(t, program.get(t, []))
+
+    def load_src(self, which: str, bank: int, values: np.ndarray, fmt: str,
+                 row: int = 0) -> None:
+        """Fill SrcA/SrcB (``which`` "a"/"b") bank ``bank`` with typed values from ``row`` on,
+        as an unpacker would, and hand the bank to the Matrix Unit: its implied format becomes
+        ``fmt``'s and its ``AllowedClient`` the Matrix Unit (the bank indices do not move)."""
+        src = self.srca if which.lower() == "a" else self.srcb
+        src.load(bank, values, fmt, row)
+        src.implied_fmt[bank] = matrix.IMPLIED_CODE.get(fmt, 0)
+        src.allowed_client[bank] = SrcClient.MATRIX_UNIT
+
+    def set_stream(self, thread: int, words: Iterable[int]) -> None:
+        """Give thread ``thread`` a new instruction stream (Tensix words)."""
+        th = self.threads[thread]
+        th.program, th.pc = [int(w) & 0xFFFFFFFF for w in words], 0
+        th.pending.clear()
+
+    @property
+    def finished(self) -> bool:
+        return all(th.finished for th in self.threads)
+
+    def step(self) -> bool:
+        """One scheduler round: each unfinished thread tries to issue one instruction.
+
+        Returns False when every thread has finished. Raises :class:`DeadlockError` when no
+        thread could move and some have not finished."""
+        if self.finished:
+            return False
+        self.rounds += 1
+        moved = False
+        for th in self.threads:
+            if self._frontend(th) and self._issue(th):
+                moved = True
+        if not moved and not self.finished:
+            reasons = {th.index: th.blocked or "?" for th in self.threads if not th.finished}
+            lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
+            raise DeadlockError(f"deadlock: no thread can make progress ({lines})", reasons)
+        return not self.finished
+
+    def run(self, max_steps: int | None = 1_000_000) -> RunResult:
+        """Run until every thread has finished. ``max_steps`` bounds executed instructions
+        (:class:`StepLimitError` beyond it); ``None`` means no bound."""
+        start = self.steps
+        while self.step():
+            if max_steps is not None and self.steps - start > max_steps:
+                raise StepLimitError(f"the program did not finish within {max_steps} steps "
+                                     f"(--max-steps)")
+        return RunResult(self.steps - start, self.rounds,
+                         tuple(th.executed for th in self.threads))
+
+    # -- frontend and Wait Gate --------------------------------------------------------------
+
+    def report_ub(self, message: str) -> None:
+        t, name = self._current
+        self.ub.report(t, name, message)
+
+    def _frontend(self, th: Thread) -> bool:
+        """Fill the thread's pending queue through the MOP and replay expanders; False if the
+        thread has nothing left."""
+        while not th.pending and th.pc < len(th.program):
+            word = th.program[th.pc]
+            th.pc += 1
+            self._current = (th.index, f"{word:#010x}")
+            for w in th.mop.feed(word):
+                th.pending.extend(th.replay.feed(w, self.report_ub))
+        return bool(th.pending)
+
+    def _issue(self, th: Thread) -> bool:
+        t = th.index
+        word = th.pending[0]
+        try:
+            ins = decode(word)
+        except DecodeError as e:
+            raise EmulationError(f"thread {t}: instruction {th.executed + 1}: {e.message}"
+                                 ) from None
+        self._current = (t, ins.text)
+        reason = self.sync.gate(t, ins.name) or self._own_wait(t, ins)
+        if reason is not None:
+            th.blocked = f"{ins.text.expandtabs(1)}: {reason}"
+            return False
+        th.blocked = None
+        th.pending.popleft()
+        self._execute(t, ins)
+        th.executed += 1
+        self.steps += 1
+        if self._hooks:
+            ev = Executed(self.steps, t, ins, self.rwc.text(t))
+            for h in self._hooks:
+                h(ev)
+        return True
+
+    def _own_wait(self, t: int, ins: Decoded) -> str | None:
+        """Waits an instruction does by itself at the Wait Gate."""
+        name, f = ins.name, ins.fields
+        if name in matrix.NEEDS_BOTH:
+            return _bank_wait(self.srca) or _bank_wait(self.srcb)
+        if name in matrix.NEEDS_SRCA:
+            return _bank_wait(self.srca)
+        if name in matrix.NEEDS_SRCB:
+            return _bank_wait(self.srcb)
+        if name == "ATGETM":
+            return self.sync.mutex_wait(t, f["mutex_index"])
+        if name == "UNPACR_NOP" and f["Unpack_Pop"] & 3 == 1:
+            return matrix.unpacr_nop_zerosrc_wait(self, f)
+        return None
+
+    # -- execution ---------------------------------------------------------------------------
+
+    def _execute(self, t: int, ins: Decoded) -> None:
+        name, f = ins.name, ins.fields
+        handler = _HANDLERS.get(name)
+        if handler is not None:
+            handler(self, t, f)
+        elif name in scalar_ops.NAMES:
+            scalar_ops.execute(name, self.gpr, t, dict(f), self.report_ub)
+        elif name in matrix.HANDLERS:
+            matrix.HANDLERS[name](self, t, f)
+        elif name in sfpu.HANDLERS:
+            sfpu.HANDLERS[name](self, t, f)
+        else:
+            raise NotImplementedInstruction(f"thread {t}: not implemented: {name} "
+                                            f"({ins.text.expandtabs(1)})")
+
+    def state_id(self, t: int) -> int:
+        return self.thread_config.get(t, "CFG_STATE_ID_StateID")
+
+    def cfg(self, t: int, name: str) -> int:
+        """A Config field as thread ``t`` sees it (its CFG_STATE_ID bank)."""
+        return self.config.get(name, self.state_id(t))
+
+
+def _bank_wait(src: SrcRegs) -> str | None:
+    if src.matrix_ready():
+        return None
+    return f"waiting for {src.name} bank {src.matrix_bank} to be given to the Matrix Unit"
+
+
+# --------------------------------------------------------------------------------------------
+# Small instructions handled here (frontend-free units: config, sync, RWC, ADC)
+# --------------------------------------------------------------------------------------------
+
+
+def _nop(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    pass
+
+
+def _setc16(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    reg = f["setc16_reg"]
+    if reg >= ThreadConfig.N_REGS:
+        cp.report_ub(f"ThreadConfig register {reg} does not exist (0..{ThreadConfig.N_REGS - 1})")
+        return
+    cp.thread_config.regs[t, reg] = f["setc16_value"]
+
+
+def _cfg_index(cp: Coprocessor, index: int) -> int | None:
+    if index >= Config.N_WORDS:
+        cp.report_ub(f"Config word {index} is out of range (0..{Config.N_WORDS - 1})")
+        return None
+    return index
+
+
+def _gpr_index(cp: Coprocessor, index: int) -> int:
+    if index >= GPRs.N:
+        cp.report_ub(f"GPR {index} does not exist (0..63)")
+    return index & (GPRs.N - 1)
+
+
+def _wrcfg(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    idx = _cfg_index(cp, f["CfgReg"])
+    if idx is None:
+        return
+    s, g = cp.state_id(t), _gpr_index(cp, f["GprAddress"])
+    if f["wr128b"]:
+        cp.config.words[s, idx & ~3:(idx & ~3) + 4] = cp.gpr.v[t, g & ~3:(g & ~3) + 4]
+    else:
+        cp.config.words[s, idx] = cp.gpr.v[t, g]
+
+
+def _rdcfg(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    idx = _cfg_index(cp, f["CfgReg"])
+    if idx is None:
+        return
+    cp.gpr.v[t, _gpr_index(cp, f["GprAddress"])] = cp.config.words[cp.state_id(t), idx]
+
+
+def _rmwcib(byte: int) -> Callable[[Coprocessor, int, Mapping[str, int]], None]:
+    def run(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+        idx = _cfg_index(cp, f["CfgRegAddr"])
+        if idx is None:
+            return
+        s = cp.state_id(t)
+        word = int(cp.config.words[s, idx])
+        old = word >> (8 * byte) & 0xFF
+        new = (f["Data"] & f["Mask"]) | (old & ~f["Mask"] & 0xFF)
+        cp.config.words[s, idx] = (word & ~(0xFF << (8 * byte)) & 0xFFFFFFFF) | (new << (8 * byte))
+    return run
+
+
+def _seminit(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    cp.sync.seminit(f["sem_sel"] & 0xFF, f["init_value"], f["max_value"])
+
+
+def _sempost(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    cp.sync.sempost(f["sem_sel"] & 0xFF)
+
+
+def _semget(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    cp.sync.semget(f["sem_sel"] & 0xFF)
+
+
+def _semwait(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    cond = f["wait_sem_cond"]
+    if not cond:
+        cp.report_ub("SEMWAIT with an empty condition mask")
+        return
+    cp.sync.latched[t] = LatchedWait("SEMWAIT", f["stall_res"] or 1 << 6, cond,
+                                     f["sem_sel"] & 0xFF)
+
+
+def _stallwait(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    cond = f["wait_res"] & 0x1FFF or 0x0F
+    cp.sync.latched[t] = LatchedWait("STALLWAIT", f["stall_res"] or 1 << 6, cond)
+
+
+def _atgetm(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    cp.sync.atgetm(t, f["mutex_index"])
+
+
+def _atrelm(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    cp.sync.atrelm(t, f["mutex_index"])
+
+
+def _setrwc(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    setrwc(cp.rwc, t, f["rwc_cr"], f["rwc_d"], f["rwc_b"], f["rwc_a"], f["BitMask"])
+    matrix.flip_banks(cp, t, f["clear_ab_vld"])
+
+
+def _incrwc(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    incrwc(cp.rwc, t, f["rwc_cr"] & 7, f["rwc_d"], f["rwc_b"], f["rwc_a"])
+
+
+def _adc(kind: str) -> Callable[[Coprocessor, int, Mapping[str, int]], None]:
+    def run(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+        fd = dict(f)
+        if kind == "SETADC":
+            adc_ops.setadc(cp.adc, t, fd, cp.report_ub)
+        elif kind == "SETADCXX":
+            adc_ops.setadcxx(cp.adc, t, fd)
+        else:
+            op, dims = kind[:-2], adc_ops.XY if kind.endswith("XY") else adc_ops.ZW
+            fn = {"SETADC": adc_ops.set_pair, "INCADC": adc_ops.inc_pair,
+                  "ADDRCR": adc_ops.addrcr_pair}[op]
+            fn(cp.adc, t, fd, dims, cp.report_ub)
+    return run
+
+
+_HANDLERS: dict[str, Callable[[Coprocessor, int, Mapping[str, int]], None]] = {
+    "NOP": _nop,
+    "SETC16": _setc16,
+    "WRCFG": _wrcfg,
+    "RDCFG": _rdcfg,
+    "RMWCIB0": _rmwcib(0),
+    "RMWCIB1": _rmwcib(1),
+    "RMWCIB2": _rmwcib(2),
+    "RMWCIB3": _rmwcib(3),
+    "SEMINIT": _seminit,
+    "SEMPOST": _sempost,
+    "SEMGET": _semget,
+    "SEMWAIT": _semwait,
+    "STALLWAIT": _stallwait,
+    "ATGETM": _atgetm,
+    "ATRELM": _atrelm,
+    "SETRWC": _setrwc,
+    "INCRWC": _incrwc,
+    **{k: _adc(k) for k in ("SETADC", "SETADCXX", "SETADCXY", "SETADCZW", "INCADCXY",
+                            "INCADCZW", "ADDRCRXY", "ADDRCRZW")},
+}
+
+__all__ = ["Coprocessor", "Decoded", "Executed", "RunResult", "Thread", "decode"]

@@ -1,0 +1,199 @@
+"""Vector Unit (SFPU) data movement: SFPLOAD and SFPSTORE between Dst and the LRegs.
+
+Only the addressing, the lane mapping and the ``Mod0`` data-type conversions are modelled
+(the SFPU arithmetic comes later; every other SFP instruction is "not implemented").
+
+Lane ``L`` (0..31) of an LReg maps to Dst row ``(Addr & ~3) + L // 8`` and column
+``(L & 7) * 2``, plus one when bit 1 of ``Addr`` is set, where ``Addr = Imm10 +
+DEST_TARGET_REG_CFG_MATH_Offset + RWC.Dst + DEST_REGW_BASE_Base`` (the stack pointer RWC
+``Sp`` of Blackhole's INT32_ALL mode is not modelled; that mode is not implemented). After
+the access the RWCs advance by ApplyPartialAddrMod (FidelityPhase untouched). All 32 lanes are
+enabled (no SFPU condition codes yet). Reading a ZEROACC'd row, or writing part of one, is
+undefined behaviour and is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import formats as F
+from .state import DST, NotImplementedInstruction
+
+if TYPE_CHECKING:
+    from .coprocessor import Coprocessor
+
+N_LREGS = 8  # the writable LRegs (LReg[8..15] are constants / special, not modelled)
+LANES = 32
+
+(SRCB, FP16, BF16, FP32, INT32, INT8, UINT16, HI16, INT16, LO16, INT32_ALL, ZERO, INT32_SM,
+ INT8_COMP, LO16_ONLY, HI16_ONLY) = range(16)
+
+LANE = np.arange(LANES)
+
+
+def lane_rows_cols(addr: int) -> tuple[np.ndarray, np.ndarray]:
+    """Dst16b/Dst32b row and column of each of the 32 lanes for address ``addr``."""
+    addr &= 0x3FF
+    rows = ((addr & ~3) + LANE // 8) & 0x3FF
+    cols = (LANE & 7) * 2 + (1 if addr & 2 else 0)
+    return rows, cols
+
+
+def _group(addr: int) -> np.ndarray:
+    """The four Dst rows an access at ``addr`` touches."""
+    return ((addr & 0x3FC) + np.arange(4)) & 0x3FF
+
+
+def _mode(cp: Coprocessor, t: int, mod0: int) -> int:
+    if mod0 != SRCB:
+        return mod0
+    if cp.cfg(t, "ALU_ACC_CTRL_SFPU_Fp32_enabled"):
+        return FP32
+    if cp.cfg(t, "ALU_FORMAT_SPEC_REG_SrcB_override"):
+        fmt = cp.cfg(t, "ALU_FORMAT_SPEC_REG_SrcB_val")
+    else:
+        fmt = cp.cfg(t, "ALU_FORMAT_SPEC_REG1_SrcB")
+    if cp.thread_config.get(t, "SFPU_DEST_FMT_Enable"):
+        fmt = cp.thread_config.get(t, "SFPU_DEST_FMT_Base")
+    return BF16 if fmt in F.BF16_STYLE or fmt == F.DataFormat.TF32 else FP16
+
+
+def _addr(cp: Coprocessor, t: int, imm: int) -> int:
+    return (imm + cp.thread_config.get(t, "DEST_TARGET_REG_CFG_MATH_Offset")
+            + cp.rwc.get(t, DST) + cp.cfg(t, "DEST_REGW_BASE_Base")) & 0x3FF
+
+
+_UNMODELLED = {INT32_ALL: "INT32_ALL", INT32_SM: "INT32_SM", INT8_COMP: "INT8_COMP"}
+_LOAD32 = (FP32, INT32)  # SFPLOAD reads Dst32b in these modes, Dst16b otherwise
+_STORE32 = (FP32, INT32, LO16, HI16)  # SFPSTORE writes Dst32b in these modes
+
+
+def _check_mode(name: str, mode: int) -> None:
+    if mode in _UNMODELLED:
+        raise NotImplementedInstruction(f"not implemented: {name} MOD0_FMT_{_UNMODELLED[mode]}")
+
+
+def sfpload(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    from .matrix import advance, sync_dst_config
+
+    sync_dst_config(cp, t)
+    mode = _mode(cp, t, f["instr_mod0"])
+    _check_mode("SFPLOAD", mode)
+    vd = f["lreg_ind"]
+    addr = _addr(cp, t, f["dest_reg_addr"] & 0x3FF)
+    rows, cols = _group(addr), lane_rows_cols(addr)[1]
+    if vd < N_LREGS:
+        is32 = mode in _LOAD32
+        if not cp.dst.row_valid(rows, is32).all():
+            cp.report_ub("SFPLOAD reads a ZEROACC'd (invalid) Dst row")
+        old = cp.lreg[vd].astype(np.uint32)
+        if is32:
+            cells = cp.dst.read32(rows)[LANE // 8, cols]
+        else:
+            cells = cp.dst.read16(rows)[LANE // 8, cols].astype(np.uint32)
+        cp.lreg[vd] = load_convert(mode, cells, old)
+    advance(cp, t, f["sfpu_addr_mode"], update_fidelity=False)
+
+
+def load_convert(mode: int, cells: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """Dst cells (uint32) -> LReg words for SFPLOAD mode ``mode``."""
+    c = cells.astype(np.uint32)
+    if mode == FP16:
+        sign, man, exp = c >> 15 & 1, c >> 5 & 0x3FF, c & 0x1F
+        exp = np.where(exp != 0, exp + 112, 0)
+        return (sign << 31) | (exp << 23) | (man << 13)
+    if mode == BF16:
+        return F.dst16_to_bf16(c).astype(np.uint32) << 16
+    if mode in (FP32, INT32):
+        return F.dst32_to_fp32(c).astype(np.uint32)
+    if mode == INT8:
+        return (c >> 15 << 31) | (c >> 5 & 0xFF)
+    if mode == LO16_ONLY:
+        return (old & 0xFFFF0000) | c
+    if mode == HI16_ONLY:
+        return (c << 16) | (old & 0xFFFF)
+    if mode == INT16:
+        return (c >> 15 << 31) | (c & 0x7FFF)
+    if mode in (UINT16, LO16):
+        return c & 0xFFFF
+    if mode == HI16:
+        return (c & 0xFFFF) << 16
+    if mode == ZERO:
+        return np.zeros_like(c)
+    raise NotImplementedInstruction(f"not implemented: SFPLOAD mode {mode}")
+
+
+def store_convert(mode: int, datum: np.ndarray) -> np.ndarray:
+    """LReg words -> Dst cells (uint32; 16-bit modes give values < 2**16)."""
+    x = datum.astype(np.uint32)
+    if mode == FP16:
+        sign = x >> 31
+        exp = (x >> 23 & 0xFF).astype(np.int64) - 112
+        man = x & 0x7FFFFF
+        under, over = exp <= 0, exp > 31
+        exp = np.where(under, 0, np.where(over, 31, exp)).astype(np.uint32)
+        man = np.where(under, 0, np.where(over, 0x7FFFFF, man)).astype(np.uint32) >> 13
+        ieee = (sign << 15) | (exp << 10) | man
+        return F.fp16_to_dst16(ieee).astype(np.uint32)
+    if mode == BF16:
+        flushed = np.where(x & 0x7F800000, x, x & 0x80000000).astype(np.uint32)
+        return F.bf16_to_dst16(flushed >> 16).astype(np.uint32)
+    if mode == FP32:
+        flushed = np.where(x & 0x7F800000, x, x & 0x80000000).astype(np.uint32)
+        return F.fp32_to_dst32(flushed).astype(np.uint32)
+    if mode == INT32:
+        return F.fp32_to_dst32(x).astype(np.uint32)
+    if mode == INT8:
+        return ((x >> 31 << 15) | (16 << 10) | (x & 0x3FF)).astype(np.uint32)
+    if mode in (LO16_ONLY, UINT16):
+        return x & 0xFFFF
+    if mode == HI16_ONLY:
+        return x >> 16
+    if mode == INT16:
+        return (x >> 31 << 15) | (x & 0x7FFF)
+    if mode == LO16:
+        return (x << 16) | (x >> 16)
+    if mode == HI16:
+        return x
+    if mode == ZERO:
+        return np.zeros_like(x)
+    raise NotImplementedInstruction(f"not implemented: SFPSTORE mode {mode}")
+
+
+def sfpstore(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    from .matrix import advance, sync_dst_config
+
+    sync_dst_config(cp, t)
+    mode = _mode(cp, t, f["instr_mod0"])
+    _check_mode("SFPSTORE", mode)
+    vd = f["lreg_ind"]
+    addr = _addr(cp, t, f["dest_reg_addr"] & 0x3FF)
+    rows, cols = _group(addr), lane_rows_cols(addr)[1]
+    if vd >= N_LREGS:
+        raise NotImplementedInstruction(f"not implemented: SFPSTORE from LReg {vd} "
+                                        "(constant / special LRegs)")
+    is32 = mode in _STORE32
+    if not cp.dst.row_valid(rows, is32).all():
+        cp.report_ub("SFPSTORE writes some columns of a ZEROACC'd (invalid) Dst row")
+    cells = store_convert(mode, cp.lreg[vd])
+    if is32:
+        block = cp.dst.read32(rows)
+        block[LANE // 8, cols] = cells
+        cp.dst.write32(rows, block)
+    else:
+        block = cp.dst.read16(rows).astype(np.uint32)
+        block[LANE // 8, cols] = cells
+        cp.dst.write16(rows, block)
+    cp.dst.set_valid(rows, is32)
+    advance(cp, t, f["sfpu_addr_mode"], update_fidelity=False)
+
+
+HANDLERS: dict[str, Callable[[Coprocessor, int, Mapping[str, int]], None]] = {
+    "SFPLOAD": sfpload,
+    "SFPSTORE": sfpstore,
+}
+
+__all__ = ["HANDLERS", "LANES", "N_LREGS", "lane_rows_cols", "load_convert", "store_convert"]
