@@ -453,7 +453,7 @@ def _elw(dst: Dst, srca: SrcRegs, srcb: SrcRegs, op: str, srca_row: int, srcb_ro
         b = _src_logical(srcb, b_rows, b_fmt, style)
     if bcast_srcb_col:
         b = np.repeat(b[:, :1], 16, axis=1)
-    if op == "sub":
+    if op == "sub" and style != "int8":
         b = b ^ (1 << 18)
     acc = accumulate_dst or op == "mul"
     prior = _read_dst_frame(dst, dst_rows, cfg) if acc else np.zeros((8, 16), I64)

@@ -127,8 +127,8 @@ class Dst:
 
     # ---- valid bits
     def row_valid(self, rows: np.ndarray | int, is32: bool) -> np.ndarray:
-        """``DstRowValid`` of view rows (``Adj32(r)`` or ``Adj16(r)``)."""
-        return self.valid[self.phys(rows, is32)]
+        """``DstRowValid`` of view rows (``Adj32(r)`` or ``Adj16(r)``), as a 1-D array."""
+        return self.valid[self.phys(_rows_arg(rows, ROWS16), is32)]
 
     def set_valid(self, rows: np.ndarray | int, is32: bool, flag: bool = True) -> None:
         """Set the valid bit of view rows."""
