@@ -524,7 +524,7 @@ class CodeGen:
         def wr(n: int, expr: str) -> None:
             out.extend(self.wr(n, expr, traced))
 
-        op = name[:-1] if name.endswith("i") and name[:-1] in ALU_SRC else name
+        op = name[:-1] if name[-1] == "i" and name[:-1] in ALU_SRC and name != "setbiti" else name
         alu = ALU_SRC.get(op)
         if alu is not None:
             if op in ("not", "msb"):
