@@ -13,10 +13,12 @@ the LLK macro form (``TT_SETC16(5, 4)``, ``TTI_MVMUL(...)``).
 """
 
 from .asm import assemble, assemble_bytes
+from .coprocessor import Coprocessor
 from .disasm import Instruction, decode_word, disassemble, listing, relist
 from .isa import instr, ops, rotl2, rotr2, tensix_isa
 
 __all__ = [
+    "Coprocessor",
     "Instruction",
     "assemble",
     "assemble_bytes",

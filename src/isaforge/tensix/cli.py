@@ -13,7 +13,7 @@ SYNTAX = click.Choice(["objdump", "llk"])
 
 @click.group("tensix")
 def tensix_cli() -> None:
-    """Tenstorrent Blackhole Tensix coprocessor: asm and disasm (objdump and LLK syntax)."""
+    """Tenstorrent Blackhole Tensix coprocessor: asm and disasm (objdump and LLK syntax), run."""
 
 
 @tensix_cli.command("disasm")
@@ -51,3 +51,12 @@ def asm_cmd(source: str, output: str, rotated: bool) -> None:
     except UnicodeDecodeError as e:
         raise click.ClickException(f"{source}: not a text file ({e.reason})") from None
     write_output(output, assemble_bytes(text, rotated=rotated, filename=source))
+
+
+def _register_run() -> None:
+    from .run_cli import run_cmd
+
+    tensix_cli.add_command(run_cmd)
+
+
+_register_run()
