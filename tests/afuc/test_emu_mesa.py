@@ -191,4 +191,8 @@ def test_afuc_test_mem_write():
     assert len(mesa) > 500
     assert ours_n[: len(mesa)] == mesa  # the same until Mesa aborts
     assert len(ours_n) > len(mesa)
-    assert emu.read_mem(0x10000, 4) == [0xA, 0xB, 0xC, 0xD]
+    # this test firmware's handler writes from address + 4 (Mesa's one write is at 0x10004)
+    assert "MEM:  0x0000000000010004: 0x0000000a" in trace
+    assert emu.read_mem(0x10004, 4) == [0xA, 0xB, 0xC, 0xD]
+    assert [e.addr for e in emu.effects if e.kind == "mem"] == [0x10004, 0x10008, 0x1000C,
+                                                                   0x10010]
