@@ -1,0 +1,47 @@
+"""The commit bus (CBUS) and its fair round-robin arbiter.
+
+A station whose result is ready raises its request; the arbiter grants the bus one cycle
+after the request (the result's ``ready`` cycle is request + 1). With several requests the
+search starts after the station granted last, so each waits at most one turn per requester.
+"""
+
+from __future__ import annotations
+
+from .stations import Op, Station
+
+
+class Arbiter:
+    """Round-robin over the stations (ids 1..7, index 0 unused)."""
+
+    __slots__ = ("stations", "last", "grants")
+
+    def __init__(self, stations: list[Station]) -> None:
+        self.stations = stations
+        self.last = len(stations) - 1  # so the first search starts at station 1
+        self.grants = 0
+
+    def grant(self, t: int) -> Op | None:
+        """The op that owns the bus in cycle ``t`` (removed from its station), or None."""
+        st = self.stations
+        n = len(st)
+        i = self.last
+        for _ in range(n - 1):
+            i += 1
+            if i == n:
+                i = 1
+            s = st[i]
+            if s.out and s.out[0][0] <= t:
+                self.last = i
+                self.grants += 1
+                return s.out.popleft()[1]
+        return None
+
+    def next_ready(self) -> int | None:
+        """The earliest cycle any pending result can be granted (None: nothing pending)."""
+        best = None
+        for s in self.stations[1:]:
+            if s.out:
+                r = s.out[0][0]
+                if best is None or r < best:
+                    best = r
+        return best

@@ -1,0 +1,288 @@
+"""The instruction issue unit (IIU) of one VP thread: fetch, dependency table, issue, branch.
+
+The finite-state machine is the RTL's (Module_InstructionIssue, beta_2.0), one state per
+clock cycle:
+
+* ``FETCH``: the instruction memory output is examined; the PC advances when the station is
+  free, the instruction is not a branch and no commit is queued. A commit seen here clears
+  its dependency-table entry directly.
+* ``ISSUE`` / ``ISSUE_FWD``: the issue packet goes to the stations; the destination's entry
+  in the dependency table is set to the station. ``ISSUE_FWD`` follows a commit and takes
+  the just-committed value (forwarding). An instruction therefore issues every 2 cycles.
+* ``FIFO_UPDATE``: a commit that arrived while the unit was busy is taken from its 2-entry
+  FIFO and its dependency-table entry cleared (one cycle each).
+* ``UPDATE_PC``: after a branch, wait for its result on the commit bus and load the target.
+
+The instruction memory is read synchronously: the word examined in cycle t is the one at the
+PC of cycle t-1 (``prev_pc``). The RTL prints ``PC - 1`` as the issue's IP.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from ..alu import (
+    OP_ADD,
+    OP_DIV,
+    OP_IO,
+    OP_LOGIC,
+    OP_MUL,
+    OP_SQRT,
+    addressing,
+    branch_taken,
+    branch_target,
+    flags,
+)
+from .stations import NEVER, RS_ADD0, RS_ADD1, RS_DIV, RS_IO, RS_LOGIC, RS_MUL, RS_SQRT, Op
+
+if TYPE_CHECKING:
+    from .model import VPCycleModel
+
+FETCH, ISSUE_FWD, ISSUE, FIFO_UPDATE, UPDATE_PC = 1, 2, 3, 4, 6  # the RTL's state numbers
+STATE_NAMES = {FETCH: "FETCH", ISSUE_FWD: "ISSUE_FWD", ISSUE: "ISSUE",
+               FIFO_UPDATE: "FIFO_UPDATE", UPDATE_PC: "UPDATE_PC", 0: "IDLE"}
+FIFO_DEPTH = 2
+PC_MASK = 0xFFFF
+
+
+class IssueUnit:
+    """One thread's issue unit."""
+
+    __slots__ = ("m", "thread", "pc", "prev_pc", "state", "sb", "sb_seq", "fifo", "latched",
+                 "branch_op", "branch_target", "resume_at", "ended", "bubble", "issued",
+                 "stall_cycles", "reg_base", "reg_mask")
+
+    def __init__(self, model: VPCycleModel, thread: int, code_offset: int = 0) -> None:
+        self.m = model
+        self.thread = thread
+        self.pc = code_offset
+        self.prev_pc = code_offset
+        self.state = FETCH
+        self.sb = [0] * 256  # dependency table: register -> station computing it (0: none)
+        self.sb_seq = [-1] * 256  # which op set the entry (the designed owner check)
+        self.fifo: deque[Op] = deque()
+        self.latched: Op | None = None  # the commit of the previous cycle (forwarding)
+        self.branch_op: Op | None = None
+        self.branch_target: int | None = None  # decided target (-1: not taken)
+        self.resume_at = NEVER  # RTL: cycle a branch with a dependency is fetched again
+        self.ended = False
+        self.bubble = False  # designed: the next FETCH sees a stale instruction word
+        self.issued = 0
+        self.stall_cycles = 0
+
+    # ---------------------------------------------------------------------------------------
+    # Helpers
+    # ---------------------------------------------------------------------------------------
+
+    def word(self) -> int:
+        code = self.m.code
+        p = self.prev_pc
+        return code[p] if p < len(code) else 0
+
+    def station_for(self, w: int, t: int) -> tuple[int, bool]:
+        """(station the instruction would be issued to, structural hazard) in cycle t."""
+        st = self.m.stations
+        op = w >> 48 & 7
+        if op == OP_ADD:
+            b0 = st[RS_ADD0].busy(t)
+            if not b0:
+                return RS_ADD0, False
+            b1 = st[RS_ADD1].busy(t)
+            return (0, True) if b1 else (RS_ADD1, False)
+        sid = _FIXED.get(op)
+        if sid is None:
+            return 0, False
+        b = st[sid].busy(t)
+        if b:
+            checked = sid in (RS_DIV, RS_MUL, RS_IO) or not self.m.quirks.rtl_structural
+            return 0, checked
+        return sid, False
+
+    def deps(self, w: int, fwd: Op | None) -> tuple[int, int]:
+        """Stations still computing SRC1 / SRC0 of ``w``, from the dependency table."""
+        m = self.m
+        a = addressing(w, m.offset, m.index)
+        sb = self.sb
+        imm = w >> 63
+        if m.quirks.rtl_scoreboard:
+            d1 = 0 if imm or a.src1_addr is None else sb[a.src1_addr]
+            d0 = 0 if (imm and w >> 47 & 1) or a.src0_addr is None else sb[a.src0_addr]
+            if fwd is not None:
+                if d1 and fwd.dst == a.src1_addr:
+                    d1 = 0
+                if d0 and fwd.dst == a.src0_addr:
+                    d0 = 0
+            return d1, d0
+        d1 = sb[a.src1_addr] if a.src1_addr is not None and a.src1_value is None else 0
+        d0 = sb[a.src0_addr] if a.src0_addr is not None else 0
+        return d1, d0
+
+    def _push(self, c: Op) -> None:
+        if len(self.fifo) < FIFO_DEPTH:
+            self.fifo.append(c)
+        else:
+            self.m.fifo_overflows += 1
+
+    def _clear_rtl(self, dst: int) -> None:
+        if self.m.quirks.rtl_scoreboard:
+            self.sb[dst] = 0
+
+    def commit_seen(self, c: Op) -> None:
+        """Designed machine: a commit clears the entry it owns; a branch learns its fate."""
+        if not self.m.quirks.rtl_scoreboard and self.sb_seq[c.dst] == c.seq:
+            self.sb[c.dst] = 0
+            self.sb_seq[c.dst] = -1
+        if c is self.branch_op and not self.m.quirks.branch_next_cycle:
+            zero, sign = flags(c.result)
+            w = c.word
+            if branch_taken(w >> 54 & 7, zero, sign):
+                self.branch_target = self._target(w)
+            else:
+                self.branch_target = -1
+
+    def _target(self, w: int) -> int:
+        m = self.m
+        a = addressing(w, m.offset, m.index)
+        raw0 = m.rf[a.src0_addr] if a.src0_addr is not None else (0, 0, 0)
+        return branch_target(w, raw0) & PC_MASK
+
+    # ---------------------------------------------------------------------------------------
+    # One clock cycle
+    # ---------------------------------------------------------------------------------------
+
+    def step(self, t: int, c: Op | None) -> None:
+        """Cycle ``t`` with ``c`` on the commit bus (None: bus idle)."""
+        m = self.m
+        q = m.quirks
+        w = self.word()
+        st = self.state
+        if t == self.resume_at:  # RTL: the branch with a dependency is fetched again
+            self.resume_at = NEVER
+            self.fifo.clear()
+            st = FETCH
+        if q.stop_at_eof and w >> 58 & 1:
+            m.finish(t)
+            return
+        if c is not None and m.trace and c.rs == self.station_for(w, t)[0] and w >> 57 & 1:
+            zero, sign = flags(c.result)
+            if branch_taken(w >> 54 & 7, zero, sign):
+                m.branch_taken(t, self.thread)
+        nxt = st
+        inc = False
+        pop = False
+        setpc = -1
+        if st == FETCH:
+            if self.bubble:  # designed: the word at the new PC arrives next cycle
+                self.bubble = False
+                if self.fifo:
+                    self.fifo.popleft()
+                if c is not None:
+                    self._push(c)
+                self.latched = c
+                self.prev_pc = self.pc
+                return
+            sid, busy = self.station_for(w, t)
+            if not busy and not q.no_smu_stall and sid:
+                d1, d0 = self.deps(w, None)
+                n = (d1 != 0) + (d0 != 0)
+                if n and not m.smu.has_room(n):
+                    busy = True
+                    m.smu.stalls += 1
+            branch = w >> 57 & 1
+            if c is not None:
+                self._clear_rtl(c.dst)
+            inc = not busy and not branch and (not self.fifo or c is not None)
+            if c is not None and not busy:
+                nxt = ISSUE_FWD
+            elif self.fifo:
+                nxt = FIFO_UPDATE
+            elif busy:
+                nxt = FETCH
+                self.stall_cycles += 1
+            else:
+                nxt = ISSUE
+        elif st == ISSUE or st == ISSUE_FWD:
+            fwd = self.latched if st == ISSUE_FWD else None
+            if st == ISSUE_FWD:
+                pop = True
+            if w >> 58 & 1:  # EOF (designed: the thread ends here)
+                self.ended = True
+                nxt = 0
+            else:
+                op = m.issue(self, w, t, fwd, c)
+                if w >> 57 & 1:
+                    nxt = UPDATE_PC
+                    self.branch_op = op
+                    self.branch_target = None
+                    if q.branch_dep_reissue:
+                        inc = not (op is not None and op.waits)
+                    else:
+                        inc = True
+                else:
+                    nxt = FETCH
+        elif st == FIFO_UPDATE:
+            if self.fifo:
+                self._clear_rtl(self.fifo[0].dst)
+            pop = True
+            sid, busy = self.station_for(w, t)
+            branch = w >> 57 & 1
+            if self.branch_op is not None and not q.branch_next_cycle:
+                nxt = UPDATE_PC
+            elif not busy and not branch:
+                nxt = ISSUE
+                inc = not q.refetch_after_fifo
+            else:
+                nxt = FETCH
+        elif st == UPDATE_PC:
+            bop = self.branch_op
+            if q.branch_next_cycle:
+                # RTL: the FIFO is popped (the entry is lost) and the branch is decided by
+                # whatever commits this cycle
+                if self.fifo:
+                    self.fifo.popleft()
+                waiting = bop is not None and bop.waits and q.branch_dep_reissue
+                if waiting:
+                    if c is not None and (c.rs == bop.dep1 or c.rs == bop.dep0):
+                        # the PC still holds the branch's address (not advanced at issue)
+                        self.resume_at = t + q.timing.branch_dep_reissue - 1
+                        for i in range(256):
+                            if self.sb[i] == c.rs:
+                                self.sb[i] = 0
+                    nxt = UPDATE_PC
+                else:
+                    if c is not None and bop is not None and c.rs == self.station_for(w, t)[0]:
+                        zero, sign = flags(c.result)
+                        if branch_taken(w >> 54 & 7, zero, sign):
+                            setpc = self._target(w)
+                    self.branch_op = None
+                    nxt = FETCH
+            else:
+                if self.branch_target is not None:
+                    if self.branch_target >= 0:
+                        setpc = self.branch_target
+                    self.branch_op = None
+                    self.branch_target = None
+                    nxt = FETCH
+                    self.bubble = True
+                elif self.fifo:
+                    nxt = FIFO_UPDATE
+        else:  # ended
+            if c is not None:
+                self._push(c)
+            return
+        # end of cycle: FIFO, PC, instruction memory address, state
+        if pop and self.fifo:
+            self.fifo.popleft()
+        if c is not None:
+            self._push(c)
+        self.latched = c
+        self.prev_pc = self.pc
+        if setpc >= 0:
+            self.pc = setpc
+        elif inc and not w >> 58 & 1:
+            self.pc = (self.pc + 1) & PC_MASK
+        self.state = nxt
+
+
+_FIXED = {OP_DIV: RS_DIV, OP_MUL: RS_MUL, OP_SQRT: RS_SQRT, OP_LOGIC: RS_LOGIC, OP_IO: RS_IO}

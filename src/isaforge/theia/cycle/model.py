@@ -1,0 +1,339 @@
+"""The VP cycle model: the step loop that ties issue unit, stations, SMU and commit bus.
+
+Each simulated cycle: the arbiter grants the commit bus; the issue unit takes its FSM step
+(reading the register file as it was at the start of the cycle); the granted result is
+written to the register file and forwarded to the stations waiting for it. Cycles in which
+nothing can change (the issue unit waiting for a busy station, a branch or the last results,
+with nothing due on the commit bus) are skipped in one jump, so a 66-cycle DIV costs one
+step, not 66.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...core.errors import EmulationError
+from ..alu import OP_DIV, OP_IO, ZERO, Lanes, addressing, execute, issue_sources
+from . import events as ev
+from .cbus import Arbiter
+from .iiu import FETCH, UPDATE_PC, IssueUnit
+from .quirks import DESIGNED, Quirks
+from .smu import DepStore, forwarded_src0, forwarded_src1, tag
+from .stations import NEVER, NUM_STATIONS, RS_ADD0, RS_ADD1, RS_IO, Op, Station
+
+MASK64 = (1 << 64) - 1
+OMEM_WORDS = 1 << 16
+DEFAULT_MAX_CYCLES = 50_000_000
+
+
+def _merge(old: Lanes, new: Lanes, we: int) -> Lanes:
+    return (new[0] if we & 4 else old[0], new[1] if we & 2 else old[1],
+            new[2] if we & 1 else old[2])
+
+
+def _tag_lanes(t: int) -> Lanes:
+    return (0, 0, t)
+
+
+class VPCycleModel:
+    """One VP running one program (thread 0), cycle by cycle."""
+
+    def __init__(self, code: Sequence[int], *, quirks: Quirks = DESIGNED,
+                 tmem: Sequence[int] | np.ndarray | None = None, omem_words: int = OMEM_WORDS,
+                 trace: bool = True, vp: int = 2) -> None:
+        self.code = [int(w) & MASK64 for w in code]
+        self.quirks = quirks
+        self.trace = trace
+        self.vp = vp
+        self.rf: list[Lanes] = [ZERO] * 256
+        self.known = bytearray(256)  # lanes of each register that hold a defined value
+        self.stations = [Station(i) for i in range(NUM_STATIONS + 1)]  # index = station id
+        self.arb = Arbiter(self.stations)
+        self.smu = DepStore()
+        self.iius = [IssueUnit(self, 0)]
+        self.events: list[ev.Event] = []
+        self.tmem = np.zeros(0, np.uint32) if tmem is None else np.asarray(tmem, np.uint32)
+        self.omem = np.zeros(omem_words, np.uint32)
+        self.cycle = 0  # the next cycle to simulate
+        self.steps = 0  # cycles actually stepped (the rest were skipped)
+        self.done = False
+        self.finished_at: int | None = None
+        self.deadlock = False
+        self.seq = 0
+        self.issues = 0
+        self.commits = 0
+        self.fifo_overflows = 0
+
+    # ---------------------------------------------------------------------------------------
+    # State the issue unit reads
+    # ---------------------------------------------------------------------------------------
+
+    @property
+    def offset(self) -> int:
+        """The frame offset (R3.x, 8 bits)."""
+        return self.rf[3][0] & 0xFF
+
+    @property
+    def index(self) -> int:
+        """The index register (R3.z, 8 bits)."""
+        return self.rf[3][2] & 0xFF
+
+    def registers(self) -> np.ndarray:
+        """The register file as a (256, 3) uint32 array."""
+        return np.array(self.rf, dtype=np.uint32)
+
+    def finish(self, t: int) -> None:
+        self.done = True
+        self.finished_at = t
+
+    def branch_taken(self, t: int, thread: int) -> None:
+        self.events.append(ev.BranchTaken(t, thread))
+
+    # ---------------------------------------------------------------------------------------
+    # Issue, execute, commit
+    # ---------------------------------------------------------------------------------------
+
+    def issue(self, iiu: IssueUnit, w: int, t: int, fwd: Op | None, c: Op | None) -> Op | None:
+        """Put ``w`` on the issue bus in cycle ``t``; returns the op (None for a NOP)."""
+        q = self.quirks
+        sid, _ = iiu.station_for(w, t)
+        off = self.offset
+        idx = self.index
+        a = addressing(w, off, idx)
+        rf = self.rf
+        known = self.known
+        raw1_reg = rf[a.src1_addr] if a.src1_addr is not None else ZERO
+        raw1 = a.src1_value if a.src1_value is not None else raw1_reg
+        raw0 = rf[a.src0_addr] if a.src0_addr is not None else ZERO
+        d1, d0 = iiu.deps(w, fwd)
+        if c is not None and not q.rtl_scoreboard:  # forwarding from this cycle's commit
+            if d1 and a.src1_addr == c.dst and iiu.sb_seq[c.dst] == c.seq:
+                raw1 = _merge(raw1, c.result, c.we)
+                d1 = 0
+            if d0 and a.src0_addr == c.dst and iiu.sb_seq[c.dst] == c.seq:
+                raw0 = _merge(raw0, c.result, c.we)
+                d0 = 0
+        dst = a.dst_for(raw1_reg if a.dst_index_from_src1 else None)
+        we = w >> 42 & 7
+        if not sid:
+            if q.rtl_scoreboard and not w >> 57 & 1:
+                iiu.sb[dst] = 0
+            return None
+        self.seq += 1
+        op = Op(w, iiu.thread, sid, dst, we, t, self.seq)
+        mod1, mod0 = issue_sources(w, raw1, raw0)
+        if d1:
+            op.dep1 = d1
+            mod1 = _tag_lanes(tag(w, 1))
+        else:
+            op.src1 = mod1
+        if d0:
+            op.dep0 = d0
+            mod0 = _tag_lanes(tag(w, 0))
+        else:
+            op.src0 = mod0
+        if self.trace:
+            k1 = 7 if a.src1_value is not None else (known[a.src1_addr]
+                                                      if a.src1_addr is not None else 7)
+            k0 = known[a.src0_addr] if a.src0_addr is not None else 7
+            self.events.append(ev.Issue(
+                t, iiu.thread, (iiu.pc - 1) & 0xFFFFFFFF, w, sid, dst, we, off, idx, d1, d0,
+                raw1, raw0, k1, k0, mod1, mod0, raw1_reg[0],
+                a.src1_addr if a.src1_addr is not None else 0,
+                a.src0_addr if a.src0_addr is not None else 0))
+        self.issues += 1
+        iiu.issued += 1
+        if not op.branch and op.io != 0:  # an OMWRITE has no register result
+            iiu.sb[dst] = sid
+            iiu.sb_seq[dst] = op.seq
+        st = self.stations[sid]
+        st.busy_from = t + 1
+        if d1 or d0:
+            op.waits = True
+            st.waiting = op
+            st.busy_end = NEVER
+            self.smu.claim((d1 != 0) + (d0 != 0))
+        else:
+            self._start(op, t)
+        return op
+
+    def _start(self, op: Op, s: int) -> None:
+        """The execution unit of ``op``'s station starts in cycle ``s``."""
+        w = op.word
+        opc = w >> 48 & 7
+        st = self.stations[op.rs]
+        st.executed += 1
+        op.start = s
+        tm = self.quirks.timing
+        if opc == OP_IO:
+            src1 = op.src1 or ZERO
+            if op.io == 1:  # TMREAD: SRC1 holds three TMEM addresses
+                op.result = self._tmread(src1)
+                st.out.append((s + tm.tmread_commit, op))
+                st.busy_end = s + tm.tmread_busy
+            else:  # OMWRITE: SRC1 holds three OMEM addresses, SRC0 the data
+                src0 = op.src0 or ZERO
+                n = len(self.omem)
+                for lane, bit in ((0, 4), (1, 2), (2, 1)):
+                    if op.we & bit:
+                        self.omem[src1[lane] % n] = src0[lane]
+                st.busy_end = s + tm.omwrite_busy
+            return
+        op.result = execute(w, op.src1 or ZERO, op.src0 or ZERO) or ZERO
+        st.out.append((s + (tm.div if opc == OP_DIV else 1), op))
+        st.busy_end = NEVER
+
+    def _tmread(self, addr: Lanes) -> Lanes:
+        tm = self.tmem
+        n = len(tm)
+        if self.quirks.tmem_row0:
+            return tuple(int(tm[i]) if i < n else 0 for i in range(3))  # type: ignore[return-value]
+        return tuple(int(tm[a]) if a < n else 0 for a in addr)  # type: ignore[return-value]
+
+    def _granted(self, op: Op, t: int) -> None:
+        if op.rs != RS_IO:
+            st = self.stations[op.rs]
+            st.busy_end = t if (op.waits or op.word >> 48 & 7 == OP_DIV) else t - 1
+
+    def _commit(self, op: Op, t: int) -> None:
+        """Write ``op``'s result (cycle ``t``) and forward it to the stations waiting."""
+        self.commits += 1
+        we = op.we
+        if we:
+            d = op.dst
+            self.rf[d] = _merge(self.rf[d], op.result, we)
+            self.known[d] |= we
+        if self.trace:
+            self.events.append(ev.Commit(t, op.thread, op.rs, op.word, op.dst, we, op.result, 7))
+        for iiu in self.iius:
+            iiu.commit_seen(op)
+        q = self.quirks
+        k = 0
+        for st in self.stations:
+            wo = st.waiting
+            if wo is None or wo.issue >= t:
+                continue
+            n = 0
+            if wo.dep1 == op.rs:
+                wo.src1 = forwarded_src1(wo.word, op.result)
+                wo.dep1 = 0
+                n += 1
+            if wo.dep0 == op.rs:
+                wo.src0 = forwarded_src0(wo.word, op.result)
+                wo.dep0 = 0
+                n += 1
+            if not n:
+                continue
+            self.smu.release(n)
+            if not wo.dep1 and not wo.dep0:
+                st.waiting = None
+                delay = q.forward_delay
+                if not q.rtl_scoreboard:
+                    delay += k  # the SMU presents one modified operand per cycle
+                    k += n
+                self._start(wo, t + delay)
+
+    # ---------------------------------------------------------------------------------------
+    # The loop
+    # ---------------------------------------------------------------------------------------
+
+    def _quiet_until(self, t: int) -> int:
+        """The first cycle >= t in which something can happen (t itself if unsure)."""
+        iiu = self.iius[0]
+        if iiu.fifo or iiu.bubble:
+            return t
+        nr = self.arb.next_ready()
+        nxt = NEVER if nr is None else nr
+        if nxt <= t:
+            return t
+        st = iiu.state
+        if iiu.ended:
+            return nxt
+        if st == FETCH:
+            w = iiu.word()
+            if self.quirks.stop_at_eof and w >> 58 & 1:
+                return t
+            sid, busy = iiu.station_for(w, t)
+            if not busy:
+                return t
+            free = self._free_at(w)
+            target = min(nxt, free, iiu.resume_at)
+            if target > t:
+                iiu.stall_cycles += target - t
+            return target
+        if st == UPDATE_PC:
+            bop = iiu.branch_op
+            if self.quirks.branch_next_cycle:
+                if bop is not None and bop.waits and self.quirks.branch_dep_reissue:
+                    return min(nxt, iiu.resume_at)
+                return t
+            if iiu.branch_target is None:
+                return nxt
+        return t
+
+    def _free_at(self, w: int) -> int:
+        opc = w >> 48 & 7
+        st = self.stations
+        if opc == 1:
+            return min(st[RS_ADD0].busy_end, st[RS_ADD1].busy_end) + 1
+        from .iiu import _FIXED
+
+        sid = _FIXED.get(opc)
+        return st[sid].busy_end + 1 if sid else 0
+
+    def run(self, max_cycles: int = DEFAULT_MAX_CYCLES) -> VPCycleModel:
+        """Run until the program ends (EOF and, as designed, everything committed)."""
+        t = self.cycle
+        arb = self.arb
+        stations = self.stations
+        iiu = self.iius[0]
+        limit = t + max_cycles
+        while not self.done:
+            if t >= limit:
+                self.cycle = t
+                raise EmulationError(f"cycle limit reached ({max_cycles} cycles) at PC "
+                                     f"{iiu.pc}; use a larger limit or check for a livelock")
+            c = None
+            for s in stations:
+                if s.out:
+                    c = arb.grant(t)
+                    break
+            if c is not None:
+                self._granted(c, t)
+            self.steps += 1
+            iiu.step(t, c)
+            if self.done:
+                break
+            if c is not None:
+                self._commit(c, t)
+            t += 1
+            if iiu.ended and not self._in_flight():
+                self.finish(t)
+                break
+            nt = self._quiet_until(t)
+            if nt >= NEVER:
+                self.deadlock = True
+                self.finish(t)
+                break
+            if nt > t:
+                t = nt
+        self.cycle = t
+        return self
+
+    def _in_flight(self) -> bool:
+        return any(s.out or s.waiting is not None for s in self.stations)
+
+
+def run_cycles(code: Sequence[int], *, quirks: Quirks = DESIGNED,
+               tmem: Sequence[int] | np.ndarray | None = None,
+               max_cycles: int = DEFAULT_MAX_CYCLES, trace: bool = True,
+               vp: int = 2) -> VPCycleModel:
+    """Run a VP program (64-bit words) on the cycle model; returns the finished model.
+
+    ``model.events`` is the issue/commit trace (see :mod:`.events`), ``model.finished_at``
+    the last cycle, ``model.rf`` / ``model.omem`` the final state. ``quirks=Quirks.rtl()``
+    reproduces the beta_2.0 RTL (its vp.N.log) instead of the designed machine.
+    """
+    return VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace, vp=vp).run(max_cycles)

@@ -1,0 +1,199 @@
+"""The RTL's ``vp.N.log`` trace format (rtl/FlowDumper.v): writer, reader, comparison.
+
+One record per issue (``<t>ns VP[n] IP <pc-1> ISSUE (<word>) <station> <dst>.<we> <srcs>
+<src1 station> | <src0 station> | <src1>.<swizzle> | <src0>.<swizzle> s(<scop>)|  -> <src1
+after SMU> | <src0 after SMU>``), one per commit (``<t>ns VP[n] COMMIT <station> R[<dst>].<we>
+X Y Z``) and a ``THREAD 0: BRANCH TAKEN`` line whenever the issue unit sees a taken-branch
+condition on the commit bus. Numbers are printed the way Verilog's ``%d``/``%h`` print them
+(right-aligned to the width of the signal); register lanes never written print as ``x``.
+Times are ``start_ns + 20 * cycle`` (a 50 MHz clock).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..alu import Lanes
+from . import events as ev
+from .stations import RS_IO, RS_LOGIC, RS_NAMES
+
+CLOCK_NS = 20
+LOGIC_NAMES = ("AND", "OR", "NOT", "SHL", "SHR")
+_WE = {0: ".nowrite ", 1: ".z ", 2: ".y ", 4: ".x ", 7: ".xyz "}
+
+
+def _we(we: int) -> str:
+    return _WE.get(we, f" {we:03b} ")
+
+
+def _lanes(v: Lanes, known: int = 7) -> str:
+    return "".join(f"{x:08x}" if known & b else "xxxxxxxx"
+                   for x, b in zip(v, (4, 2, 1), strict=True))
+
+
+def _station(rs: int, word: int) -> str:
+    if rs == RS_IO:
+        return " IO " + (" TMREAD " if word >> 59 & 7 == 1 else " OMWRITE ")
+    if rs == RS_LOGIC:
+        return " 0110 "
+    if rs == 0:
+        return " 0000 "
+    return f" {RS_NAMES[rs]} "
+
+
+def _issue_station(e: ev.Issue) -> str:
+    w = e.word
+    if e.rs == RS_LOGIC:
+        scop = w >> 59 & 0xF
+        return f" LOGIC( {LOGIC_NAMES[scop] if scop < 5 else 'UNKNOWN'})  "
+    if e.rs == RS_IO:
+        return " IO " + (" TMREAD " if w >> 59 & 7 == 1 else " OMWRITE ")
+    return f" {RS_NAMES[e.rs]} "
+
+
+def _operands(e: ev.Issue) -> str:
+    w = e.word
+    dstf = w >> 34 & 0xFF
+    off = e.offset
+    if not w >> 63:
+        dst = f"R[{dstf:3d} + {off:3d}]" if w >> 47 & 1 else f"R[{dstf:3d}]"
+        s1 = (f"R[{w >> 17 & 0xFF:3d} + {off:3d}] " if w >> 46 & 1 else f"R[{e.src1_addr:3d}] ")
+        s0 = (f"R[{w & 0xFF:3d} + {off:3d}] " if w >> 45 & 1 else f"R[{e.src0_addr:3d}] ")
+        return dst + _we(e.we) + s1 + s0
+    mode = w >> 45 & 7
+    imm = w & 0xFFFF_FFFF
+    if mode in (0, 4):
+        dst = f"R[{dstf:3d}]"
+    elif mode == 3:
+        dst = f"R[{dstf:3d} + {off:3d} + {e.src1_x:10d}]"
+    else:
+        dst = f"R[{dstf:3d} + {off:3d}]"
+    a1, a0, ix = e.src1_addr, e.src0_addr, e.index
+    srcs = {
+        0: f"I({imm:08x}) R[{dstf:3d}]",
+        1: f"**!!I({imm:08x}) R[{dstf:3d} + {off:3d}] ",
+        2: f"R[{a1:3d}+{off:3d}] R[{a0:3d}+{off:3d}+{ix:3d}]",
+        3: f"0 R[{a0:3d} + {off:3d}]",
+        4: f"I({imm:08x}) 0",
+        5: f"I({imm:08x}) 0",
+        6: f"R[{a1:3d} + {off:3d} + {ix:3d}] 0",
+        7: f"R[{w >> 17 & 0xFF:3d} + {off:3d} + {ix:3d}] R[{a0:3d} + {off:3d}]",
+    }[mode]
+    return dst + _we(e.we) + srcs
+
+
+def format_issue(e: ev.Issue, vp: int, start_ns: int) -> str:
+    w = e.word
+    t = start_ns + CLOCK_NS * e.cycle
+    head = (f"\n{t:20d}ns VP[{vp:10d}] IP {e.ip:10d}    ISSUE  ({w:016x}) \t"
+            if e.thread == 0 else f"\n THREAD 1 {t:20d}ns IP {e.ip:10d}    ISSUE  ({w:016x}) \t")
+    if w >> 57 & 1:
+        head += " BRANCH "
+    swz1 = 0 if w >> 63 else w >> 25 & 0x3F
+    swz0 = 0 if w >> 63 else w >> 8 & 0x3F
+    return (head + _issue_station(e) + _operands(e) + "\t\t\t\t"
+            + _station(e.dep1, w) + " | " + _station(e.dep0, w) + " | "
+            + f" {_lanes(e.raw1, e.known1)}.{swz1:06b} | {_lanes(e.raw0, e.known0)}.{swz0:06b}"
+            + f" s({w >> 59 & 0xF:04b})|  ->  {_lanes(e.mod1)} | {_lanes(e.mod0)}")
+
+
+def format_commit(e: ev.Commit, vp: int, start_ns: int) -> str:
+    t = start_ns + CLOCK_NS * e.cycle
+    vals = _lanes(e.result, e.known)
+    xyz = f" {vals[0:8]} {vals[8:16]} {vals[16:24]}"
+    if e.rs == RS_LOGIC:
+        lop = e.word >> 59 & 7
+        name = LOGIC_NAMES[lop] if lop < 5 else "UNKNOWN"
+        return (f"\n{t:20d}ns VP[{vp:10d}]\t COMMIT LOGIC( {name})   R[{e.dst:3d}]"
+                + _we(e.we) + xyz + "\n")
+    name = "IO TMREAD" if e.rs == RS_IO else RS_NAMES[e.rs]
+    tail = " \n" if e.rs in (RS_IO, 5) else "\n"
+    return f"\n{t:20d}ns\t VP[{vp:10d}] COMMIT {name} R[{e.dst:3d}]" + _we(e.we) + xyz + tail
+
+
+def format_log(events: list[ev.Event], vp: int = 2, start_ns: int = 0) -> str:
+    """The vp.N.log text of a cycle-model run."""
+    out = []
+    for e in events:
+        if isinstance(e, ev.Issue):
+            out.append(format_issue(e, vp, start_ns))
+        elif isinstance(e, ev.Commit):
+            out.append(format_commit(e, vp, start_ns))
+        else:
+            out.append(f"\nTHREAD {e.thread}: BRANCH TAKEN ")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a vp.N.log back, for comparisons
+# --------------------------------------------------------------------------------------------
+
+_ISSUE = re.compile(r"\s*(?:THREAD 1\s+)?(\d+)ns (?:VP\[\s*\d+\] )?IP\s+(\d+)\s+ISSUE\s+\((\w+)\)")
+_COMMIT = re.compile(r"\s*(\d+)ns\s+VP\[\s*\d+\]\s+COMMIT (.*?)\s*R\[\s*(\d+)\](\S*|\s+\d+)\s+"
+                     r"(\w+) (\w+) (\w+)")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One vp.N.log line, reduced to what a comparison looks at."""
+
+    kind: str  # "I" issue, "C" commit, "B" branch taken
+    ns: int
+    thread: int
+    text: str  # the rest of the line, with the time removed
+
+    def fields(self) -> tuple[str, ...]:
+        return tuple(self.text.split())
+
+
+def parse_log(text: str) -> list[Record]:
+    """The records of a vp.N.log (blank lines dropped)."""
+    out = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        s = line.strip()
+        if s.startswith("THREAD") and "BRANCH TAKEN" in s:
+            out.append(Record("B", -1, int(s.split()[1].rstrip(":")), ""))
+            continue
+        thread = 1 if s.startswith("THREAD 1") else 0
+        m = re.search(r"(\d+)ns", s)
+        if m is None:
+            continue
+        ns = int(m.group(1))
+        rest = s[m.end():]
+        kind = "I" if "ISSUE" in s else "C" if "COMMIT" in s else "?"
+        out.append(Record(kind, ns, thread, rest))
+    return out
+
+
+def differences(ours: list[Record], ref: list[Record], *, times: bool = True,
+                limit: int = 10) -> list[str]:
+    """Where two record lists differ (empty: identical). Fields of ``ref`` that contain an
+    undefined value (``x``) match anything; ``times=False`` ignores the cycle stamps."""
+    diffs: list[str] = []
+    for i in range(max(len(ours), len(ref))):
+        if i >= len(ours) or i >= len(ref):
+            diffs.append(f"record {i}: ours {'missing' if i >= len(ours) else ours[i]} / "
+                         f"ref {'missing' if i >= len(ref) else ref[i]}")
+            break
+        a, b = ours[i], ref[i]
+        if a.kind != b.kind or a.thread != b.thread or (times and a.ns != b.ns):
+            diffs.append(f"record {i}: ours {a.kind}@{a.ns} {a.text[:70]!r} / ref "
+                         f"{b.kind}@{b.ns} {b.text[:70]!r}")
+        else:
+            fa, fb = a.fields(), b.fields()
+            if len(fa) != len(fb) or any(not _match(x, y) for x, y in zip(fa, fb, strict=True)):
+                diffs.append(f"record {i} @{b.ns}ns: ours {a.text!r}\n   ref {b.text!r}")
+        if len(diffs) >= limit:
+            break
+    return diffs
+
+
+def _match(ours: str, ref: str) -> bool:
+    if ours == ref:
+        return True
+    if len(ours) != len(ref) or ("x" not in ref and "X" not in ref):
+        return False
+    return all(r in "xX" or o == r for o, r in zip(ours, ref, strict=True))
