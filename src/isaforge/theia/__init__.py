@@ -15,12 +15,15 @@ Python API (Capstone/Keystone style)::
 """
 
 from .asm import assemble
+from .compiler import compile_cp, compile_vp
 from .disasm import Instruction, decode_one, disassemble, listing, read_mem, write_mem
 from .isa import cp_isa, isa_for, vp_isa
 
 __all__ = [
     "Instruction",
     "assemble",
+    "compile_cp",
+    "compile_vp",
     "cp_isa",
     "decode_one",
     "disassemble",

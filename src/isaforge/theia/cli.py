@@ -49,3 +49,8 @@ def disasm_cmd(mem: str, cp: bool, plain: bool, output: str | None) -> None:
     else:
         text = listing(words, cp=cp)
     write_output(output, text)
+
+
+from .compiler.cli import compile_cmd  # noqa: E402 - the T-Language compilers' command
+
+theia_cli.add_command(compile_cmd)

@@ -1,0 +1,207 @@
+"""T-Language compilers for THEIA: the VP dialect (vector processor) and the CP dialect.
+
+Both generate the code of the upstream compilers of freecores/theia_gpu beta_2.0 (and the same
+listing text), and write the files of the reference driver ``theia_compile``::
+
+    from isaforge import theia
+    vp = theia.compile_vp(open("prog.vp").read(), filename="prog.vp")
+    vp.words            # 64-bit VP instructions (code.mem)
+    vp.listing          # code.list text
+    vp.header("prog")   # code_block_header.thh text
+    cp = theia.compile_cp(open("prog.cp").read(), filename="prog.cp",
+                          headers={"code_block_header.thh": vp.header("prog")})
+    cp.words, cp.listing, cp.mem   # control_code.mem / cp_code.list
+
+``compile_program("prog.vp", out_dir)`` does what ``isaforge theia compile prog.vp`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..disasm import CP_MEM_HEADER, decode_one, vp_sections, write_mem
+from . import cp as _cp
+from . import vp as _vp
+from .errors import CompileError
+from .preprocess import Preprocessed, preprocess
+from .vpinstr import VpInstr
+
+LISTING_HEADER = "//List file created by theia_compile"
+HEADER_FILE = "code_block_header.thh"
+
+
+@dataclass
+class VpProgram:
+    """A compiled VP program."""
+
+    words: list[int]
+    listing: str  # code.list
+    symbols: dict[str, int] = field(default_factory=dict)  # function name -> address
+    preprocessed: Preprocessed | None = None
+
+    @property
+    def size(self) -> int:
+        """Number of instructions (the driver's CodeBlockSize)."""
+        return len(self.words)
+
+    @property
+    def mem(self) -> str:
+        """code.mem text: two hex32 words per instruction, high word first."""
+        return write_mem(self.words)
+
+    def header(self, name: str, offset: int = 0) -> str:
+        """code_block_header.thh as the driver writes it for program ``name``."""
+        return block_header([(name, self.size)], offset)
+
+
+@dataclass
+class CpProgram:
+    """A compiled CP program."""
+
+    words: list[int]
+    listing: str  # cp_code.list
+    mem: str  # control_code.mem
+    preprocessed: Preprocessed | None = None
+
+
+def _upper(name: str) -> str:
+    return "".join(chr(ord(c) - 32) if "a" <= c <= "z" else c for c in name)
+
+
+def program_name(filename: str) -> str:
+    """The driver's name for a program file: base name without extension, a-z upper-cased."""
+    stem = Path(filename).name
+    if "." in stem:
+        stem = stem[:stem.rfind(".")]
+    return _upper(stem)
+
+
+def block_header(programs: Sequence[tuple[str, int]], offset: int = 0) -> str:
+    """code_block_header.thh: ``NAME_SIZE (n<<20)`` and ``NAME_OFFSET`` for each program."""
+    lines = [""]
+    for name, size in programs:
+        upper = _upper(name)
+        lines.append(f"#define  {upper}_SIZE ({size}<<20)")
+        lines.append(f"#define  {upper}_OFFSET {offset}")
+        offset += size
+    return "\n".join(lines) + "\n"
+
+
+def _vp_assembly(ins: VpInstr) -> str:
+    if ins.symbol is None:
+        word = ins.word()
+        return f"{vp_sections(word):<50}//\t{word:016X}\t{decode_one(word).text}"
+    raw = f"{ins.op:x} @{ins.symbol} {ins.src1:x} {ins.src0:x}"
+    text = decode_one(ins.word(dest=ins.dst & ~0xFF)).text.replace("@0.", f"@{ins.symbol}.", 1)
+    return f"{raw:<50}//\t{raw}\t{text}"
+
+
+def _listing(lines: list[str], quoted: list[str], code: Sequence[VpInstr | _cp.CpInstr],
+             symbols: Mapping[str, int], assembly: object) -> str:
+    heads: dict[int, str] = {}
+    for name in sorted(symbols):
+        heads.setdefault(symbols[name], name)
+    for i, ins in enumerate(code):
+        if i in heads:
+            lines += ["", "//" + heads[i]]
+        if 0 < ins.line <= len(quoted):
+            lines.append("//" + quoted[ins.line - 1])
+        if ins.comment:
+            lines.append("//" + ins.comment)
+        lines.append(f"{i}:\t{assembly(ins)}")  # type: ignore[operator]
+    return "".join(line + "\n" for line in lines)
+
+
+def compile_vp(text: str, filename: str = "<input>",
+               include_dirs: Sequence[str | Path] = (),
+               headers: Mapping[str, str] | None = None) -> VpProgram:
+    """Compile a VP T-Language program (raises CompileError with file:line:col)."""
+    pre = preprocess(text, filename, cp=False, include_dirs=include_dirs, headers=headers)
+    code, symbols = _vp.compile_tokens(pre)
+    listing = _listing([LISTING_HEADER], pre.lines, code, symbols, _vp_assembly)
+    words = []
+    for ins in code:
+        if ins.symbol is None:
+            words.append(ins.word())
+            continue
+        if ins.symbol not in symbols:
+            raise CompileError(f"function definition for '{ins.symbol}' not found",
+                               ins.symbol_loc)  # type: ignore[arg-type]
+        words.append(ins.word(dest=symbols[ins.symbol]))
+    return VpProgram(words, listing, dict(symbols), pre)
+
+
+def compile_cp(text: str, filename: str = "<input>",
+               include_dirs: Sequence[str | Path] = (),
+               headers: Mapping[str, str] | None = None) -> CpProgram:
+    """Compile a CP T-Language program (``#include`` searches ``headers``, then
+    ``include_dirs``, the file's folder and the current folder)."""
+    pre = preprocess(text, filename, cp=True, include_dirs=include_dirs, headers=headers)
+    code = _cp.compile_tokens(pre)
+    listing = _listing([LISTING_HEADER], pre.lines, code, {}, lambda ins: ins.text())
+    mem = "".join(line + "\n" for line in [CP_MEM_HEADER, *(ins.text() for ins in code)])
+    return CpProgram([ins.word() for ins in code], listing, mem, pre)
+
+
+@dataclass
+class Outputs:
+    """What ``compile_program`` wrote (paths) and compiled."""
+
+    files: list[Path]
+    vp: VpProgram | None = None
+    cp: CpProgram | None = None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CompileError(f"{path}: not a text file ({e.reason})") from None
+
+
+def compile_program(source: str | Path, out_dir: str | Path = ".",
+                    include_dirs: Sequence[str | Path] = ()) -> Outputs:
+    """The reference driver: ``X.vp`` -> code.mem, code.list, code_block_header.thh, then
+    ``X.cp`` beside it -> control_code.mem, cp_code.list; ``X.cp`` alone -> the CP files."""
+    src = Path(source)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    result = Outputs(written)
+    headers: dict[str, str] = {}
+    if src.suffix != ".cp":
+        vp = compile_vp(_read(src), str(src), include_dirs)
+        header = vp.header(program_name(src.name))
+        cp_path = src.with_suffix(".cp")
+        if not cp_path.is_file():
+            raise CompileError(f"file not found: {cp_path} (compiling {src.name} also "
+                               f"compiles the CP program {cp_path.name} beside it)")
+        headers[HEADER_FILE] = header
+        for name, data in (("code.list", vp.listing), ("code.mem", vp.mem),
+                           (HEADER_FILE, header)):
+            (out / name).write_text(data)
+            written.append(out / name)
+        result.vp = vp
+        src = cp_path
+    cp = compile_cp(_read(src), str(src), [out, *include_dirs], headers)
+    for name, data in (("cp_code.list", cp.listing), ("control_code.mem", cp.mem)):
+        (out / name).write_text(data)
+        written.append(out / name)
+    result.cp = cp
+    return result
+
+
+__all__ = [
+    "CompileError",
+    "CpProgram",
+    "Outputs",
+    "VpProgram",
+    "block_header",
+    "compile_cp",
+    "compile_program",
+    "compile_vp",
+    "preprocess",
+    "program_name",
+]

@@ -1,0 +1,32 @@
+"""``isaforge theia compile``: the reference driver ``theia_compile`` as a command."""
+
+from __future__ import annotations
+
+import click
+
+from ...core.cli import guarded
+from . import compile_program
+
+
+@click.command("compile")
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("-o", "--output-dir", "out_dir", default=".", show_default=True,
+              type=click.Path(file_okay=False),
+              help="folder for code.mem, code.list, code_block_header.thh, control_code.mem "
+                   "and cp_code.list")
+@click.option("-I", "--include", "include_dirs", multiple=True,
+              type=click.Path(file_okay=False), help="extra folder searched by #include")
+@click.option("-q", "--quiet", is_flag=True, help="do not list the files written")
+@guarded
+def compile_cmd(source: str, out_dir: str, include_dirs: tuple[str, ...], quiet: bool) -> None:
+    """Compile a T-Language program: PROG.vp (and PROG.cp beside it), or PROG.cp alone.
+
+    Writes the files of the upstream driver, byte for byte what theia_compile writes.
+    """
+    result = compile_program(source, out_dir, include_dirs)
+    if quiet:
+        return
+    if result.vp is not None:
+        click.echo(f"CodeBlockSize: {result.vp.size}")
+    for path in result.files:
+        click.echo(f"wrote {path}")

@@ -1,0 +1,403 @@
+"""The CP (control processor) dialect of T-Language.
+
+Generates the code of the upstream ``theia_cp_compile`` (freecores/theia_gpu, beta_2.0):
+scalars live in R10 upwards (the last name of a ``scalar`` list gets the first register),
+expression temporaries in R128 upwards, every constant operand is first loaded with ASSIGN, a
+loop condition is a branch out of the loop followed by a delay-slot NOP, ``copy_data_block``
+sets the destination-id register R3 then issues COPYBLOCK, ``start <n>`` sends the "start main
+thread" command to CCB destination n + 1.
+
+Upstream behaviours reproduced on purpose: an identifier containing a capital ``R`` is read as
+the register whose number follows the first character (``Rcount`` is R0); in a ``scalar`` list
+every initialiser but the last is read as decimal from its hex digits (``a = 16, b`` sets 10);
+``x++`` adds the register loaded with ASSIGN's opcode-less literal, i.e. adds 0; the counter of
+instructions emitted by expressions is only reset by assignments and loops, so a source-line
+comment can land on an earlier instruction; nested loops share one "loop start".
+Extensions: ``if (...) {...} else {...}``; a constant alone as a loop condition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...core.errors import SourceLoc
+from .errors import CompileError, LineMap
+from .lexer import VALUE_KINDS, Token, tokenize
+from .preprocess import Preprocessed
+from .vp import c_atoi, hex_value
+
+OPCODES = ["NOP", "DELIVERCOMMAND", "ADD", "SUB", "AND", "OR", "BRANCH", "BEQ", "BNE", "BG",
+           "BL", "BGE", "BLE", "ASSIGN", "COPYBLOCK", "EXIT", "NOT", "SHL", "SHR"]
+(NOP, DELIVERCOMMAND, ADD, SUB, AND, OR, BRANCH, BEQ, BNE, BG, BL, BGE, BLE, ASSIGN, COPYBLOCK,
+ EXIT, NOT, SHL, SHR) = range(19)
+STATUS_REG = 2
+BLOCK_DST_REG = 3
+START_MAIN_THREAD = 0
+VAR_START = 9
+TEMP_START = 128
+MAX_REGISTER = 255
+
+
+@dataclass
+class CpInstr:
+    op: int = NOP
+    dest: int = 0
+    src1: int = 0
+    src0: int = 0
+    literal: int = 0
+    copy_id: int = 0
+    copy_src: int = 0
+    copy_dst: int = 0
+    comment: str = ""
+    line: int = -1
+
+    def word(self) -> int:
+        w = (self.op & 0xFF) << 24
+        if self.op == COPYBLOCK:
+            return (w | (self.copy_id & 0xFF) << 16 | (self.copy_src & 0xFF) << 8
+                    | (self.copy_dst & 0xFF))
+        if self.op == ASSIGN:
+            return w | (self.dest & 0xFF) << 16 | (self.literal & 0xFFFF)
+        return w | (self.dest & 0xFF) << 16 | (self.src1 & 0xFF) << 8 | (self.src0 & 0xFF)
+
+    def text(self) -> str:
+        """The compiler's text: hex word, two tabs, ``//``, mnemonic and operands."""
+        name = OPCODES[self.op]
+        if self.op == COPYBLOCK:
+            ops = (f" DstId: R{self.copy_id} SrcOffset: R{self.copy_src} "
+                   f"DstOffsetAndLen: R{self.copy_dst}")
+        elif self.op == ASSIGN:
+            ops = f" R{self.dest} I({self.literal} )"
+        else:
+            ops = f" R{self.dest} R{self.src1} R{self.src0}"
+        return f"{self.word():x}\t\t//{name}{ops}"
+
+
+class CpCompiler:
+    def __init__(self, pre: Preprocessed) -> None:
+        self.pre = pre
+        self.linemap: LineMap = pre.linemap
+        self.toks = tokenize(pre.text, pre.linemap, cp=True)
+        self.pos = 0
+        self.last_value = ""
+        self.code: list[CpInstr] = []
+        self.branches: list[int] = []
+        self.inserted = 0
+        self.while_addr = 0
+        self.vars: dict[str, int] = {}
+        self.var_index = VAR_START
+        self.temp_index = TEMP_START
+        self.depth = 0
+
+    # -- tokens --------------------------------------------------------------------------------
+    def peek(self, k: int = 0) -> Token:
+        return self.toks[min(self.pos + k, len(self.toks) - 1)]
+
+    def next(self) -> Token:
+        tok = self.toks[self.pos]
+        if self.pos < len(self.toks) - 1:
+            self.pos += 1
+        if tok.kind in VALUE_KINDS:
+            self.last_value = tok.text
+        return tok
+
+    def at(self, *kinds: str) -> bool:
+        return self.peek().kind in kinds
+
+    def loc(self, tok: Token) -> SourceLoc:
+        return self.linemap.loc(tok.line, tok.col)
+
+    def error(self, msg: str, tok: Token | None = None) -> CompileError:
+        return CompileError(msg, self.loc(tok or self.peek()))
+
+    def expect(self, kind: str, what: str | None = None) -> Token:
+        tok = self.peek()
+        if tok.kind != kind:
+            found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
+            raise self.error(f"expected {what or repr(kind)}, found {found}", tok)
+        return self.next()
+
+    # -- registers -----------------------------------------------------------------------------
+    def address(self, name: str, tok: Token) -> int:
+        """A value (identifier or temporary ``R<n>``) as a register number."""
+        if "R" in name:
+            return c_atoi(name[1:])
+        if name not in self.vars:
+            raise self.error(f"undefined variable '{name}'", tok)
+        return self.vars[name]
+
+    def free_temp(self, tok: Token) -> int:
+        n = self.temp_index
+        if n > MAX_REGISTER:
+            raise self.error(f"too many registers: this expression needs R{n} "
+                             "(the CP has R0..R255)", tok)
+        self.temp_index += 1
+        return n
+
+    def emit(self, ins: CpInstr) -> CpInstr:
+        self.code.append(ins)
+        return ins
+
+    def mark_first(self, line: int) -> None:
+        first = len(self.code) - self.inserted
+        if 0 <= first < len(self.code):
+            self.code[first].line = line
+
+    # -- program -------------------------------------------------------------------------------
+    def compile(self) -> list[CpInstr]:
+        for _ in range(3):
+            self.emit(CpInstr(NOP))
+        self.emit(CpInstr(ASSIGN, dest=0, literal=0))
+        while not self.at("EOF"):
+            self.statement()
+        return self.code
+
+    def block(self) -> None:
+        self.expect("{", "'{'")
+        self.depth += 1
+        if self.depth > 200:
+            raise self.error("blocks nested too deeply")
+        while not self.at("}"):
+            if self.at("EOF"):
+                raise self.error("expected '}', found end of file")
+            self.statement()
+        self.next()
+        self.depth -= 1
+
+    def statement(self) -> None:
+        tok = self.peek()
+        k = tok.kind
+        if k == "start":
+            self.next()
+            if self.at("ID"):
+                self.next()
+                self.expect(";", "';'")
+                return
+            self.expect("<", "'<'")
+            value = hex_value(self.constant())
+            self.expect(">", "'>'")
+            end = self.expect(";", "';'")
+            self.emit(CpInstr(DELIVERCOMMAND, dest=value + 1, src1=START_MAIN_THREAD,
+                              comment="Start", line=end.line))
+        elif k == "scalar":
+            self.declaration()
+        elif k == "copy_data_block":
+            self.copy_data_block()
+        elif k == "exit":
+            self.next()
+            end = self.expect(";", "';'")
+            self.emit(CpInstr(EXIT, comment="Exit", line=end.line))
+        elif k == "while":
+            self.while_statement()
+        elif k == "if":
+            self.if_statement()
+        elif k == "ID":
+            self.assignment()
+        else:
+            found = "end of file" if k == "EOF" else f"'{tok.text}'"
+            raise self.error(f"expected a statement, found {found}", tok)
+
+    def constant(self) -> str:
+        tok = self.peek()
+        if tok.kind == "DEC":
+            self.next()
+            return f"{int(tok.text) & 0xFFFFFFFF:x}"
+        if tok.kind == "HEX":
+            self.next()
+            return tok.text[2:]
+        if tok.kind == "BIN":
+            # upstream prints the 32-bit bitset as binary digits, later read back as hex
+            self.next()
+            return f"{int(tok.text[2:][:32], 2):032b}"
+        found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
+        raise self.error(f"expected a number, found {found}", tok)
+
+    def declaration(self) -> None:
+        self.next()
+        items: list[tuple[Token, str | None]] = []
+        while True:
+            name = self.expect("ID", "a scalar name")
+            value = None
+            if self.at("="):
+                self.next()
+                value = self.constant()
+            items.append((name, value))
+            if not self.at(","):
+                break
+            self.next()
+        end = self.expect(";", "';'")
+        for i in range(len(items) - 1, -1, -1):
+            name, value = items[i]
+            if name.text in self.vars:
+                raise self.error(f"duplicated symbol '{name.text}'", name)
+            self.var_index += 1
+            if self.var_index > MAX_REGISTER:
+                raise self.error(f"too many registers: scalar '{name.text}' needs "
+                                 f"R{self.var_index}", name)
+            self.vars[name.text] = self.var_index
+            if value is None:
+                continue
+            literal = hex_value(value) if i == len(items) - 1 else c_atoi(value)
+            self.emit(CpInstr(ASSIGN, dest=self.var_index, literal=literal & 0xFFFFFFFF,
+                              line=end.line))
+
+    def copy_data_block(self) -> None:
+        self.next()
+        self.expect("<", "'<'")
+        args = []
+        for i in range(3):
+            tok = self.peek()
+            args.append((self.expression(), tok))
+            if i < 2:
+                self.expect(",", "','")
+        self.expect(">", "'>'")
+        end = self.expect(";", "';'")
+        (dst_id, t0), (dst, t1), (src, t2) = args
+        self.emit(CpInstr(ADD, dest=BLOCK_DST_REG, src1=self.address(dst_id, t0), src0=0,
+                          comment="Setting destination ID SPR for Copy data block"))
+        ins = CpInstr(COPYBLOCK, comment="Copy data block", line=end.line)
+        ins.copy_dst = self.address(dst, t1)
+        ins.copy_src = self.address(src, t2)
+        self.address(self.last_value, end)  # upstream also resolves the block size operand
+        self.emit(ins)
+
+    def assignment(self) -> None:
+        name = self.next()
+        tok = self.peek()
+        if tok.kind == "-" and self.peek(1).kind == "-":
+            raise self.error("'--' is not supported in CP code (the upstream compiler rejects "
+                             "it: undefined variable '-')", tok)
+        if tok.kind == "+" and self.peek(1).kind == "+":
+            self.next()
+            self.next()
+            end = self.expect(";", "';'")
+            temp = self.free_temp(tok)
+            self.emit(CpInstr(ADD, dest=temp, literal=1, comment="Storing constant '1'"))
+            self.emit(CpInstr(ADD, dest=self.address(name.text, name),
+                              src1=self.address(self.last_value, name), src0=temp,
+                              line=end.line))
+            self.inserted = 0
+            self.temp_index = TEMP_START
+            return
+        if tok.kind == "+" and self.peek(1).kind == "=":
+            self.next()
+            self.next()
+            etok = self.peek()
+            value = self.expression()
+            end = self.expect(";", "';'")
+            self.mark_first(end.line)
+            self.emit(CpInstr(ADD, dest=self.address(name.text, name),
+                              src1=self.address(value, etok),
+                              src0=self.address(name.text, name)))
+            self.inserted = 0
+            return
+        self.expect("=", "'='")
+        etok = self.peek()
+        value = self.expression()
+        end = self.expect(";", "';'")
+        self.mark_first(end.line)
+        self.emit(CpInstr(ADD, dest=self.address(name.text, name),
+                          src1=self.address(value, etok), src0=0))
+        self.inserted = 0
+        self.temp_index = TEMP_START
+
+    # -- expressions ---------------------------------------------------------------------------
+    def operation(self, op: int, left: str, right: str, tok: Token) -> str:
+        temp = self.free_temp(tok)
+        self.emit(CpInstr(op, dest=temp, src1=self.address(left, tok),
+                          src0=self.address(right, tok)))
+        self.inserted += 1
+        return f"R{temp}"
+
+    def expression(self) -> str:
+        left = self.term()
+        while self.at("+", "|", "-"):
+            tok = self.next()
+            right = self.term()
+            left = self.operation({"+": ADD, "|": OR, "-": SUB}[tok.kind], left, right, tok)
+        return left
+
+    def term(self) -> str:
+        left = self.factor()
+        if self.at("<<", ">>", "&"):
+            tok = self.next()
+            right = self.factor()
+            return self.operation({"<<": SHL, ">>": SHR, "&": AND}[tok.kind], left, right, tok)
+        return left
+
+    def factor(self) -> str:
+        tok = self.peek()
+        if tok.kind == "ID":
+            self.next()
+            return tok.text
+        if tok.kind == "(":
+            self.next()
+            value = self.expression()
+            self.expect(")", "')'")
+            return value
+        if tok.kind in ("DEC", "HEX", "BIN"):
+            value = hex_value(self.constant())
+            temp = self.free_temp(tok)
+            self.emit(CpInstr(ASSIGN, dest=temp, literal=value))
+            self.inserted += 1
+            return f"R{temp}"
+        found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
+        raise self.error(f"expected an operand, found {found}", tok)
+
+    # -- control flow --------------------------------------------------------------------------
+    def condition(self) -> None:
+        self.expect("(", "'('")
+        tok = self.peek()
+        if tok.kind == "block_transfer_in_progress" or (
+                tok.kind in ("DEC", "HEX", "BIN") and self.peek(1).kind == ")"):
+            if tok.kind == "block_transfer_in_progress":
+                self.next()
+                value, src1 = 1, STATUS_REG
+            else:
+                value, src1 = hex_value(self.constant()), 0
+            temp = self.free_temp(tok)
+            self.emit(CpInstr(ASSIGN, dest=temp, literal=value))
+            self.inserted += 1
+            branch = CpInstr(BEQ, dest=0, src1=src1, src0=temp)
+        else:
+            left = self.expression()
+            op = self.peek()
+            if op.kind not in ("==", "<="):
+                raise self.error("expected '==' or '<=' (the CP compares only these ways)", op)
+            self.next()
+            right = self.expression()
+            branch = CpInstr(BNE if op.kind == "==" else BLE, dest=0,
+                             src1=self.address(left, tok), src0=self.address(right, op))
+        self.expect(")", "')'")
+        self.emit(branch)
+        self.inserted += 1
+        self.branches.append(len(self.code) - 1)
+        self.emit(CpInstr(NOP, dest=self.while_addr, comment="branch delay"))
+
+    def while_statement(self) -> None:
+        self.next()
+        self.while_addr = len(self.code)
+        self.condition()
+        self.block()
+        self.code[self.branches.pop()].dest = len(self.code) + 1
+        self.emit(CpInstr(BRANCH, dest=self.while_addr,
+                          comment="while loop goto re-eval boolean"))
+        self.emit(CpInstr(NOP, dest=self.while_addr, comment="branch delay"))
+        self.inserted = 0
+
+    def if_statement(self) -> None:
+        self.next()
+        self.condition()
+        self.block()
+        if self.at("else"):
+            self.next()
+            self.emit(CpInstr(BRANCH, comment="jump over the else block"))
+            self.emit(CpInstr(NOP, comment="branch delay"))
+            self.code[self.branches.pop()].dest = len(self.code)
+            self.branches.append(len(self.code) - 2)
+            self.block()
+        self.code[self.branches.pop()].dest = len(self.code)
+
+
+def compile_tokens(pre: Preprocessed) -> list[CpInstr]:
+    return CpCompiler(pre).compile()

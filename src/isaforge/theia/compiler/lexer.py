@@ -1,0 +1,86 @@
+"""Tokens of the two T-Language dialects.
+
+The rules are those of the upstream scanners, including their longest-match quirks: an
+identifier cannot start with ``x``, ``y`` or ``z`` (so ``.xyz`` is three swizzle tokens and
+``xpos`` is not a name), ``R12``/``r12`` is a register (VP), ``"`` counts as a blank, and a
+keyword wins over an identifier of the same length (``in`` is the input keyword, ``index``
+a name).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import CompileError, LineMap
+
+# kinds whose text the upstream parser keeps as the "current semantic value"
+VALUE_KINDS = frozenset({"DEC", "HEX", "BIN", "-", "X", "Y", "Z", "N", "REG", "ID"})
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str
+    text: str
+    line: int  # 1-based line of the preprocessed text
+    col: int
+
+
+def _lit(*words: str) -> list[tuple[str, re.Pattern[str]]]:
+    return [(w, re.compile(re.escape(w))) for w in words]
+
+
+_NUMBERS = [("DEC", re.compile(r"[0-9]+")), ("HEX", re.compile(r"0x[0-9a-fA-F]+")),
+            ("BIN", re.compile(r"0b[01]+"))]
+_IDENT = ("ID", re.compile(r"[a-wA-Z][a-zA-Z0-9_]*"))
+
+VP_RULES = (
+    _NUMBERS
+    + _lit("sqrt", "if", "else", "while", "&", "|", "function", "jmp", "return", "exit",
+           "vector", "thread", "start", "(", ")", "{", "}", "-", "==", "!=", "scale", "unscale",
+           "using", "out", "in", "fixed_point_arithmetic", "<=", ">=", "=", ">", "<", "[", "]",
+           "*", "/", "+=", "+", ";", ",", ".")
+    + [("X", re.compile("x")), ("Y", re.compile("y")), ("Z", re.compile("z")),
+       ("N", re.compile("n")), ("REG", re.compile(r"[rR][0-9]+")), _IDENT]
+)
+CP_RULES = (
+    _NUMBERS
+    + _lit("if", "else", "while", "&", "|", "exit", "scalar", "start", "copy_data_block",
+           "copy_code_block", "block_transfer_in_progress", "(", ")", "{", "}", "-", "==", "!=",
+           "<=", ">=", "=", "<<", ">>", ">", "<", "+", ";", ",")
+    + [_IDENT]
+)
+_BLANK = re.compile(r'[ \t\r"]+')
+
+
+def tokenize(text: str, linemap: LineMap, cp: bool = False) -> list[Token]:
+    """All tokens of a preprocessed text, then an ``EOF`` token."""
+    rules = CP_RULES if cp else VP_RULES
+    out: list[Token] = []
+    line, bol, pos, n = 1, 0, 0, len(text)
+    while pos < n:
+        c = text[pos]
+        if c == "\n":
+            line += 1
+            pos += 1
+            bol = pos
+            continue
+        if text.startswith("//", pos):
+            end = text.find("\n", pos)
+            pos = n if end < 0 else end
+            continue
+        m = _BLANK.match(text, pos)
+        if m:
+            pos = m.end()
+            continue
+        best_kind, best_len = "", 0
+        for kind, rx in rules:
+            mm = rx.match(text, pos)
+            if mm and mm.end() - pos > best_len:
+                best_kind, best_len = kind, mm.end() - pos
+        if not best_len:
+            raise CompileError(f"unexpected character '{c}'", linemap.loc(line, pos - bol + 1))
+        out.append(Token(best_kind, text[pos:pos + best_len], line, pos - bol + 1))
+        pos += best_len
+    out.append(Token("EOF", "", line, pos - bol + 1))
+    return out
