@@ -17,9 +17,11 @@ Python API (Capstone/Keystone style)::
 from .asm import assemble
 from .compiler import compile_cp, compile_vp
 from .disasm import Instruction, decode_one, disassemble, listing, read_mem, write_mem
+from .gpu import Gpu
 from .isa import cp_isa, isa_for, vp_isa
 
 __all__ = [
+    "Gpu",
     "Instruction",
     "assemble",
     "compile_cp",

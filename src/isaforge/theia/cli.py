@@ -54,3 +54,9 @@ def disasm_cmd(mem: str, cp: bool, plain: bool, output: str | None) -> None:
 from .compiler.cli import compile_cmd  # noqa: E402 - the T-Language compilers' command
 
 theia_cli.add_command(compile_cmd)
+
+
+from .run_cli import check_cmd, run_cmd  # noqa: E402 - the simulator's commands
+
+theia_cli.add_command(run_cmd)
+theia_cli.add_command(check_cmd)

@@ -1,0 +1,271 @@
+"""The THEIA GPU at instruction level: control processor, memory controller, CCB, VPs.
+
+Python API (Unicorn-like verbs; the machine never prints)::
+
+    from isaforge.theia import Gpu
+    gpu = Gpu(cores=4)
+    gpu.load(code_words, control_words, tmem_words)   # as the RTL test bench loads them
+    result = gpu.run()                                # CP + VPs until done
+    gpu.registers(2)[66]                              # (x, y, z) of VP 2's R66
+    gpu.omem(2, 32)                                   # VP 2's first 32 OMEM words
+
+``run`` interleaves the CP and the VPs in slices (the CP's copies complete at once; the
+ISA level has no clock). The run ends when the CP has executed EXIT (or is spinning with no
+effect, e.g. ``while (1) {}``) and no VP is running; a step limit stops runaway programs
+with an :class:`~isaforge.core.errors.EmulationError`.
+
+By default the machine is the one the design describes. The RTL's known defects are modelled
+only when asked for (``quirks``, see :data:`QUIRKS`); :attr:`RunResult.notes` says where the
+default run differs from what the RTL would do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.errors import EmulationError
+from .ccb import CMD_START, CMD_STOP, Message, route
+from .cp import ControlProcessor
+from .memory import CopyRequest, MainMemory, MemoryController, TMem
+from .vp import OMEM_SIZE, VectorProcessor
+
+MAX_CORES = 16
+DEFAULT_MAX_STEPS = 50_000_000
+CP_SLICE = 64
+VP_SLICE = 4096
+CP_IDLE_LIMIT = 4096  # CP instructions without a copy or command while no VP runs
+
+QUIRKS: dict[str, str] = {
+    "reissue-after-branch": "the RTL's IIU issues the first instruction after a branch (taken "
+                            "or not) twice; the second issue reads its sources again (what "
+                            "RUN.md saw as 'MUL/TMREAD issued twice')",
+    "div-reissue": "the RTL's IIU re-issues a DIV forever (livelock)",
+    "mcu-lost": "the RTL's MCU loses a copy request made while another is in flight",
+    "tmem-row0": "the RTL's TMREAD returns row 0 of TMEM banks 0, 1, 2 whatever the address",
+    "first-eof": "the RTL test bench ends the run at the first EOF of any VP (thread 0) and "
+                 "dumps only that VP",
+    "cp-exit-noop": "the RTL's CP EXIT does nothing: the 8-bit IP runs on through the "
+                    "zero-filled RAM and the program starts again",
+    "cp-not-noop": "the RTL's CP has no NOT: it writes nothing",
+}
+
+QUIRK_ALIASES = {"mul-twice": "reissue-after-branch"}
+
+
+@dataclass
+class RunResult:
+    """How a run went."""
+
+    ended: str  # "done", "cp-spinning", "first-eof"
+    vp_instructions: int
+    cp_instructions: int
+    finished: list[int]  # VPs whose threads all reached EOF
+    started: list[int]  # VPs the CP started
+    first_eof: int | None  # the VP whose EOF ended a "first-eof" run
+    notes: list[str] = field(default_factory=list)  # where the RTL would differ
+
+    @property
+    def dumped(self) -> list[int]:
+        """The VPs whose registers/OMEM a test bench run would dump."""
+        if self.first_eof is not None:
+            return [self.first_eof]
+        return self.started
+
+
+class Gpu:
+    """A THEIA GPU with ``cores`` VPs (1..16)."""
+
+    def __init__(self, cores: int = 4, quirks: Iterable[str] = (),
+                 omem_size: int = OMEM_SIZE) -> None:
+        if not 1 <= cores <= MAX_CORES:
+            raise EmulationError(f"a THEIA GPU has 1 to {MAX_CORES} VPs, not {cores}")
+        self.quirks = frozenset(QUIRK_ALIASES.get(q, q) for q in quirks)
+        unknown = sorted(self.quirks - QUIRKS.keys())
+        if unknown:
+            raise EmulationError(f"unknown RTL quirk '{unknown[0]}' (known: "
+                                 f"{', '.join(sorted(QUIRKS))})")
+        self.cores = cores
+        self.omem_size = omem_size
+        self.memory = MainMemory()
+        self.tmem = TMem()
+        self.mcu = MemoryController(self.memory, cores, "mcu-lost" in self.quirks)
+        self.cp = self._new_cp(())
+        self.vps = [VectorProcessor(i, self.tmem, omem_size, self.quirks) for i in range(cores)]
+        self.messages: list[Message] = []
+
+    def _new_cp(self, program: Sequence[int]) -> ControlProcessor:
+        return ControlProcessor(program, exit_is_noop="cp-exit-noop" in self.quirks,
+                                not_is_noop="cp-not-noop" in self.quirks)
+
+    # ---------------------------------------------------------------- loading
+
+    def load(self, code: Iterable[int], control: Sequence[int] | None = None,
+             tmem: Iterable[int] | None = None) -> None:
+        """Load as the test bench does: the VP program (64-bit words) into main memory as
+        32-bit words (high first), the CP program into the CP's RAM, ``tmem`` words into the
+        TMEM banks (word a -> bank a % 4, row a // 4)."""
+        self.memory = MainMemory.from_vp_words(code)
+        self.mcu.memory = self.memory
+        if control is not None:
+            self.cp = self._new_cp(control)
+        if tmem is not None:
+            self.tmem = TMem(tmem)
+            for vp in self.vps:
+                vp.tmem = self.tmem
+
+    def load_vp(self, index: int, code: Iterable[int], start: bool = True) -> None:
+        """Put a program straight into one VP's code memory (no CP needed) and start it."""
+        vp = self.vp(index)
+        vp.load_code(code)
+        if start:
+            vp.start()
+
+    def vp(self, index: int) -> VectorProcessor:
+        if not 0 <= index < self.cores:
+            raise EmulationError(f"no VP {index}: this GPU has VPs 0..{self.cores - 1}")
+        return self.vps[index]
+
+    # ---------------------------------------------------------------- state
+
+    def registers(self, index: int) -> np.ndarray:
+        """VP ``index``'s registers, (256, 3) uint32."""
+        return self.vp(index).registers
+
+    def register(self, index: int, row: int) -> tuple[int, int, int]:
+        return self.vp(index).read_row(row)
+
+    def write_register(self, index: int, row: int, lanes: tuple[int, int, int],
+                       we: int = 7) -> None:
+        self.vp(index).write_row(row, lanes, we)
+
+    def omem(self, index: int, count: int | None = None) -> np.ndarray:
+        """VP ``index``'s OMEM words (a copy; all of it, or the first ``count``)."""
+        om = self.vp(index).omem
+        return om[: count if count is not None else len(om)].copy()
+
+    # ---------------------------------------------------------------- CP bus
+
+    def cp_status(self) -> int:
+        return self.mcu.status()
+
+    def cp_copy(self, request: CopyRequest) -> None:
+        self.mcu.request(request, self._write_code, self._write_data)
+
+    def _write_code(self, vp: int, address: int, word: int) -> None:
+        self.vps[vp].write_code(address, word)
+
+    def _write_data(self, vp: int, row: int, lanes: tuple[int, int, int]) -> None:
+        self.vps[vp].write_row(row, lanes)
+
+    def cp_message(self, message: Message) -> None:
+        self.messages.append(message)
+        for i in route(message, self.cores):
+            if message.command == CMD_START:
+                self.vps[i].start()
+            elif message.command == CMD_STOP:
+                self.vps[i].stop()
+
+    # ---------------------------------------------------------------- running
+
+    def step(self) -> bool:
+        """One CP instruction (if the CP runs) and one instruction of every running VP.
+        False when nothing could run."""
+        progressed = False
+        if not self.cp.exited:
+            self.cp.step(self)
+            progressed = True
+        for vp in self.vps:
+            if vp.running and vp.run(1):
+                progressed = True
+        return progressed
+
+    def run(self, max_steps: int = DEFAULT_MAX_STEPS) -> RunResult:
+        """Run CP and VPs until the program is over; see the module docstring."""
+        cp = self.cp
+        steps = 0
+        idle = 0
+        first_eof = None
+        ended = "done"
+        first_eof_quirk = "first-eof" in self.quirks
+        while True:
+            if not cp.exited:
+                before = cp.side_effects
+                for _ in range(CP_SLICE):
+                    cp.step(self)
+                    if cp.exited:
+                        break
+                steps += CP_SLICE
+                idle = idle + CP_SLICE if cp.side_effects == before else 0
+            running = False
+            for vp in self.vps:
+                if vp.running:
+                    steps += vp.run(VP_SLICE)
+                    if first_eof_quirk and vp.stopped[0]:
+                        first_eof = vp.index
+                        break
+                    running = running or vp.running
+            if first_eof is not None:
+                ended = "first-eof"
+                break
+            if not running:
+                if cp.exited:
+                    break
+                if idle >= CP_IDLE_LIMIT and not any(vp.running for vp in self.vps):
+                    ended = "cp-spinning"
+                    break
+            if steps > max_steps:
+                raise EmulationError(self._runaway(max_steps))
+        started = [vp.index for vp in self.vps if vp.started]
+        finished = [vp.index for vp in self.vps if vp.started and not vp.running]
+        result = RunResult(ended, sum(vp.instructions for vp in self.vps), cp.steps, finished,
+                           started, first_eof)
+        result.notes = self._notes(result)
+        return result
+
+    def _runaway(self, max_steps: int) -> str:
+        busy = [vp for vp in self.vps if vp.running]
+        if busy:
+            where = ", ".join(f"VP{vp.index} at PC {vp.pc[0]}" for vp in busy)
+            return (f"runaway program: still running after {max_steps} steps ({where}); "
+                    "raise --max-steps if it is just long")
+        return (f"runaway control program: the CP is still running after {max_steps} steps "
+                f"(IP {self.cp.ip})")
+
+    def _notes(self, result: RunResult) -> list[str]:
+        q = self.quirks
+        notes = []
+        tmreads = sum(vp.tmreads for vp in self.vps)
+        if tmreads and "tmem-row0" not in q:
+            notes.append(f"{tmreads} TMREAD(s) read the addressed TMEM words; the RTL returns "
+                         "row 0 of banks 0..2 instead (--rtl-quirk tmem-row0)")
+        if "reissue-after-branch" not in q and any(vp.instructions for vp in self.vps):
+            notes.append("the RTL issues the instruction after each branch twice, which "
+                         "changes results when that instruction reads its own destination "
+                         "(--rtl-quirk reissue-after-branch)")
+        divs = sum(vp.divs for vp in self.vps)
+        if divs and "div-reissue" not in q:
+            notes.append(f"{divs} DIV(s) completed; the RTL re-issues a DIV forever and never "
+                         "finishes (--rtl-quirk div-reissue)")
+        if self.mcu.back_to_back and "mcu-lost" not in q:
+            notes.append(f"{self.mcu.back_to_back} copy request(s) made while another was "
+                         "pending were performed; the RTL's MCU loses them (--rtl-quirk mcu-lost)")
+        if self.mcu.lost:
+            notes.append(f"{len(self.mcu.lost)} copy request(s) lost (quirk mcu-lost)")
+        if "first-eof" not in q and len(result.started) > 1:
+            notes.append("the RTL test bench stops at the first VP's EOF and dumps only that VP "
+                         "(--rtl-quirk first-eof); here every VP ran to its end")
+        if self.cp.exited and "cp-exit-noop" not in q:
+            notes.append("the CP stopped at EXIT; in the RTL EXIT is a no-op and the CP runs on "
+                         "(--rtl-quirk cp-exit-noop)")
+        if self.cp.nots and "cp-not-noop" not in q:
+            notes.append(f"{self.cp.nots} CP NOT(s) executed; the RTL has no NOT "
+                         "(--rtl-quirk cp-not-noop)")
+        if not result.started:
+            notes.append("no VP was started (the CP never delivered a START to an existing VP)")
+        return notes
+
+
+__all__ = ["DEFAULT_MAX_STEPS", "MAX_CORES", "QUIRKS", "Gpu", "RunResult"]
