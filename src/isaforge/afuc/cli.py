@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..core.cli import guarded, read_input, write_output
-from ..core.errors import AsmError
+from ..core.errors import AsmError, EmulationError
 from . import assemble, listing
 
 GPU_HELP = "firmware id in hex as Mesa's -g takes it (6dc) or a GPU name (a650); overrides the file"
@@ -42,3 +42,66 @@ def asm_cmd(source: str, output: str, gpu: str | None) -> None:
     except UnicodeDecodeError as e:
         raise AsmError(f"{source} is not a text file ({e.reason} at byte {e.start})") from None
     write_output(output, assemble(text, gpu=gpu, filename=source))
+
+
+def _effect_text(e) -> str:
+    if e.kind == "mem":
+        return f"mem   0x{e.addr:016x} = 0x{e.value:08x}"
+    width = {"reg": 4, "pipe": 2, "ctrl": 3}[e.kind]
+    name = f" {e.name}" if e.name else ""
+    return f"{e.kind:<5} 0x{e.addr:0{width}x}{name} = 0x{e.value:08x}"
+
+
+@afuc_cli.command("run")
+@click.argument("firmware", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("stream", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="effects as JSON lines")
+@click.option("--trace", is_flag=True, help="each executed instruction and what it changed "
+              "(Mesa's afuc-disasm -e format)")
+@click.option("--max-steps", default=10_000_000, show_default=True, type=click.IntRange(1),
+              help="stop a runaway firmware after this many steps")
+@click.option("--gpu", "-g", metavar="ID", help=GPU_HELP)
+@click.option("--me", "me_firmware", type=click.Path(dir_okay=False),
+              help="a5xx: the ME firmware (FIRMWARE is then the PFP, joined by the MEQ)")
+@guarded
+def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: int,
+            gpu: str | None, me_firmware: str | None) -> None:
+    """Run FIRMWARE on the command stream STREAM and print its effects.
+
+    STREAM is binary little-endian dwords, or text with one packet a line as Mesa's emulator
+    prompt takes them (CP_MEM_WRITE 0x1000 0 0xdead, RB_RENDER_CNTL 0x11), plus
+    '@ADDR: w0 w1 ...' lines that place IBs in GPU memory.
+    """
+    import json
+
+    from .emu import Emulator
+    from .trace import TraceState, jumptable_offset
+
+    me = read_input(me_firmware) if me_firmware else None
+    emu = Emulator(read_input(firmware), gpu, me_firmware=me)
+    emu.feed_file(read_input(stream), stream)
+    if trace:
+        tw = TraceState(click.echo, jumptable_offset(emu.fw))
+        emu.tracer = tw
+        for p in emu.procs:
+            p.tw = tw
+    shown = 0
+
+    def flush() -> None:
+        nonlocal shown
+        for e in emu.effects[shown:]:
+            click.echo(json.dumps(e.as_json()) if as_json else _effect_text(e))
+        shown = len(emu.effects_raw)
+
+    try:
+        emu.run(max_steps=max_steps)
+    except EmulationError:
+        if not trace:
+            flush()
+        click.echo(emu.state_dump(), err=True)
+        raise
+    if not trace:
+        flush()
+    summary = (f"{emu.steps} instructions, {emu.packets} packets, "
+               f"{len(emu.effects_raw)} effects; idle, waiting for a packet")
+    click.echo(("; " if trace else "") + summary, err=as_json)
