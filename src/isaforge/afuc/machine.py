@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -120,6 +121,7 @@ class Processor:
         self.rb = ListQueue()
         self.ib: dict[int, RegionQueue] = {}
         self.meq: ListQueue | None = None  # an a5xx PFP forwards $data writes here
+        self.ib_level = 0  # @IB_LEVEL & 3: which ROQ queue $data reads
         self.is_me5 = False  # a5xx ME: memory and register reads through GPU registers
         self.tw: Any = None  # trace bookkeeping (trace.TraceState) or None
         self.steps = 0
@@ -152,6 +154,8 @@ class Processor:
                                      "DRAW_STATE_SEL") if c[k] is not None}
         if self.gen >= 7:
             ctl_writes |= {c["BV_CNTL"], c["LPAC_CNTL"]}
+        if c["IB_LEVEL"] is not None:
+            ctl_writes.add(c["IB_LEVEL"])
         self.ctl_special = ctl_writes
 
     # -- decoding ---------------------------------------------------------------------------
@@ -197,7 +201,9 @@ class Processor:
 
     def _ctrl_side_effect(self, n: int, v: int) -> None:
         c = self.c
-        if n == c["PACKET_TABLE_WRITE"]:
+        if n == c["IB_LEVEL"]:
+            self.ib_level = v & 3
+        elif n == c["PACKET_TABLE_WRITE"]:
             addr = int(self.control[c["PACKET_TABLE_WRITE_ADDR"]])
             if addr >= len(self.jmptbl):
                 raise EmulationError(f"{self.name}: packet table write to entry {addr} "
@@ -280,12 +286,12 @@ class Processor:
             return self.rb
         if self.is_me5:
             return self.meq
-        lvl = self.c["IB_LEVEL"]
-        level = int(self.control[lvl]) & 3 if lvl is not None else 0
+        level = self.ib_level
         return self.rb if level == 0 else self.ib.get(level) or RegionQueue({}, 0, 0)
 
     def rd_data(self) -> int:
-        v = self.queue().pop()
+        q = self.rb if self.ib_level == 0 and self.meq is None else self.queue()
+        v = q.popleft() if q.__class__ is ListQueue and q else q.pop()
         if v is None:
             raise StreamEndError(f"{self.name}: the command stream ended inside a packet "
                                  f"($rem = {self.gpr[REG_REM]})")
@@ -418,7 +424,7 @@ class Processor:
 
     def dispatch(self, hdr: int) -> None:
         try:
-            h = parse_header(hdr)
+            h = _parse_header_cached(hdr)
         except EmulationError as e:
             raise type(e)(f"{self.name}: {e.message} (packet {self.packets + 1})") from None
         ident = self.emu.pkt4_id if h.type == 4 else h.ident
@@ -463,6 +469,19 @@ class Processor:
         fast, codegen = self._fast, self.emu.codegen
         g = self.gpr
         while True:
+            if self.waitin_pending and self.bt is None:
+                if self.steps >= max_steps:
+                    self.limit_hit()
+                hdr = self.next_header()
+                self.waitin_pending = False
+                pc = self.pc
+                fn = self._slow.get(pc)
+                if fn is None:
+                    fn = self._slow[pc] = codegen.compile_one(self, pc)
+                fn(self, g, None)
+                self.pc = pc + 1
+                self.dispatch(hdr)
+                continue
             if self.bt is not None or self.waitin_pending:
                 if self.steps >= max_steps:
                     self.limit_hit()
@@ -480,6 +499,9 @@ class Processor:
                 continue
             self.steps += n
             fn(self, g)
+
+
+_parse_header_cached = lru_cache(maxsize=4096)(parse_header)
 
 
 def _fmt_hex(v: int) -> str:
