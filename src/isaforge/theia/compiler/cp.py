@@ -226,10 +226,13 @@ class CpCompiler:
                 break
             self.next()
         end = self.expect(";", "';'")
+        seen = set(self.vars)
+        for name, _ in items:
+            if name.text in seen:
+                raise self.error(f"duplicated symbol '{name.text}'", name)
+            seen.add(name.text)
         for i in range(len(items) - 1, -1, -1):
             name, value = items[i]
-            if name.text in self.vars:
-                raise self.error(f"duplicated symbol '{name.text}'", name)
             self.var_index += 1
             if self.var_index > MAX_REGISTER:
                 raise self.error(f"too many registers: scalar '{name.text}' needs "
@@ -246,8 +249,7 @@ class CpCompiler:
         self.expect("<", "'<'")
         args = []
         for i in range(3):
-            tok = self.peek()
-            args.append((self.expression(), tok))
+            args.append(self.expression())
             if i < 2:
                 self.expect(",", "','")
         self.expect(">", "'>'")
@@ -282,34 +284,33 @@ class CpCompiler:
         if tok.kind == "+" and self.peek(1).kind == "=":
             self.next()
             self.next()
-            etok = self.peek()
             value = self.expression()
             end = self.expect(";", "';'")
             self.mark_first(end.line)
             self.emit(CpInstr(ADD, dest=self.address(name.text, name),
-                              src1=self.address(value, etok),
+                              src1=self.address(*value),
                               src0=self.address(name.text, name)))
             self.inserted = 0
             return
         self.expect("=", "'='")
-        etok = self.peek()
         value = self.expression()
         end = self.expect(";", "';'")
         self.mark_first(end.line)
         self.emit(CpInstr(ADD, dest=self.address(name.text, name),
-                          src1=self.address(value, etok), src0=0))
+                          src1=self.address(*value), src0=0))
         self.inserted = 0
         self.temp_index = TEMP_START
 
     # -- expressions ---------------------------------------------------------------------------
-    def operation(self, op: int, left: str, right: str, tok: Token) -> str:
+    def operation(self, op: int, left: tuple[str, Token], right: tuple[str, Token],
+                  tok: Token) -> tuple[str, Token]:
         temp = self.free_temp(tok)
-        self.emit(CpInstr(op, dest=temp, src1=self.address(left, tok),
-                          src0=self.address(right, tok)))
+        self.emit(CpInstr(op, dest=temp, src1=self.address(*left),
+                          src0=self.address(*right)))
         self.inserted += 1
-        return f"R{temp}"
+        return f"R{temp}", tok
 
-    def expression(self) -> str:
+    def expression(self) -> tuple[str, Token]:
         left = self.term()
         while self.at("+", "|", "-"):
             tok = self.next()
@@ -317,7 +318,7 @@ class CpCompiler:
             left = self.operation({"+": ADD, "|": OR, "-": SUB}[tok.kind], left, right, tok)
         return left
 
-    def term(self) -> str:
+    def term(self) -> tuple[str, Token]:
         left = self.factor()
         if self.at("<<", ">>", "&"):
             tok = self.next()
@@ -325,11 +326,11 @@ class CpCompiler:
             return self.operation({"<<": SHL, ">>": SHR, "&": AND}[tok.kind], left, right, tok)
         return left
 
-    def factor(self) -> str:
+    def factor(self) -> tuple[str, Token]:
         tok = self.peek()
         if tok.kind == "ID":
             self.next()
-            return tok.text
+            return tok.text, tok
         if tok.kind == "(":
             self.next()
             value = self.expression()
@@ -340,7 +341,7 @@ class CpCompiler:
             temp = self.free_temp(tok)
             self.emit(CpInstr(ASSIGN, dest=temp, literal=value))
             self.inserted += 1
-            return f"R{temp}"
+            return f"R{temp}", tok
         found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
         raise self.error(f"expected an operand, found {found}", tok)
 
@@ -367,7 +368,7 @@ class CpCompiler:
             self.next()
             right = self.expression()
             branch = CpInstr(BNE if op.kind == "==" else BLE, dest=0,
-                             src1=self.address(left, tok), src0=self.address(right, op))
+                             src1=self.address(*left), src0=self.address(*right))
         self.expect(")", "')'")
         self.emit(branch)
         self.inserted += 1

@@ -493,12 +493,15 @@ class VpCompiler:
                 break
             self.next()
         end = self.expect(";", "';'")
+        seen = set(self.autovars)
+        for name, _, _ in items:
+            if name.text in seen:
+                raise self.error(f"duplicated symbol '{name.text}'", name)
+            seen.add(name.text)
         # the list is right-recursive: the last name is allocated (and initialised) first
         for i in range(len(items) - 1, -1, -1):
             name, size, values = items[i]
             last = i == len(items) - 1
-            if name.text in self.autovars:
-                raise self.error(f"duplicated symbol '{name.text}'", name)
             if values is None:
                 text = size or "1"
                 n = hex_value(text) if last else dec_value(text)
