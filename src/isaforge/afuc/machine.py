@@ -428,8 +428,11 @@ class Processor:
         except EmulationError as e:
             raise type(e)(f"{self.name}: {e.message} (packet {self.packets + 1})") from None
         ident = self.emu.pkt4_id if h.type == 4 else h.ident
-        if self.gpr[1] == hdr and h.type == 4:
-            self.gpr[1] = hdr & 0x0FFFFFFF  # the PKT4 handler shifts the register out of $01
+        forwards = self.meq is not None and not self.is_me5  # an a5xx PFP passes $01 on
+        if self.gpr[1] == hdr and h.type == 4 and not forwards:
+            # the PKT4 handler shifts the register out of $01: the type and the parity bit
+            # must go (Mesa clears only the type, so registers of even parity break there)
+            self.gpr[1] = hdr & 0x07FFFFFF
         self.gpr[REG_REM] = h.count
         if self.tw is not None:
             self.tw.gpr.add(REG_REM)

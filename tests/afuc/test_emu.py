@@ -1,0 +1,166 @@
+"""Functional tests of the afuc emulator on real firmware (a630, a530 PFP+ME) and the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from isaforge.afuc import Emulator
+from isaforge.afuc.machine import StepLimitError, StreamEndError
+from isaforge.afuc.stream import BadPacketError, parse_header, pkt4_header, pkt7_header
+from isaforge.cli import main as cli_main
+from tests.refdata import refdata
+
+
+def a630() -> bytes:
+    return refdata("afuc", "firmware", "a630_sqe.fw").read_bytes()
+
+
+def run(text: str, exact: bool = False) -> Emulator:
+    emu = Emulator(a630())
+    emu.feed("CP_ME_INIT 0\n" + text)
+    assert emu.run(max_steps=200_000, exact=exact) == "idle"
+    assert emu.main.waitin_pending
+    return emu
+
+
+@pytest.mark.parametrize("n", [1, 2, 7])
+def test_mem_write_words(n):
+    words = [0x1000 + i for i in range(n)]
+    emu = run("CP_MEM_WRITE 0x20000 0 " + " ".join(map(str, words)))
+    mem = [(e.addr, e.value) for e in emu.effects if e.kind == "mem"]
+    assert mem == [(0x20000 + 4 * i, w) for i, w in enumerate(words)]
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+def test_set_draw_state_groups(groups):
+    payload = []
+    for g in range(groups):
+        payload += [(g + 2) << 24 | 0x00700000 | (4 + g), 0x40000 + 0x100 * g, g]
+    emu = run("CP_SET_DRAW_STATE " + " ".join(map(str, payload)))
+    ds = emu.main.draw
+    for g in range(groups):
+        assert ds.base[g + 2] == [0x40000 + 0x100 * g, g]
+        assert ds.hdr[g + 2] == (4 + g) | (7 << 16)
+    mask = sum(1 << (g + 2) for g in range(groups))
+    assert emu.read_reg("control", "DRAW_STATE_ACTIVE_BITMASK") == mask
+    assert emu.packets == 2
+
+
+@pytest.mark.parametrize("values", [[0x11], [0x11, 0x22, 0x33], [1, 2, 3, 4, 5]])
+def test_type4_writes_exactly_its_registers(values):
+    emu = run("RB_RENDER_CNTL " + " ".join(map(str, values)))
+    regs = [(e.addr, e.value) for e in emu.effects if e.kind == "reg"][-len(values) - 1:]
+    assert regs[1:] == [(0x8801 + i, v) for i, v in enumerate(values)]
+    assert regs[0][0] != 0x8801 + len(values)
+
+
+def test_me_init_completes():
+    emu = Emulator(a630())
+    emu.feed("CP_ME_INIT 0x2f 0x3 0x20000000 0 0 0 0 0\nRB_RENDER_CNTL 0x5")
+    assert emu.run(max_steps=100_000) == "idle"
+    assert emu.packets == 2 and emu.read_reg("gpu", "RB_RENDER_CNTL") == 5
+
+
+def test_ib1_and_ib2_execute_and_return():
+    ib2 = [pkt4_header(0x8802, 1), 0x22]
+    ib1 = [pkt4_header(0x8801, 1), 0x11, pkt7_header(0x3F, 3), 0x30000, 0, len(ib2)]
+    emu = Emulator(a630())
+    emu.load_memory(0x20000, ib1)
+    emu.load_memory(0x30000, ib2)
+    emu.feed("CP_ME_INIT 0\nCP_INDIRECT_BUFFER 0x20000 0 %d\nRB_DEST_MSAA_CNTL 0x33" % len(ib1))
+    assert emu.run(max_steps=100_000) == "idle"
+    regs = [(e.addr, e.value) for e in emu.effects if e.kind == "reg"][-3:]
+    assert regs == [(0x8801, 0x11), (0x8802, 0x22), (0x8803, 0x33)]
+    assert emu.read_reg("control", "IB_LEVEL") == 0
+
+
+def test_fast_and_exact_paths_agree():
+    text = "\n".join(["CP_MEM_WRITE 0x20000 0 1 2 3", "RB_RENDER_CNTL 1 2 3",
+                      "CP_SET_DRAW_STATE 0x00700004 0x1000 0", "CP_NOP 1 2 3 4 5",
+                      "CP_CONTEXT_REG_BUNCH 0x8801 1 0x8802 2", "CP_REG_WRITE 0 0xa00e 0x42"])
+    fast, exact = run(text), run(text, exact=True)
+    assert fast.effects_raw == exact.effects_raw
+    assert fast.steps == exact.steps and fast.packets == exact.packets == 7
+    assert fast.main.gpr == exact.main.gpr and fast.main.pc == exact.main.pc
+
+
+def test_bad_header_reported():
+    emu = Emulator(a630())
+    emu.feed([pkt7_header(0x48, 1), 0, pkt4_header(0x8801, 1) ^ (1 << 27), 5])
+    with pytest.raises(BadPacketError, match="parity"):
+        emu.run()
+    assert emu.read_reg("gpu", 0x8801) == 0
+    with pytest.raises(BadPacketError, match="type 2"):
+        parse_header(0x20000000)
+
+
+def test_stream_ends_mid_packet():
+    emu = Emulator(a630())
+    emu.feed([pkt7_header(0x48, 1), 0, pkt7_header(0x3D, 4), 0x1000, 0])  # CP_MEM_WRITE
+    with pytest.raises(StreamEndError, match="ended inside a packet"):
+        emu.run()
+
+
+def test_runaway_stopped():
+    emu = Emulator(a630())
+    emu.feed("CP_ME_INIT 0")
+    with pytest.raises(StepLimitError, match="step limit of 50"):
+        emu.run(max_steps=50)
+    assert emu.steps == 50
+
+
+def test_hooks_and_state_access():
+    emu = Emulator(a630())
+    seen = []
+    emu.hook_add("reg", lambda k, a, v: seen.append((a, v)))
+    packets = []
+    emu.hook_add("packet", lambda p, hdr: packets.append(hdr))
+    emu.feed("CP_ME_INIT 0")
+    emu.run()
+    emu.packet("RB_RENDER_CNTL", 7)
+    assert emu.roq()["RB"] == [pkt4_header(0x8801, 1), 7]
+    assert emu.run(until="packet") == "packet"
+    assert emu.main.pc == emu.main.jmptbl[4]  # stopped at the PKT4 handler
+    emu.run()
+    assert seen[-1] == (0x8801, 7) and len(packets) == 2
+    emu.write_gpr(5, 0x1234)
+    assert emu.read_gpr(5) == 0x1234 and emu.read_gpr(0) == 0
+    emu.write_reg("control", "SCRATCH_REG0", 9)
+    assert emu.read_reg("control", emu.db.control_reg("SCRATCH_REG0")) == 9
+
+
+def test_a530_pfp_and_me_joined_by_meq():
+    pfp = refdata("afuc", "firmware", "a530_pfp.fw").read_bytes()
+    me = refdata("afuc", "firmware", "a530_pm4.fw").read_bytes()
+    emu = Emulator(pfp, me_firmware=me)
+    emu.feed("CP_ME_INIT 0\nCP_MEM_WRITE 0x10000 0 0xdead 0xbeef\nRB_RENDER_CNTL 0x11")
+    assert emu.run(max_steps=200_000) == "idle"
+    assert [p.packets for p in emu.procs] == [3, 3]
+    mem = [(e.addr, e.value, e.proc) for e in emu.effects if e.kind == "mem"]
+    assert mem == [(0x10000, 0xDEAD, "ME"), (0x10004, 0xBEEF, "ME")]
+    reg = emu.db.gpu_reg("RB_RENDER_CNTL")
+    assert emu.read_reg("gpu", reg) == 0x11
+    assert [e.proc for e in emu.effects if e.kind == "reg" and e.addr == reg] == ["ME"]
+
+
+def test_cli_run(tmp_path):
+    fw = tmp_path / "fw.bin"
+    fw.write_bytes(a630())
+    s = tmp_path / "s.txt"
+    s.write_text("CP_ME_INIT 0\nCP_MEM_WRITE 0x10000 0 0xdead\nRB_RENDER_CNTL 0x11\n")
+    r = CliRunner().invoke(cli_main, ["afuc", "run", "--json", str(fw), str(s)])
+    assert r.exit_code == 0, r.output
+    objs = [json.loads(x) for x in r.stdout.splitlines()]
+    assert {"kind": "mem", "addr": 0x10000, "name": None, "value": 0xDEAD} in objs
+    assert objs[-1] == {"kind": "reg", "addr": 0x8801, "name": "RB_RENDER_CNTL", "value": 0x11}
+    r = CliRunner().invoke(cli_main, ["afuc", "run", "--trace", str(fw), str(s)])
+    assert "\t00d3: 9c1ffa06  (rep)(xmov1)mov $data, $data" in r.output
+    assert "3 packets" in r.output
+    r = CliRunner().invoke(cli_main, ["afuc", "run", "--max-steps", "10", str(fw), str(s)])
+    assert r.exit_code == 1 and "step limit of 10" in r.output and "$00=" in r.output
+    s.write_text("CP_BOGUS 1\n")
+    r = CliRunner().invoke(cli_main, ["afuc", "run", str(fw), str(s)])
+    assert r.exit_code == 1 and "neither a PM4 packet nor a register" in r.output
