@@ -44,6 +44,7 @@ STATE_NAMES = {FETCH: "FETCH", ISSUE_FWD: "ISSUE_FWD", ISSUE: "ISSUE",
                FIFO_UPDATE: "FIFO_UPDATE", UPDATE_PC: "UPDATE_PC", 0: "IDLE"}
 FIFO_DEPTH = 2
 PC_MASK = 0xFFFF
+UNDEF = -1  # an x in the RTL's dependency table
 
 
 class IssueUnit:
@@ -59,7 +60,9 @@ class IssueUnit:
         self.pc = code_offset
         self.prev_pc = code_offset
         self.state = FETCH
-        self.sb = [0] * 256  # dependency table: register -> station computing it (0: none)
+        # dependency table: register -> station computing it (0: none; UNDEF: the RTL's
+        # table RAM is not initialised, an entry never written reads as x)
+        self.sb = [UNDEF if model.quirks.rtl_scoreboard else 0] * 256
         self.sb_seq = [-1] * 256  # which op set the entry (the designed owner check)
         self.fifo: deque[Op] = deque()
         self.latched: Op | None = None  # the commit of the previous cycle (forwarding)
@@ -151,23 +154,45 @@ class IssueUnit:
     # One clock cycle
     # ---------------------------------------------------------------------------------------
 
-    def step(self, t: int, c: Op | None) -> None:
-        """Cycle ``t`` with ``c`` on the commit bus (None: bus idle)."""
+    def reset(self, code_offset: int) -> None:
+        """The RTL holds the second thread's unit in reset while multithreading is off."""
+        self.state = 0
+        self.pc = self.prev_pc = code_offset & PC_MASK
+        self.fifo.clear()
+        self.latched = None
+        self.branch_op = None
+        self.branch_target = None
+        self.bubble = False
+
+    def step(self, t: int, c: Op | None, enabled: bool = True, one_more: bool = True,
+             mt: bool = False) -> None:
+        """Cycle ``t`` with ``c`` on the commit bus (None: bus idle).
+
+        ``enabled``: this thread owns the issue bus this cycle (always, without SMT);
+        ``one_more``: it is the first of the thread's two cycles; ``mt``: SMT is on.
+        """
         m = self.m
         q = m.quirks
         w = self.word()
         st = self.state
+        if st == 0:  # out of reset: one cycle, then FETCH
+            self.state = FETCH
+            self.prev_pc = self.pc
+            return
         if t == self.resume_at:  # RTL: the branch with a dependency is fetched again
             self.resume_at = NEVER
             self.fifo.clear()
             st = FETCH
-        if q.stop_at_eof and w >> 58 & 1:
+        if self.thread == 0 and q.stop_at_eof and w >> 58 & 1:
             m.finish(t)
             return
-        if c is not None and m.trace and c.rs == self.station_for(w, t)[0] and w >> 57 & 1:
+        if c is not None and m.trace and w >> 57 & 1 and c.rs == self.station_for(w, t)[0]:
             zero, sign = flags(c.result)
             if branch_taken(w >> 54 & 7, zero, sign):
                 m.branch_taken(t, self.thread)
+        c_raw = c
+        if c is not None and mt and (c.dst >> 7) != self.thread:
+            c = None  # SMT: each thread listens to the commits of its half of the RF
         nxt = st
         inc = False
         pop = False
@@ -182,22 +207,25 @@ class IssueUnit:
                 self.latched = c
                 self.prev_pc = self.pc
                 return
-            sid, busy = self.station_for(w, t)
-            if not busy and not q.no_smu_stall and sid:
-                d1, d0 = self.deps(w, None)
-                n = (d1 != 0) + (d0 != 0)
-                if n and not m.smu.has_room(n):
-                    busy = True
-                    m.smu.stalls += 1
+            if enabled:
+                sid, busy = self.station_for(w, t)
+                if not busy and not q.no_smu_stall and sid:
+                    d1, d0 = self.deps(w, None)
+                    n = (d1 > 0) + (d0 > 0)
+                    if n and not m.smu.has_room(n):
+                        busy = True
+                        m.smu.stalls += 1
+            else:
+                busy = True
             branch = w >> 57 & 1
             if c is not None:
                 self._clear_rtl(c.dst)
             inc = not busy and not branch and (not self.fifo or c is not None)
-            if c is not None and not busy:
+            if c is not None and not busy and (not mt or one_more):
                 nxt = ISSUE_FWD
             elif self.fifo:
                 nxt = FIFO_UPDATE
-            elif busy:
+            elif busy or (mt and not one_more):
                 nxt = FETCH
                 self.stall_cycles += 1
             else:
@@ -206,9 +234,12 @@ class IssueUnit:
             fwd = self.latched if st == ISSUE_FWD else None
             if st == ISSUE_FWD:
                 pop = True
-            if w >> 58 & 1:  # EOF (designed: the thread ends here)
-                self.ended = True
-                nxt = 0
+            if not enabled:
+                nxt = FIFO_UPDATE if self.fifo else st
+            elif w >> 58 & 1:  # EOF: the thread ends here (the RTL just never issues it)
+                if not q.stop_at_eof:
+                    self.ended = True
+                    nxt = 0
             else:
                 op = m.issue(self, w, t, fwd, c)
                 if w >> 57 & 1:
@@ -226,37 +257,47 @@ class IssueUnit:
                 self._clear_rtl(self.fifo[0].dst)
             pop = True
             sid, busy = self.station_for(w, t)
+            busy = busy or not enabled
             branch = w >> 57 & 1
             if self.branch_op is not None and not q.branch_next_cycle:
                 nxt = UPDATE_PC
-            elif not busy and not branch:
+            elif not busy and not branch and (not mt or one_more):
                 nxt = ISSUE
-                inc = not q.refetch_after_fifo
+                inc = mt or not q.refetch_after_fifo
             else:
                 nxt = FETCH
         elif st == UPDATE_PC:
             bop = self.branch_op
             if q.branch_next_cycle:
-                # RTL: the FIFO is popped (the entry is lost) and the branch is decided by
-                # whatever commits this cycle
+                # RTL: the FIFO is popped (the entry is lost); the PC is loaded whenever the
+                # commit bus shows a result of the station this instruction would use that
+                # meets its branch condition (any thread's result, any cycle in this state)
+                had_fifo = bool(self.fifo)
                 if self.fifo:
                     self.fifo.popleft()
-                waiting = bop is not None and bop.waits and q.branch_dep_reissue
-                if waiting:
+                if (c_raw is not None and w >> 57 & 1
+                        and c_raw.rs == self.station_for(w, t)[0]):
+                    zero, sign = flags(c_raw.result)
+                    if branch_taken(w >> 54 & 7, zero, sign):
+                        setpc = self._target(w)
+                if (not mt and bop is not None and bop.waits and q.branch_dep_reissue):
+                    # measured, not derived: the branch is fetched again a fixed time after
+                    # its producer commits (test_branches_1)
                     if c is not None and (c.rs == bop.dep1 or c.rs == bop.dep0):
                         # the PC still holds the branch's address (not advanced at issue)
                         self.resume_at = t + q.timing.branch_dep_reissue - 1
                         for i in range(256):
                             if self.sb[i] == c.rs:
                                 self.sb[i] = 0
+                    setpc = -1
                     nxt = UPDATE_PC
                 else:
-                    if c is not None and bop is not None and c.rs == self.station_for(w, t)[0]:
-                        zero, sign = flags(c.result)
-                        if branch_taken(w >> 54 & 7, zero, sign):
-                            setpc = self._target(w)
-                    self.branch_op = None
-                    nxt = FETCH
+                    d1, d0 = self.deps(w, None) if w >> 57 & 1 else (0, 0)
+                    if not (d1 or d0):
+                        self.branch_op = None
+                        nxt = FETCH
+                    elif had_fifo:
+                        nxt = FIFO_UPDATE
             else:
                 if self.branch_target is not None:
                     if self.branch_target >= 0:

@@ -52,7 +52,18 @@ class VPCycleModel:
         self.stations = [Station(i) for i in range(NUM_STATIONS + 1)]  # index = station id
         self.arb = Arbiter(self.stations)
         self.smu = DepStore()
-        self.iius = [IssueUnit(self, 0)]
+        self.iius = [IssueUnit(self, 0), IssueUnit(self, 1)]
+        self.iius[1].reset(0)
+        # SMT: the thread owning the issue bus alternates every 2 cycles (the RTL's shift
+        # register ``pre`` and its delayed copy ``pre2``); it shifts on cycles whose parity
+        # is ``mt_phase`` (the RTL's free-running counter; 1 fits test_multihtread1)
+        self.pre = 0
+        self.pre2 = 0
+        self.mt_phase = 1
+        self.prev_enabled = [True, False]
+        self.mt_on = False
+        # designed: the youngest issued writer of each register lane (RF write guard)
+        self.lane_owner = [0] * (256 * 3)
         self.events: list[ev.Event] = []
         self.tmem = np.zeros(0, np.uint32) if tmem is None else np.asarray(tmem, np.uint32)
         self.omem = np.zeros(omem_words, np.uint32)
@@ -65,6 +76,7 @@ class VPCycleModel:
         self.issues = 0
         self.commits = 0
         self.fifo_overflows = 0
+        self.dropped = 0
 
     # ---------------------------------------------------------------------------------------
     # State the issue unit reads
@@ -148,13 +160,26 @@ class VPCycleModel:
         if not op.branch and op.io != 0:  # an OMWRITE has no register result
             iiu.sb[dst] = sid
             iiu.sb_seq[dst] = op.seq
+        if we and not q.rtl_scoreboard:
+            base = dst * 3
+            if we & 4:
+                self.lane_owner[base] = op.seq
+            if we & 2:
+                self.lane_owner[base + 1] = op.seq
+            if we & 1:
+                self.lane_owner[base + 2] = op.seq
+        if d1 < 0 or d0 < 0:
+            # RTL: a dependency read from a never-written table entry is x; the station
+            # ignores the issue (it never executes, never commits, is not busy)
+            self.dropped += 1
+            return op
         st = self.stations[sid]
         st.busy_from = t + 1
         if d1 or d0:
             op.waits = True
             st.waiting = op
             st.busy_end = NEVER
-            self.smu.claim((d1 != 0) + (d0 != 0))
+            self.smu.claim((d1 > 0) + (d0 > 0))
         else:
             self._start(op, t)
         return op
@@ -203,8 +228,15 @@ class VPCycleModel:
         we = op.we
         if we:
             d = op.dst
+            if not self.quirks.rtl_scoreboard:  # a younger writer's lanes stay
+                base = d * 3
+                own = self.lane_owner
+                seq = op.seq
+                we = ((4 if own[base] == seq else 0) | (2 if own[base + 1] == seq else 0)
+                      | (1 if own[base + 2] == seq else 0)) & we
             self.rf[d] = _merge(self.rf[d], op.result, we)
             self.known[d] |= we
+            we = op.we
         if self.trace:
             self.events.append(ev.Commit(t, op.thread, op.rs, op.word, op.dst, we, op.result, 7))
         for iiu in self.iius:
@@ -242,7 +274,7 @@ class VPCycleModel:
     def _quiet_until(self, t: int) -> int:
         """The first cycle >= t in which something can happen (t itself if unsure)."""
         iiu = self.iius[0]
-        if iiu.fifo or iiu.bubble:
+        if iiu.fifo or iiu.bubble or self.rf[2][2] & 1:
             return t
         nr = self.arb.next_ready()
         nxt = NEVER if nr is None else nr
@@ -303,13 +335,21 @@ class VPCycleModel:
             if c is not None:
                 self._granted(c, t)
             self.steps += 1
-            iiu.step(t, c)
+            if self.rf[2][2] & 1:
+                if not self.mt_on:  # the second unit leaves reset at its code offset
+                    self.mt_on = True
+                    self.iius[1].reset((self.rf[2][2] >> 1) & 0xFFFF)
+                self._smt_step(t, c)
+            else:
+                iiu.step(t, c)
+                if self.mt_on:
+                    self._smt_off(t)
             if self.done:
                 break
             if c is not None:
                 self._commit(c, t)
             t += 1
-            if iiu.ended and not self._in_flight():
+            if self._all_ended() and not self._in_flight():
                 self.finish(t)
                 break
             nt = self._quiet_until(t)
@@ -321,6 +361,29 @@ class VPCycleModel:
                 t = nt
         self.cycle = t
         return self
+
+    def _smt_step(self, t: int, c: Op | None) -> None:
+        """A cycle with multithreading on: both issue units step, one owns the bus."""
+        active = self.pre2
+        i0, i1 = self.iius
+        en = self.prev_enabled
+        i0.step(t, c, active == 0, not en[0], True)
+        if not self.done:
+            i1.step(t, c, active == 1, not en[1], True)
+        self.prev_enabled = [active == 0, active == 1]
+        self.pre2 = self.pre
+        if t & 1 == self.mt_phase:
+            self.pre ^= 1
+
+    def _smt_off(self, t: int) -> None:
+        self.mt_on = False
+        self.prev_enabled = [True, False]
+        self.pre = self.pre2 = 0
+        self.iius[1].reset((self.rf[2][2] >> 1) & 0xFFFF)
+
+    def _all_ended(self) -> bool:
+        i0, i1 = self.iius
+        return i0.ended and (i1.ended or not self.rf[2][2] & 1)
 
     def _in_flight(self) -> bool:
         return any(s.out or s.waiting is not None for s in self.stations)

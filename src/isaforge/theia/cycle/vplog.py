@@ -33,6 +33,8 @@ def _lanes(v: Lanes, known: int = 7) -> str:
 
 
 def _station(rs: int, word: int) -> str:
+    if rs < 0:
+        return " xxxx "
     if rs == RS_IO:
         return " IO " + (" TMREAD " if word >> 59 & 7 == 1 else " OMWRITE ")
     if rs == RS_LOGIC:
@@ -86,8 +88,14 @@ def _operands(e: ev.Issue) -> str:
 def format_issue(e: ev.Issue, vp: int, start_ns: int) -> str:
     w = e.word
     t = start_ns + CLOCK_NS * e.cycle
-    head = (f"\n{t:20d}ns VP[{vp:10d}] IP {e.ip:10d}    ISSUE  ({w:016x}) \t"
-            if e.thread == 0 else f"\n THREAD 1 {t:20d}ns IP {e.ip:10d}    ISSUE  ({w:016x}) \t")
+    if e.thread:  # the dumper's second-thread block: fewer station names, no raw operands
+        head = f"\n THREAD 1 {t:20d}ns IP {e.ip:10d}    ISSUE  ({w:016x}) \t"
+        if w >> 57 & 1:
+            head += " BRANCH "
+        name = f" {RS_NAMES[e.rs]} " if 0 < e.rs < RS_LOGIC else f" {e.rs:04b} "
+        return (head + name + _operands(e) + "\t\t\t\t" + _station(e.dep1, w) + " | "
+                + _station(e.dep0, w) + " | " + f" {_lanes(e.mod1)} | {_lanes(e.mod0)}")
+    head = f"\n{t:20d}ns VP[{vp:10d}] IP {e.ip:10d}    ISSUE  ({w:016x}) \t"
     if w >> 57 & 1:
         head += " BRANCH "
     swz1 = 0 if w >> 63 else w >> 25 & 0x3F
