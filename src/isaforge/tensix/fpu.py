@@ -141,52 +141,49 @@ def _products(a: np.ndarray, b: np.ndarray, phase: int, adj: int
     return np.where(zero, 0, s), np.where(zero, max(adj, 0), e), np.where(zero, 0, m)
 
 
-def _rshift_round(m: np.ndarray, d: np.ndarray, s: np.ndarray | int) -> np.ndarray:
-    """``(m + 2**(d-1) - s) >> d`` for ``0 < d < 31``, ``m`` for ``d == 0``, 0 for ``d >= 31``."""
-    dd = np.clip(d, 1, 62)
-    r = (m + (I64(1) << (dd - 1)) - s) >> dd
-    return np.where(d <= 0, m, np.where(d >= 31, 0, r))
+def _align(m: np.ndarray, d: np.ndarray, s: np.ndarray | int) -> np.ndarray:
+    """Right-align a magnitude by ``d >= 0``: ``(m + 2**(d-1) - s) >> d`` (ties up for positive,
+    down for negative terms), ``m`` when ``d == 0``, 0 once every bit is gone (d >= 31)."""
+    d = np.minimum(d, 62)
+    return ((m << 1) + (I64(1) << d) - ((s & (d > 0)) << 1)) >> (d + 1)
 
 
 def accumulate(s0: np.ndarray, e0: np.ndarray, m0: np.ndarray,
-               s1: np.ndarray, e1: np.ndarray, m1: np.ndarray,
+               s1: np.ndarray | None, e1: np.ndarray | None, m1: np.ndarray | None,
                dst: np.ndarray, fp32_acc: bool, exp8: bool) -> np.ndarray:
-    """Add two sign/exponent/mantissa terms (mantissa 1.0 = 2**23) to a Dst value in the FP32
-    frame, round and encode; returns FP32-frame bits (uint32)."""
+    """Add one or two sign/exponent/magnitude terms (magnitude 1.0 = 2**23) to a Dst value in
+    the FP32 frame, round and encode; returns FP32-frame bits (uint32)."""
     dst = np.asarray(dst).astype(I64)
     sd = dst >> 31
     ed = (dst >> 23) & 0xFF
-    md = np.where(ed == 0, 0, (dst & 0x7FFFFF) | 0x800000)
-    e = np.maximum(np.maximum(e0, e1), ed)
-    m0 = _rshift_round(m0, e - e0, s0)
-    m1 = _rshift_round(m1, e - e1, s1)
-    md = _rshift_round(md, e - ed, 0)
-    if not fp32_acc:
+    md = ((dst & 0x7FFFFF) | 0x800000) * (ed != 0)
+    e = np.maximum(e0, ed) if e1 is None else np.maximum(np.maximum(e0, e1), ed)
+    m0 = _align(m0, e - e0, s0)
+    md = _align(md, e - ed, 0)
+    if not fp32_acc:  # with a 16-bit Dst each term is first rounded to 10 bits below bit 23
         m0 = (m0 + 4096 - s0) & ~I64(0x1FFF)
-        m1 = (m1 + 4096 - s1) & ~I64(0x1FFF)
         md = (md + 4096) & ~I64(0x1FFF)
-    man = md + np.where(s0 == sd, m0, -m0) + np.where(s1 == sd, m1, -m1)
-    sign = np.where(man < 0, sd ^ 1, sd)
-    man = np.abs(man)
-    dead = (e <= 0) | (man == 0)  # early underflow, exact cancellation: +0
-    # bit length of man (< 2**30, exact in float64)
-    blen = np.frexp(np.maximum(man, 1).astype(np.float64))[1].astype(I64)
-    shift = 24 - blen
-    e = e - shift
-    keep = 0 if fp32_acc else (16 if exp8 else 13)
-    shift = shift - keep
-    rs = np.clip(-shift, 1, 62)
-    right = (man + (I64(1) << (rs - 1))) >> rs
-    left = man << np.clip(shift, 0, 62)
-    man = np.where(shift < 0, right, left) << keep
-    e = e + ((man >> 24) & 1)
+    total = md * (1 - 2 * sd) + m0 * (1 - 2 * s0)
+    if e1 is not None:
+        m1 = _align(m1, e - e1, s1)
+        if not fp32_acc:
+            m1 = (m1 + 4096 - s1) & ~I64(0x1FFF)
+        total += m1 * (1 - 2 * s1)
+    sign = (total < 0).astype(I64)
+    mag = np.abs(total) * (e > 0)  # largest exponent <= 0: early underflow to +0
+    blen = np.frexp(mag.astype(np.float64))[1].astype(I64)  # bit length (mag < 2**31)
+    keep = 24 if fp32_acc else (8 if exp8 else 11)  # significant bits kept
+    rs = np.maximum(blen - keep, 0)
+    man = ((mag + ((I64(1) << rs) >> 1)) >> rs) << (np.maximum(keep - blen, 0) + 24 - keep)
+    e = e + blen - 24 + (man >> 24)
     man &= 0x7FFFFF
     if fp32_acc or exp8:
-        out = np.where(e >= 255, (sign << 31) | (255 << 23), (sign << 31) | (e << 23) | man)
+        big = e >= 255
+        out = (sign << 31) | (np.minimum(e, 255) << 23) | (man * ~big)
     else:
-        out = np.where(e >= 32, (sign << 31) | (31 << 23) | (0x3FF << 13),
-                       (sign << 31) | (e << 23) | man)
-    return np.where(dead | (e <= 0), 0, out).astype(np.uint32)
+        big = e >= 32
+        out = (sign << 31) | (np.minimum(e, 31) << 23) | np.where(big, 0x3FF << 13, man)
+    return (out * ((e > 0) & (mag != 0))).astype(np.uint32)
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,26 +191,49 @@ def accumulate(s0: np.ndarray, e0: np.ndarray, m0: np.ndarray,
 # --------------------------------------------------------------------------------------------
 
 
+def _operand(v: np.ndarray, phase_bit: bool, for_a: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(signed slice x 2**exponent as float64, exponent as int32 with zeros pushed far below)
+    of logical operands: the multiplier input of one fidelity phase."""
+    e = (v >> 10) & 0xFF
+    big = (v & 0x3FF) | 0x400
+    if for_a:
+        sl = ((big >> 1) & 31) if phase_bit else (big >> 6)
+    else:
+        sl = ((big & 15) << 3) if phase_bit else (big >> 4)
+    zero = e == 0
+    value = np.ldexp((sl * (1 - 2 * (v >> 18)) * ~zero).astype(np.float64), e)
+    return value, np.where(zero, -4096, e).astype(np.int32)
+
+
 def mvmul_kernel(a: np.ndarray, b: np.ndarray, dst: np.ndarray, phase: int,
                  fp32_dst: bool, exp8: bool) -> np.ndarray:
     """``dst (+)= b @ a`` on masked logical operands. ``a``: ``(..., 16, 16)`` [i, col];
-    ``b``: ``(..., R, 16)`` [row, i]; ``dst``: ``(..., R, 16)`` FP32-frame bits."""
-    a = np.asarray(a).astype(I64)
+    ``b``: ``(..., R, 16)`` [row, i]; ``dst``: ``(..., R, 16)`` FP32-frame bits.
+
+    The 8-product groups are evaluated in float64, where every step is exact: a product is a
+    signed 12-bit integer times a power of two; aligning it to its group's largest exponent
+    and rounding half away from zero is ``trunc(p * 2**-top + copysign(0.5, p))``."""
+    a = np.swapaxes(np.asarray(a).astype(I64), -1, -2)  # (..., col, i)
     b = np.asarray(b).astype(I64)
     adj = exp_adjust(fp32_dst, phase, exp8)
-    at = np.swapaxes(a, -1, -2)[..., None, :, :]  # (..., 1, col, i)
-    bt = b[..., :, None, :]  # (..., R, 1, i)
-    s, e, m = _products(at, bt, phase, adj)  # (..., R, col, 16)
-    shp = s.shape[:-1] + (2, 8)
-    s, e, m = s.reshape(shp), e.reshape(shp), m.reshape(shp)
-    eg = e.max(axis=-1)
-    d = np.minimum(eg[..., None] - e, 30)
-    mm = ((m << 1) + (I64(1) << d)) >> (d + 1)
-    tot = np.where(s == 1, -mm, mm).sum(axis=-1)
+    fa, ea = _operand(a, bool(phase & 1), True)
+    fb, eb = _operand(b, bool(phase & 2), False)
+    prod = fb[..., :, None, :] * fa[..., None, :, :]  # (..., R, col, 16): +-m * 2**(eA + eB)
+    ee = eb[..., :, None, :] + ea[..., None, :, :]
+    shp = prod.shape[:-1] + (2, 8)
+    top = ee.reshape(shp).max(axis=-1)  # (..., R, col, 2) in eA + eB units
+    scaled = prod.reshape(shp) * np.exp2(-np.maximum(top, -1000).astype(np.float64))[..., None]
+    tot = np.trunc(scaled + np.copysign(0.5, scaled)).sum(axis=-1).astype(I64)
+    eg = top.astype(I64) + adj
+    if adj > 0:  # products with a zero operand vote with exponent adj
+        za = (ea < 0).reshape(ea.shape[:-1] + (2, 8)).any(axis=-1)  # (..., col, 2)
+        zb = (eb < 0).reshape(eb.shape[:-1] + (2, 8)).any(axis=-1)  # (..., R, 2)
+        anyzero = zb[..., :, None, :] | za[..., None, :, :]
+        eg = np.where(anyzero, np.maximum(eg, adj), eg)
     live = eg > 0
-    gs = np.where(live & (tot < 0), 1, 0)
-    gm = np.where(live, np.abs(tot) << 13, 0)
-    ge = np.where(live, eg, 0)
+    gs = (tot < 0).astype(I64)
+    gm = np.abs(tot) * live << 13
+    ge = eg * live
     return accumulate(gs[..., 0], ge[..., 0], gm[..., 0], gs[..., 1], ge[..., 1], gm[..., 1],
                       dst, fp32_dst, exp8)
 
@@ -229,8 +249,7 @@ def elwmul_kernel(a: np.ndarray, b: np.ndarray, dst: np.ndarray, phase: int,
     s = np.where(dead, 0, s)
     m = np.where(dead, 0, m << 13)
     e = np.where(dead, max(adj, 0), e)
-    z = np.zeros_like(e)
-    return accumulate(s, e, m, z, z, z, dst, fp32_dst, exp8)
+    return accumulate(s, e, m, None, None, None, dst, fp32_dst, exp8)
 
 
 def elwadd_kernel(a: np.ndarray, b: np.ndarray, dst: np.ndarray, accumulate_dst: bool,
@@ -255,8 +274,7 @@ def elwadd_kernel(a: np.ndarray, b: np.ndarray, dst: np.ndarray, accumulate_dst:
         e = np.where(e != 0, e + 112, 97)
     if not accumulate_dst:
         dst = np.zeros(np.broadcast_shapes(np.shape(dst), a.shape), dtype=I64)
-    z = np.zeros_like(e)
-    return accumulate(sa, e, m, z, z, z, dst, fp32_dst, exp8)
+    return accumulate(sa, e, m, None, None, None, dst, fp32_dst, exp8)
 
 
 def _int8_value(logical: np.ndarray, mag_mask: int) -> np.ndarray:
@@ -357,8 +375,12 @@ def _src_logical(src: SrcRegs, rows: np.ndarray, fmt: int, style: str) -> np.nda
 
 def _read_dst_frame(dst: Dst, rows: np.ndarray, cfg: MathConfig) -> np.ndarray:
     is32 = cfg.use_dst32b
-    stored = dst.read32(rows) if is32 else dst.read16(rows)
-    valid = dst.row_valid(rows, is32)[:, None]
+    phys = dst.phys(rows, is32)
+    if is32:
+        stored = (dst.bits[phys].astype(np.uint32) << 16) | dst.bits[phys + 8]
+    else:
+        stored = dst.bits[phys]
+    valid = dst.valid[phys][:, None]
     if cfg.style == "int8":
         return np.where(valid, F.dst32_to_int32(stored).astype(I64), 0)
     return np.where(valid, dst_to_frame(stored, cfg), 0)

@@ -20,6 +20,7 @@ machine keeps in step with its configuration.
 
 from __future__ import annotations
 
+import functools
 from enum import IntEnum
 
 import numpy as np
@@ -55,6 +56,12 @@ def adj32(rows: np.ndarray | int, remap_addrs: bool, swizzle_32b: bool) -> np.nd
     return ((r & 0x1F8) << 1) | (r & 0x207)
 
 
+@functools.cache
+def _adj_tables(remap_addrs: bool, swizzle_32b: bool) -> tuple[np.ndarray, np.ndarray]:
+    rows = np.arange(ROWS16)
+    return adj16(rows, remap_addrs), adj32(rows, remap_addrs, swizzle_32b)
+
+
 def _rows_arg(rows: np.ndarray | int | range | slice | None, count: int) -> np.ndarray:
     if rows is None:
         return np.arange(count, dtype=np.int64)
@@ -79,14 +86,16 @@ class Dst:
         self.remap_addrs = False
         self.swizzle_32b = False
 
-    # ---- addressing
+    # ---- addressing (table lookups; the tables follow the two config bits)
     def adj16(self, rows: np.ndarray | int) -> np.ndarray:
         """Physical rows of Dst16b rows."""
-        return adj16(rows, self.remap_addrs)
+        return _adj_tables(bool(self.remap_addrs), bool(self.swizzle_32b))[0][
+            np.asarray(rows, dtype=np.int64) & 0x3FF]
 
     def adj32(self, rows: np.ndarray | int) -> np.ndarray:
         """Physical rows (high halves) of Dst32b rows."""
-        return adj32(rows, self.remap_addrs, self.swizzle_32b)
+        return _adj_tables(bool(self.remap_addrs), bool(self.swizzle_32b))[1][
+            np.asarray(rows, dtype=np.int64) & 0x3FF]
 
     def phys(self, rows: np.ndarray | int, is32: bool) -> np.ndarray:
         """Physical rows of view rows: ``adj32`` when ``is32`` else ``adj16``."""
