@@ -274,6 +274,20 @@ def test_movb2d_broadcasts_and_movb2a() -> None:
     assert (srca.read(0, 0) == srcb.read(0, 63)).all()
 
 
+def test_mova2d_views_follow_the_format() -> None:
+    """BF16 goes to Dst16b even with a 32-bit Dst; TF32 goes to Dst32b even with a 16-bit Dst
+    (both as the documented model writes them)."""
+    dst, srca, _ = _files()
+    srca.load(0, np.full((8, 16), -1.5, np.float32), "bf16")
+    fpu.mova2d(dst, srca, src_row=0, dst_row=16, cfg=BF16_32)
+    assert (dst.read16(np.arange(16, 24)) == F.bf16_to_dst16(np.uint16(0xBFC0))).all()
+    assert dst.row_valid(np.arange(16, 24), False).all()
+    t = np.full((8, 16), 1 + 2**-9 + 2**-10, np.float32)
+    srca.load(0, t, "tf32", row=8)
+    fpu.mova2d(dst, srca, src_row=8, dst_row=40, cfg=fpu.MathConfig(srca_fmt=4))
+    assert (dst.read("fp32", np.arange(40, 48)) == t).all()
+
+
 def test_use_dst32b_lo_moves_low_halves() -> None:
     dst, srca, _ = _files()
     dst.write32(np.arange(8), np.full((8, 16), 0xAAAA_3F80, np.uint32))

@@ -680,49 +680,50 @@ def _movd2x(dst: Dst, src: SrcRegs, dst_row: int, src_row: int, cfg: MathConfig,
     src.write(src.matrix_bank, srows, dst_to_src_cells(vals, cfg, lo))
 
 
-def src_to_dst_values(cells: np.ndarray, cfg: MathConfig, style_fmt: int | None = None
-                      ) -> tuple[np.ndarray, bool]:
-    """MOVA2D/MOVB2D conversion of Src cells to Dst storage; returns (values, is32).
-    Exponent-0 cells flush to 0 unless ``zero_flag_disabled_src``. TF32 goes to Dst32b;
-    FP16/Int8 and BF16 to Dst16b (BF16 also to Dst32b high half when Dst is 32-bit)."""
-    fmt = cfg.srca_fmt if style_fmt is None else style_fmt
-    style = "fp16" if cfg.fp16a_force else F.src_style(fmt)
+def src_to_dst_values(cells: np.ndarray, cfg: MathConfig) -> np.ndarray:
+    """MOVA2D/MOVB2D conversion of Src cells to 16-bit Dst storage (``Val16b``): exponent-0
+    cells flush to 0 unless ``zero_flag_disabled_src``; 8-bit-exponent formats (FP32, TF32,
+    BF16, BFP*, INT32, INT16) drop the low 3 mantissa bits, the others (FP16, FP8, BFP*a,
+    INT8) the high 3 exponent bits. The conversion follows SrcA's format for both moves."""
     c = np.asarray(cells).astype(I64)
     if not cfg.zero_flag_disabled_src:
-        c = np.where((F.src_to_logical(c) & 0x3FC00) == 0, 0, c)
-    if style == "tf32":
-        return F.unshuffle_tf32(c), True
-    if style in ("fp16", "int8"):
-        return F.unshuffle_fp16(c).astype(I64), False
-    return F.unshuffle_bf16(c).astype(I64), False
+        c = c * ((c & 0xFF) != 0)
+    if not cfg.fp16a_force and F.src_style(cfg.srca_fmt) in ("bf16", "tf32"):
+        return F.unshuffle_bf16(c).astype(I64)
+    return F.unshuffle_fp16(c).astype(I64)
 
 
-def _write_moved(dst: Dst, rows: np.ndarray, values: np.ndarray, is32: bool, cfg: MathConfig,
+def _write_moved(dst: Dst, rows: np.ndarray, cells: np.ndarray, cfg: MathConfig,
                  lo: bool) -> None:
-    if is32:
-        if not cfg.use_dst32b:
-            raise FpuError("TF32 moves into Dst need ALU_ACC_CTRL_Fp32_enabled")
-        dst.write32(rows, values)
+    """The store of MOVA2D/MOVB2D: TF32 goes to Dst32b with its low mantissa bits reattached;
+    with ``lo`` the 16 bits go to the low half of Dst32b; otherwise to Dst16b."""
+    val16 = src_to_dst_values(cells, cfg)
+    c = np.asarray(cells).astype(I64)
+    if not cfg.zero_flag_disabled_src:
+        c = c * ((c & 0xFF) != 0)
+    if not cfg.fp16a_force and int(cfg.srca_fmt) == F.DataFormat.TF32:
+        low = ((c >> 8) & 7) << 13
+        if lo:
+            low |= val16
+        dst.write32(rows, (val16 << 16) | low)
+        dst.set_valid(rows, True)
     elif lo:
-        if not cfg.use_dst32b:
-            raise FpuError("UseDst32bLo with a 16-bit Dst is UndefinedBehaviour")
-        cur = dst.read32(rows)
-        dst.write32(rows, (cur & 0xFFFF0000) | values)
-    elif cfg.use_dst32b:
-        dst.write32(rows, (np.asarray(values).astype(I64) << 16))
+        dst.write32(rows, (dst.read32(rows) & 0xFFFF0000) | val16)
+        dst.set_valid(rows, True)
     else:
-        dst.write16(rows, values)
-    dst.set_valid(rows, cfg.use_dst32b)
+        dst.write16(rows, val16)
+        dst.set_valid(rows, False)
 
 
 def mova2d(dst: Dst, srca: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConfig,
            eight_rows: bool = True, use_dst32b_lo: bool = False) -> None:
-    """MOVA2D: 1 or 8 aligned rows of ``SrcA[matrix_bank]`` -> Dst."""
+    """MOVA2D: 1 or 8 aligned rows of ``SrcA[matrix_bank]`` -> Dst (see :func:`_write_moved`
+    for which view is written: Dst16b for BF16/FP16/Int8 even when Dst is 32-bit, as the
+    documentation's model does)."""
     n = 8 if eight_rows else 1
     srows = ((src_row & (0x40 - n)) + np.arange(n)) & 0x3F
     drows = ((dst_row & (0x400 - n)) + np.arange(n)) & 0x3FF
-    vals, is32 = src_to_dst_values(srca.cells[srca.matrix_bank][srows], cfg)
-    _write_moved(dst, drows, vals, is32, cfg, use_dst32b_lo)
+    _write_moved(dst, drows, srca.cells[srca.matrix_bank][srows], cfg, use_dst32b_lo)
 
 
 def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConfig,
@@ -743,8 +744,7 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
     cells = srcb.cells[srcb.matrix_bank][srows]
     if bcast_col0:
         cells = np.repeat(cells[:, :1], 16, axis=1)
-    vals, is32 = src_to_dst_values(cells, cfg)
-    _write_moved(dst, drows & 0x3FF, vals, is32, cfg, use_dst32b_lo)
+    _write_moved(dst, drows & 0x3FF, cells, cfg, use_dst32b_lo)
 
 
 def movb2a(srca: SrcRegs, srcb: SrcRegs, *, srcb_row: int, srca_row: int,
