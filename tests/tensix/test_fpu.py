@@ -157,6 +157,21 @@ def test_elw_broadcasts() -> None:
     assert (col == ref.read("fp32", np.arange(8, 16))).all()
 
 
+@pytest.mark.parametrize("phase,scale", [(0, 1), (1, 32), (2, 128), (3, 4096)])
+def test_elwadd_fidelity_phase_divides_the_sum(phase: int, scale: int) -> None:
+    rng = np.random.default_rng(15)
+    a = rng.integers(-64, 64, (8, 16)).astype(np.float32)
+    b = rng.integers(-64, 64, (8, 16)).astype(np.float32)
+    prior = rng.integers(-64, 64, (8, 16)).astype(np.float32)
+    dst, srca, srcb = _files()
+    srca.load(0, a, "bf16")
+    srcb.load(0, b, "bf16")
+    dst.write("fp32", prior)
+    fpu.elwsub(dst, srca, srcb, srca_row=0, srcb_row=0, dst_row=0, cfg=BF16_32,
+               accumulate=True, phase=phase)
+    assert (dst.read("fp32", np.arange(8)) == prior + (a - b) / scale).all()
+
+
 def test_mvmul_srcb_row_broadcast_writes_even_rows() -> None:
     rng = np.random.default_rng(6)
     dst, srca, srcb = _files()
