@@ -70,7 +70,7 @@ def test_ib1_and_ib2_execute_and_return():
     emu = Emulator(a630())
     emu.load_memory(0x20000, ib1)
     emu.load_memory(0x30000, ib2)
-    emu.feed("CP_ME_INIT 0\nCP_INDIRECT_BUFFER 0x20000 0 %d\nRB_DEST_MSAA_CNTL 0x33" % len(ib1))
+    emu.feed(f"CP_ME_INIT 0\nCP_INDIRECT_BUFFER 0x20000 0 {len(ib1)}\nRB_DEST_MSAA_CNTL 0x33")
     assert emu.run(max_steps=100_000) == "idle"
     regs = [(e.addr, e.value) for e in emu.effects if e.kind == "reg"][-3:]
     assert regs == [(0x8801, 0x11), (0x8802, 0x22), (0x8803, 0x33)]
