@@ -349,3 +349,31 @@ def test_math_config_styles() -> None:
     assert not fpu.MathConfig(fp32_dst=True, fp16a_force=True).use_dst32b
     assert fpu.MathConfig(srca_fmt=F.DataFormat.BFP8_B).style == "bf16"
     assert fpu.MathConfig(srca_fmt=F.DataFormat.LF8).style == "fp16"
+
+
+@pytest.mark.parametrize("remap", [False, True])
+@pytest.mark.parametrize("swizzle", [False, True])
+@pytest.mark.parametrize("cfg", [BF16, BF16_32], ids=["16bit", "32bit"])
+def test_mvmul_through_adjusted_dst_addressing(remap: bool, swizzle: bool,
+                                              cfg: fpu.MathConfig) -> None:
+    """The arithmetic sees the same values whatever the Adj16/Adj32 config bits; only the
+    physical rows (and their valid bits) move."""
+    rng = np.random.default_rng(16)
+    a, b = _rand_bf16(rng, (16, 16)), _rand_bf16(rng, (8, 16))
+    results = {}
+    for bits in ((False, False), (remap, swizzle)):
+        dst, srca, srcb = _files()
+        dst.remap_addrs, dst.swizzle_32b = bits
+        srca.load(0, a, "bf16")
+        srcb.load(0, b, "bf16")
+        dst.invalidate_physical(slice(None))
+        fpu.mvmul(dst, srca, srcb, srca_row=0, srcb_row=0, dst_row=40, phase=0, cfg=cfg)
+        rows = np.arange(40, 48)
+        view = dst.read32(rows) if cfg.use_dst32b else dst.read16(rows)
+        phys = dst.phys(rows, cfg.use_dst32b)
+        assert dst.valid[phys].all() and dst.valid.sum() == 8
+        results[bits] = (view, phys.tolist())
+    (v0, p0), (v1, p1) = results[(False, False)], results[(remap, swizzle)]
+    assert (v0 == v1).all()
+    moved = remap or (swizzle and cfg.use_dst32b)
+    assert (p0 != p1) == bool(moved)
