@@ -25,6 +25,7 @@ import numpy as np
 
 from ..core.cli import guarded
 from ..core.errors import EmulationError
+from . import formats as F
 from .coprocessor import Coprocessor, Executed
 from .program import load_file
 from .state import N_THREADS, UBEvent
@@ -51,6 +52,12 @@ def _int_part(part: str, what: str, spec: str, limit: int) -> int:
     return v
 
 
+def _check_fmt(spec: str, fmt: str, table: dict, what: str) -> None:
+    if fmt not in table:
+        raise SpecError(f"SPEC '{spec}': unknown {what} format '{fmt}' "
+                        f"(expected one of {', '.join(table)})")
+
+
 def parse_spec(spec: str) -> tuple[str, dict]:
     """``"srca:0:bf16"`` -> ("srca", {bank, fmt, row}); ``"dst:fp32"`` -> ("dst", {...})."""
     parts = spec.split(":")
@@ -59,12 +66,14 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         if len(parts) not in (3, 4):
             raise SpecError(f"SPEC '{spec}': expected {kind}:BANK:FMT[:ROW]")
         row = _int_part(parts[3], "row", spec, 64) if len(parts) == 4 else 0
+        _check_fmt(spec, parts[2], F.SRC_FORMATS, "Src")
         return kind, {"bank": _int_part(parts[1], "bank", spec, 2), "fmt": parts[2],
                       "row": row}
     if kind == "dst":
         if len(parts) not in (2, 3):
             raise SpecError(f"SPEC '{spec}': expected dst:FMT[:ROW]")
         row = _int_part(parts[2], "row", spec, 1024) if len(parts) == 3 else 0
+        _check_fmt(spec, parts[1], F.DST_FORMATS, "Dst")
         return kind, {"fmt": parts[1], "row": row}
     if kind == "gpr":
         if len(parts) != 2:
@@ -134,8 +143,10 @@ def run_cmd(program: str, loads: tuple[str, ...], dumps: tuple[str, ...], trace:
     cp = Coprocessor(ub=ub)
     prog = load_file(program)
     cp.load_program(prog)
-    for item in loads:
-        spec, path = _split_assignment(item, "--load")
+    load_targets = [_split_assignment(item, "--load") for item in loads]
+    for spec, _ in load_targets:
+        parse_spec(spec)
+    for spec, path in load_targets:
         load_spec(cp, spec, _read_npy(path))
     dump_targets = [_split_assignment(item, "--dump") for item in dumps]
     for spec, _ in dump_targets:
