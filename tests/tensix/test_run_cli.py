@@ -143,3 +143,15 @@ def test_load_with_wrong_shape_and_non_npy(tmp_path: Path) -> None:
     (tmp_path / "y.npy").write_bytes(b"not numpy")
     code, _, stderr = invoke(str(prog), "--load", f"dst:fp32={tmp_path / 'y.npy'}")
     assert code == 1 and "not a numpy .npy file" in stderr
+
+
+def test_bundled_kernel_runs_from_the_command_line(tmp_path: Path, tiles) -> None:  # noqa: ANN001
+    from importlib import resources
+
+    a, b, want = tiles
+    prog = resources.files("isaforge.tensix") / "data" / "matmul_kernel.s"
+    out = tmp_path / "c.npy"
+    code, _, stderr = invoke(str(prog), "--load", f"srca:0:bf16={a}", "--load",
+                             f"srcb:0:bf16={b}", "--dump", f"dst:fp32={out}")
+    assert code == 0, stderr
+    np.testing.assert_array_equal(np.load(out)[:64], want.astype(np.float32))
