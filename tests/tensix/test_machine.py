@@ -487,3 +487,45 @@ def test_unmodelled_instruction_is_a_clear_error(name: str) -> None:
     cp.set_stream(0, [ops()[name].opcode << 24])  # every operand 0
     with pytest.raises(NotImplementedInstruction, match=f"thread 0: not implemented: {name}"):
         cp.run()
+
+
+def test_frontend_instruction_reaching_the_gate_is_undefined() -> None:
+    """A REPLAY stored in the replay buffer comes back out of it and reaches the Wait Gate."""
+    with pytest.raises(UndefinedBehaviourError, match="inside a replayed"):
+        run("ttreplay 0,1,1,1\nttreplay 0,0,0,0")
+
+
+# ---- element-wise operations through the machine --------------------------------------------
+
+
+def _elw_machine() -> tuple[Coprocessor, np.ndarray, np.ndarray]:
+    cp = Coprocessor()
+    rng = np.random.default_rng(8)
+    a = rng.integers(-8, 9, (64, 16)).astype(np.float32)
+    b = rng.integers(-8, 9, (64, 16)).astype(np.float32)
+    cp.load_src("a", 0, a, "bf16")
+    cp.load_src("b", 0, b, "bf16")
+    cp.config.set("ALU_ACC_CTRL_Fp32_enabled", 1)
+    cp.dst.write("fp32", np.full((64, 16), 100.0, np.float32))
+    return cp, a, b
+
+
+def test_elwadd_elwsub_elwmul_rows_accumulate_and_broadcast() -> None:
+    # RWCs: SrcA 8, SrcB 16, Dst 24 (+ dst field 0); 8 rows each; exact small integers
+    setup = "ttsetrwc 0,0,8,8,8,7\nttincrwc 0,8,8,0\nttincrwc 0,8,0,0\n"
+    cp, a, b = _elw_machine()
+    run(setup + "TTI_ELWADD(0, 0, 0, 0, 0)", cp=cp)
+    np.testing.assert_array_equal(cp.dst.read("fp32", range(24, 32)), a[8:16] + b[16:24])
+    np.testing.assert_array_equal(cp.dst.read("fp32", [23, 32]), np.full((2, 16), 100.0))
+    cp, a, b = _elw_machine()
+    run(setup + "TTI_ELWSUB(0, 1, 0, 0, 0)", cp=cp)  # dest_accum_en: Dst += A - B
+    np.testing.assert_array_equal(cp.dst.read("fp32", range(24, 32)),
+                                  100 + a[8:16] - b[16:24])
+    cp, a, b = _elw_machine()
+    run(setup + "TTI_ELWMUL(0, 0, 2, 0, 0)", cp=cp)  # SrcB row 16 broadcast, Dst += A * B
+    np.testing.assert_array_equal(cp.dst.read("fp32", range(24, 32)),
+                                  100 + a[8:16] * b[16][None, :])
+    cp, a, b = _elw_machine()
+    run(setup + "TTI_ELWADD(0, 0, 1, 0, 0)", cp=cp)  # SrcB column 0 broadcast
+    np.testing.assert_array_equal(cp.dst.read("fp32", range(24, 32)),
+                                  a[8:16] + b[16:24, :1])

@@ -314,6 +314,12 @@ def _nop(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
     pass
 
 
+def _frontend_only(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    """MOP, MOP_CFG and REPLAY are consumed by the expanders; one that reaches the Wait Gate
+    came out of a replay or MOP expansion, which the hardware does not support."""
+    cp.report_ub("a MOP/MOP_CFG/REPLAY instruction inside a replayed or MOP-expanded sequence")
+
+
 def _setc16(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
     reg = f["setc16_reg"]
     if reg >= ThreadConfig.N_REGS:
@@ -426,6 +432,9 @@ def _adc(kind: str) -> Callable[[Coprocessor, int, Mapping[str, int]], None]:
 
 _HANDLERS: dict[str, Callable[[Coprocessor, int, Mapping[str, int]], None]] = {
     "NOP": _nop,
+    "MOP": _frontend_only,
+    "MOP_CFG": _frontend_only,
+    "REPLAY": _frontend_only,
     "SETC16": _setc16,
     "WRCFG": _wrcfg,
     "RDCFG": _rdcfg,
