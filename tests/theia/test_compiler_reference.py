@@ -58,12 +58,14 @@ def test_every_regression_folder_is_covered() -> None:
     assert sorted(p.name for p in root.iterdir() if p.is_dir()) == sorted(REGRESSIONS)
 
 
-@pytest.mark.parametrize("output", OUTPUTS)
-@pytest.mark.parametrize(("parts", "name"), PROGRAMS, ids=[n for _, n in PROGRAMS])
+# perf_div_livelock keeps no code_block_header.thh (its control_code.mem shows the size used)
+CASES = [(parts, name, out) for parts, name in PROGRAMS for out in OUTPUTS
+         if not (name == "perf_loop" and out == "code_block_header.thh")]
+
+
+@pytest.mark.parametrize(("parts", "name", "output"), CASES,
+                         ids=[f"{n}-{o}" for _, n, o in CASES])
 def test_output_is_the_reference(parts: tuple[str, ...], name: str, output: str) -> None:
-    ref_path = refdata("theia", *parts).joinpath(output)
-    if not ref_path.exists() and output == "code_block_header.thh":
-        pytest.skip(f"{'/'.join(parts)} keeps no code_block_header.thh")
     ref = refdata("theia", *parts, output).read_text()
     ours = _ours(parts, name, output)
     if output.endswith(".list"):

@@ -88,12 +88,13 @@ class Preprocessor:
             if "#" not in line:
                 self._push(line, origin)
                 continue
-            if "#macro" in line:
+            words = line.split()
+            if words and words[0] == "#macro":
+                # upstream takes any line containing "#macro" (even in a comment) as one
                 if add or not self.cp:
                     self._push("//" + line, origin)
                 i = self._macro(line, raw, i, filename)
                 continue
-            words = line.split()
             if words and words[0] == "#define":
                 if len(words) < 3:
                     raise CompileError("#define needs a name and a value",
