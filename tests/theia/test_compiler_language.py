@@ -277,3 +277,22 @@ def test_cli_compile_vp_and_cp(tmp_path: Path) -> None:
     assert r2.exit_code == 0 and r2.output == ""
     res = compile_program(tmp_path / "p.cp", out)
     assert [p.name for p in res.files] == ["cp_code.list", "control_code.mem"]
+
+
+_cp_leaf = st.sampled_from(["s", "t", "1", "0x20", "0b101", "700"])
+_cp_expr = st.recursive(_cp_leaf, lambda sub: st.tuples(sub, st.sampled_from(
+    ["+", "-", "|", "<<", ">>", "&"]), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+    max_leaves=8)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(exprs=st.lists(_cp_expr, min_size=1, max_size=3))
+def test_random_cp_programs_match_the_disassembler(exprs: list[str]) -> None:
+    body = "".join(f"s = {e};\nt += {e};\n" for e in exprs)
+    prog = compile_cp(f"scalar s, t = 3;\nwhile (s <= t) {{\n{body}}}\nexit;\n",
+                      filename="t.cp")
+    # our CP text is the disassembler's text for the same words, and it reassembles
+    assert theia.write_mem(prog.words, cp=True) == prog.mem
+    assert theia.assemble(prog.listing, cp=True) == prog.words
+    ops = [line.split("//", 1)[1].split()[0] for line in prog.mem.splitlines()[1:]]
+    assert ops[-1] == "EXIT" and "BLE" in ops and "BRANCH" in ops

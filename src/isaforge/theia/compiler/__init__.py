@@ -7,9 +7,9 @@ listing text), and write the files of the reference driver ``theia_compile``::
     vp = theia.compile_vp(open("prog.vp").read(), filename="prog.vp")
     vp.words            # 64-bit VP instructions (code.mem)
     vp.listing          # code.list text
-    vp.header("prog")   # code_block_header.thh text
+    vp.header()         # code_block_header.thh text (PROG_SIZE, PROG_OFFSET)
     cp = theia.compile_cp(open("prog.cp").read(), filename="prog.cp",
-                          headers={"code_block_header.thh": vp.header("prog")})
+                          headers={"code_block_header.thh": vp.header()})
     cp.words, cp.listing, cp.mem   # control_code.mem / cp_code.list
 
 ``compile_program("prog.vp", out_dir)`` does what ``isaforge theia compile prog.vp`` does.
@@ -40,6 +40,7 @@ class VpProgram:
     listing: str  # code.list
     symbols: dict[str, int] = field(default_factory=dict)  # function name -> address
     preprocessed: Preprocessed | None = None
+    filename: str = "<input>"
 
     @property
     def size(self) -> int:
@@ -51,9 +52,10 @@ class VpProgram:
         """code.mem text: two hex32 words per instruction, high word first."""
         return write_mem(self.words)
 
-    def header(self, name: str, offset: int = 0) -> str:
-        """code_block_header.thh as the driver writes it for program ``name``."""
-        return block_header([(name, self.size)], offset)
+    def header(self, name: str | None = None, offset: int = 0) -> str:
+        """code_block_header.thh as the driver writes it for program ``name`` (default: the
+        source file's name without extension, e.g. ``TEST1_IO_SIZE`` for test1_IO.vp)."""
+        return block_header([(name or program_name(self.filename), self.size)], offset)
 
 
 @dataclass
@@ -130,7 +132,7 @@ def compile_vp(text: str, filename: str = "<input>",
             raise CompileError(f"function definition for '{ins.symbol}' not found",
                                ins.symbol_loc)  # type: ignore[arg-type]
         words.append(ins.word(dest=symbols[ins.symbol]))
-    return VpProgram(words, listing, dict(symbols), pre)
+    return VpProgram(words, listing, dict(symbols), pre, filename)
 
 
 def compile_cp(text: str, filename: str = "<input>",
@@ -173,7 +175,7 @@ def compile_program(source: str | Path, out_dir: str | Path = ".",
     headers: dict[str, str] = {}
     if src.suffix != ".cp":
         vp = compile_vp(_read(src), str(src), include_dirs)
-        header = vp.header(program_name(src.name))
+        header = vp.header()
         cp_path = src.with_suffix(".cp")
         if not cp_path.is_file():
             raise CompileError(f"file not found: {cp_path} (compiling {src.name} also "
