@@ -85,3 +85,71 @@ def test_multithread_trace_has_both_threads() -> None:
     assert differences(ours, ref) == []
     assert sum(r.kind == "I" and r.thread == 1 for r in ref) == 11
     assert sum(r.kind == "I" and r.thread == 1 for r in ours) == 11
+
+
+# --------------------------------------------------------------------------------------------
+# Other RTL runs: the ISA probe, the 4-core smoke test, the DIV livelock (head and tail)
+# --------------------------------------------------------------------------------------------
+
+
+def _run_dir(parts: tuple[str, ...], log: str, vp: int, until: int | None = None
+             ) -> tuple[list[Record], list[Record], object]:
+    d = refdata("theia", *parts, log).parent
+    code = read_mem((d / "code.mem").read_text())
+    model = run_cycles(code, quirks=Quirks.rtl(), tmem=_tmem(d), until=until, vp=vp)
+    ref = parse_log((d / log).read_text())
+    first_ref = next(r for r in ref if r.kind == "I")
+    first = next(e for e in model.events if isinstance(e, ev.Issue))
+    return parse_log(format_log(model.events, vp, first_ref.ns - 20 * first.cycle)), ref, model
+
+
+def _same_head(ours: list[Record], ref: list[Record]) -> None:
+    """``ref`` is the head of a longer log, cut inside its last line."""
+    *whole, last = ref
+    assert differences(ours[:len(whole)], whole) == []
+    cut = ours[len(whole)]
+    assert cut.ns == last.ns and cut.text.startswith(last.text)
+
+
+def test_isa_probe_trace() -> None:
+    ours, ref, _ = _run_dir(("isa_probe", "v_none"), "vp.2.log", 2)
+    assert differences(ours, ref) == []
+
+
+@pytest.mark.parametrize("variant", ["v_0", "v_1", "v_2", "v_3"])
+def test_isa_probe_div_variants_livelock_like_the_rtl(variant: str) -> None:
+    # each variant ends with one DIV that the RTL re-issues forever; the logs are heads
+    ours, ref, model = _run_dir(("isa_probe", variant), "vp.2.head.log", 2, until=3000)
+    _same_head(ours, ref)
+    assert not model.done  # still re-issuing the DIV
+
+
+@pytest.mark.parametrize("vp", [0, 1, 2, 3])
+def test_multicore_smoke_traces(vp: int) -> None:
+    ours, ref, _ = _run_dir(("multicore_smoke",), f"vp.{vp}.log", vp)
+    assert differences(ours, ref) == []
+
+
+def test_div_livelock_head() -> None:
+    ours, ref, _ = _run_dir(("perf_div_livelock",), "vp.2.head.log", 2, until=3000)
+    _same_head(ours, ref)
+
+
+def test_div_livelock_tail_after_two_million_cycles() -> None:
+    # The tail of the RTL log, 42.7 ms (2.1 million cycles) into the livelock: the same DIV
+    # issued every 69 cycles. The model gets there by skipping the idle cycles.
+    d = refdata("theia", "perf_div_livelock", "vp.2.tail.log").parent
+    tail = parse_log((d / "vp.2.tail.log").read_text())
+    tail = [r for r in tail if r.kind in "IC" and ("ISSUE" in r.text or "COMMIT" in r.text)]
+    tail = [r for r in tail if r.text.lstrip().startswith(("VP[", "\t"))]  # drop the cut line
+    head = parse_log((d / "vp.2.head.log").read_text())
+    first_ns = next(r.ns for r in head if r.kind == "I")
+    code = read_mem((d / "code.mem").read_text())
+    end = (tail[-1].ns - first_ns) // 20 + 10
+    model = run_cycles(code, quirks=Quirks.rtl(), until=end)
+    assert model.steps < model.cycle // 10  # event-driven: most cycles were skipped
+    first = next(e for e in model.events if isinstance(e, ev.Issue))
+    ours = parse_log(format_log(model.events, 2, first_ns - 20 * first.cycle))
+    start = next(i for i, r in enumerate(ours) if r.ns == tail[0].ns and r.kind == tail[0].kind)
+    assert differences(ours[start:start + len(tail)], tail) == []
+    assert len(tail) >= 8

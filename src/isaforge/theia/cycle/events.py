@@ -18,6 +18,7 @@ class Issue:
     cycle: int
     thread: int
     ip: int  # the issue unit's PC register - 1, as the RTL prints it
+    address: int  # where the instruction was fetched from
     word: int
     rs: int
     dst: int

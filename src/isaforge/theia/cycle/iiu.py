@@ -50,7 +50,7 @@ UNDEF = -1  # an x in the RTL's dependency table
 class IssueUnit:
     """One thread's issue unit."""
 
-    __slots__ = ("m", "thread", "pc", "prev_pc", "state", "sb", "sb_seq", "fifo", "latched",
+    __slots__ = ("m", "thread", "pc", "prev_pc", "state", "sb", "fifo", "latched",
                  "branch_op", "branch_target", "resume_at", "ended", "bubble", "issued",
                  "stall_cycles", "reg_base", "reg_mask")
 
@@ -63,7 +63,6 @@ class IssueUnit:
         # dependency table: register -> station computing it (0: none; UNDEF: the RTL's
         # table RAM is not initialised, an entry never written reads as x)
         self.sb = [UNDEF if model.quirks.rtl_scoreboard else 0] * 256
-        self.sb_seq = [-1] * 256  # which op set the entry (the designed owner check)
         self.fifo: deque[Op] = deque()
         self.latched: Op | None = None  # the commit of the previous cycle (forwarding)
         self.branch_op: Op | None = None
@@ -117,9 +116,10 @@ class IssueUnit:
                 if d0 and fwd.dst == a.src0_addr:
                     d0 = 0
             return d1, d0
-        d1 = sb[a.src1_addr] if a.src1_addr is not None and a.src1_value is None else 0
-        d0 = sb[a.src0_addr] if a.src0_addr is not None else 0
-        return d1, d0
+        p1 = m.pending(a.src1_addr, None) if a.src1_value is None else None
+        p0 = m.pending(a.src0_addr, None)
+        return (next(iter(p1.values())).rs if p1 else 0,
+                next(iter(p0.values())).rs if p0 else 0)
 
     def _push(self, c: Op) -> None:
         if len(self.fifo) < FIFO_DEPTH:
@@ -132,10 +132,7 @@ class IssueUnit:
             self.sb[dst] = 0
 
     def commit_seen(self, c: Op) -> None:
-        """Designed machine: a commit clears the entry it owns; a branch learns its fate."""
-        if not self.m.quirks.rtl_scoreboard and self.sb_seq[c.dst] == c.seq:
-            self.sb[c.dst] = 0
-            self.sb_seq[c.dst] = -1
+        """Designed machine: a branch learns its fate when its own result commits."""
         if c is self.branch_op and not self.m.quirks.branch_next_cycle:
             zero, sign = flags(c.result)
             w = c.word
@@ -230,6 +227,8 @@ class IssueUnit:
                 self.stall_cycles += 1
             else:
                 nxt = ISSUE
+            if not q.refetch_after_fifo and nxt != ISSUE and nxt != ISSUE_FWD:
+                inc = False  # RTL: a FETCH late in an SMT slot advances the PC anyway
         elif st == ISSUE or st == ISSUE_FWD:
             fwd = self.latched if st == ISSUE_FWD else None
             if st == ISSUE_FWD:

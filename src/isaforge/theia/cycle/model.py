@@ -62,11 +62,14 @@ class VPCycleModel:
         self.mt_phase = 1
         self.prev_enabled = [True, False]
         self.mt_on = False
-        # designed: the youngest issued writer of each register lane (RF write guard)
+        # designed: the youngest issued writer of each register lane (RF write guard) and
+        # the op still computing it (renaming)
         self.lane_owner = [0] * (256 * 3)
+        self.lane_prod: list[Op | None] = [None] * (256 * 3)
         self.events: list[ev.Event] = []
         self.tmem = np.zeros(0, np.uint32) if tmem is None else np.asarray(tmem, np.uint32)
         self.omem = np.zeros(omem_words, np.uint32)
+        self.omem_written = np.zeros(omem_words, bool)
         self.cycle = 0  # the next cycle to simulate
         self.steps = 0  # cycles actually stepped (the rest were skipped)
         self.done = False
@@ -119,14 +122,17 @@ class VPCycleModel:
         raw1_reg = rf[a.src1_addr] if a.src1_addr is not None else ZERO
         raw1 = a.src1_value if a.src1_value is not None else raw1_reg
         raw0 = rf[a.src0_addr] if a.src0_addr is not None else ZERO
-        d1, d0 = iiu.deps(w, fwd)
-        if c is not None and not q.rtl_scoreboard:  # forwarding from this cycle's commit
-            if d1 and a.src1_addr == c.dst and iiu.sb_seq[c.dst] == c.seq:
-                raw1 = _merge(raw1, c.result, c.we)
-                d1 = 0
-            if d0 and a.src0_addr == c.dst and iiu.sb_seq[c.dst] == c.seq:
-                raw0 = _merge(raw0, c.result, c.we)
-                d0 = 0
+        p1 = p0 = None
+        if q.rtl_scoreboard:
+            d1, d0 = iiu.deps(w, fwd)
+        else:  # designed: per-lane renaming, this cycle's commit forwarded
+            p1 = self.pending(a.src1_addr, c) if a.src1_value is None else None
+            p0 = self.pending(a.src0_addr, c)
+            if c is not None:
+                raw1 = self._forward(raw1, a.src1_addr, c) if a.src1_value is None else raw1
+                raw0 = self._forward(raw0, a.src0_addr, c)
+            d1 = next(iter(p1.values())).rs if p1 else 0
+            d0 = next(iter(p0.values())).rs if p0 else 0
         dst = a.dst_for(raw1_reg if a.dst_index_from_src1 else None)
         we = w >> 42 & 7
         if not sid:
@@ -151,23 +157,26 @@ class VPCycleModel:
                                                       if a.src1_addr is not None else 7)
             k0 = known[a.src0_addr] if a.src0_addr is not None else 7
             self.events.append(ev.Issue(
-                t, iiu.thread, (iiu.pc - 1) & 0xFFFFFFFF, w, sid, dst, we, off, idx, d1, d0,
-                raw1, raw0, k1, k0, mod1, mod0, raw1_reg[0],
+                t, iiu.thread, (iiu.pc - 1) & 0xFFFFFFFF, iiu.prev_pc, w, sid, dst, we, off,
+                idx, d1, d0, raw1, raw0, k1, k0, mod1, mod0, raw1_reg[0],
                 a.src1_addr if a.src1_addr is not None else 0,
                 a.src0_addr if a.src0_addr is not None else 0))
         self.issues += 1
         iiu.issued += 1
         if not op.branch and op.io != 0:  # an OMWRITE has no register result
             iiu.sb[dst] = sid
-            iiu.sb_seq[dst] = op.seq
-        if we and not q.rtl_scoreboard:
+        if we and not q.rtl_scoreboard and op.io != 0:  # a branch writes its WE lanes too
             base = dst * 3
-            if we & 4:
-                self.lane_owner[base] = op.seq
-            if we & 2:
-                self.lane_owner[base + 1] = op.seq
-            if we & 1:
-                self.lane_owner[base + 2] = op.seq
+            for lane, bit in ((0, 4), (1, 2), (2, 1)):
+                if we & bit:
+                    self.lane_owner[base + lane] = op.seq
+                    self.lane_prod[base + lane] = op
+        if p1:
+            op.pend1 = p1
+            op.raw1 = list(raw1)
+        if p0:
+            op.pend0 = p0
+            op.raw0 = list(raw0)
         if d1 < 0 or d0 < 0:
             # RTL: a dependency read from a never-written table entry is x; the station
             # ignores the issue (it never executes, never commits, is not busy)
@@ -183,6 +192,32 @@ class VPCycleModel:
         else:
             self._start(op, t)
         return op
+
+    def pending(self, addr: int | None, c: Op | None) -> dict[int, Op] | None:
+        """Designed: the in-flight producers of the lanes of register ``addr`` (``c``, this
+        cycle's commit, excluded: it is forwarded)."""
+        if addr is None:
+            return None
+        lp = self.lane_prod
+        base = addr * 3
+        out = None
+        for lane in range(3):
+            o = lp[base + lane]
+            if o is not None and o is not c:
+                if out is None:
+                    out = {}
+                out[lane] = o
+        return out
+
+    def _forward(self, raw: Lanes, addr: int | None, c: Op) -> Lanes:
+        if addr is None:
+            return raw
+        lp = self.lane_prod
+        base = addr * 3
+        if lp[base] is not c and lp[base + 1] is not c and lp[base + 2] is not c:
+            return raw
+        return tuple(c.result[i] if lp[base + i] is c else raw[i]  # type: ignore[return-value]
+                     for i in range(3))
 
     def _start(self, op: Op, s: int) -> None:
         """The execution unit of ``op``'s station starts in cycle ``s``."""
@@ -203,7 +238,9 @@ class VPCycleModel:
                 n = len(self.omem)
                 for lane, bit in ((0, 4), (1, 2), (2, 1)):
                     if op.we & bit:
-                        self.omem[src1[lane] % n] = src0[lane]
+                        a = src1[lane] % n
+                        self.omem[a] = src0[lane]
+                        self.omem_written[a] = True
                 st.busy_end = s + tm.omwrite_busy
             return
         op.result = execute(w, op.src1 or ZERO, op.src0 or ZERO) or ZERO
@@ -242,6 +279,9 @@ class VPCycleModel:
         for iiu in self.iius:
             iiu.commit_seen(op)
         q = self.quirks
+        if not q.rtl_scoreboard:
+            self._wake_designed(op, t)
+            return
         k = 0
         for st in self.stations:
             wo = st.waiting
@@ -266,6 +306,49 @@ class VPCycleModel:
                     delay += k  # the SMU presents one modified operand per cycle
                     k += n
                 self._start(wo, t + delay)
+
+    def _wake_designed(self, op: Op, t: int) -> None:
+        """Designed: the result fills the lanes waiting for it; the SMU presents each
+        completed operand, one per cycle, and a station with all operands starts."""
+        lp = self.lane_prod
+        base = op.dst * 3
+        for lane in range(3):
+            if lp[base + lane] is op:
+                lp[base + lane] = None
+        k = 0
+        res = op.result
+        for st in self.stations:
+            wo = st.waiting
+            if wo is None:
+                continue
+            n = 0
+            p = wo.pend1
+            if p is not None and wo.raw1 is not None:
+                for lane in [ln for ln, o in p.items() if o is op]:
+                    wo.raw1[lane] = res[lane]
+                    del p[lane]
+                if not p:
+                    wo.src1 = forwarded_src1(wo.word, tuple(wo.raw1))  # type: ignore[arg-type]
+                    wo.pend1 = None
+                    wo.dep1 = 0
+                    n += 1
+            p = wo.pend0
+            if p is not None and wo.raw0 is not None:
+                for lane in [ln for ln, o in p.items() if o is op]:
+                    wo.raw0[lane] = res[lane]
+                    del p[lane]
+                if not p:
+                    wo.src0 = forwarded_src0(wo.word, tuple(wo.raw0))  # type: ignore[arg-type]
+                    wo.pend0 = None
+                    wo.dep0 = 0
+                    n += 1
+            if not n:
+                continue
+            self.smu.release(n)
+            if wo.pend1 is None and wo.pend0 is None:
+                st.waiting = None
+                self._start(wo, t + self.quirks.timing.forward_designed + k)
+                k += n
 
     # ---------------------------------------------------------------------------------------
     # The loop
@@ -315,14 +398,22 @@ class VPCycleModel:
         sid = _FIXED.get(opc)
         return st[sid].busy_end + 1 if sid else 0
 
-    def run(self, max_cycles: int = DEFAULT_MAX_CYCLES) -> VPCycleModel:
-        """Run until the program ends (EOF and, as designed, everything committed)."""
+    def run(self, max_cycles: int = DEFAULT_MAX_CYCLES,
+            until: int | None = None) -> VPCycleModel:
+        """Run until the program ends (EOF and, as designed, everything committed).
+
+        ``max_cycles`` guards against runaway programs (an error when reached); ``until``
+        pauses the run quietly before that cycle (``run`` again to continue).
+        """
         t = self.cycle
         arb = self.arb
         stations = self.stations
         iiu = self.iius[0]
         limit = t + max_cycles
+        stop = NEVER if until is None else until
         while not self.done:
+            if t >= stop:
+                break
             if t >= limit:
                 self.cycle = t
                 raise EmulationError(f"cycle limit reached ({max_cycles} cycles) at PC "
@@ -358,7 +449,7 @@ class VPCycleModel:
                 self.finish(t)
                 break
             if nt > t:
-                t = nt
+                t = min(nt, stop)
         self.cycle = t
         return self
 
@@ -391,12 +482,13 @@ class VPCycleModel:
 
 def run_cycles(code: Sequence[int], *, quirks: Quirks = DESIGNED,
                tmem: Sequence[int] | np.ndarray | None = None,
-               max_cycles: int = DEFAULT_MAX_CYCLES, trace: bool = True,
-               vp: int = 2) -> VPCycleModel:
+               max_cycles: int = DEFAULT_MAX_CYCLES, until: int | None = None,
+               trace: bool = True, vp: int = 2) -> VPCycleModel:
     """Run a VP program (64-bit words) on the cycle model; returns the finished model.
 
     ``model.events`` is the issue/commit trace (see :mod:`.events`), ``model.finished_at``
     the last cycle, ``model.rf`` / ``model.omem`` the final state. ``quirks=Quirks.rtl()``
     reproduces the beta_2.0 RTL (its vp.N.log) instead of the designed machine.
     """
-    return VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace, vp=vp).run(max_cycles)
+    model = VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace, vp=vp)
+    return model.run(max_cycles, until)

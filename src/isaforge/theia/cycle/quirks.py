@@ -37,6 +37,9 @@ class Quirks:
     # again: the first instruction after every branch is issued twice ("MUL issued twice",
     # "TMREAD issued twice"), and an instruction that waited for its busy station is issued
     # again each time the station frees (the "DIV re-issued" livelock of perf_div_livelock).
+    # Conversely, with SMT a FETCH in the second cycle of a thread's slot advances the PC
+    # without issuing, so an instruction is skipped (never seen in the traces: the RTL's own
+    # slot rhythm avoids it, but the designed branch timing would hit it).
     refetch_after_fifo: bool = False
     # A branch whose operands are still being computed is executed by its station when they
     # arrive, but the issue unit ignores that result and issues the branch a second time.

@@ -25,7 +25,8 @@ class Op:
     """One issued instruction, from issue to commit."""
 
     __slots__ = ("word", "thread", "rs", "dst", "we", "src1", "src0", "dep1", "dep0",
-                 "issue", "start", "result", "branch", "io", "seq", "waits")
+                 "issue", "start", "result", "branch", "io", "seq", "waits", "pend1", "pend0",
+                 "raw1", "raw0")
 
     def __init__(self, word: int, thread: int, rs: int, dst: int, we: int, issue: int,
                  seq: int) -> None:
@@ -45,6 +46,12 @@ class Op:
         self.io = word >> 59 & 7 if word >> 48 & 7 == OP_IO else -1  # 0 OMWRITE, 1 TMREAD
         self.seq = seq
         self.waits = False  # issued with a dependency (waited in its station)
+        # designed renaming: lanes of SRC1/SRC0 still to come, lane -> producing op, and the
+        # raw operand being assembled
+        self.pend1: dict[int, Op] | None = None
+        self.pend0: dict[int, Op] | None = None
+        self.raw1: list[int] | None = None
+        self.raw0: list[int] | None = None
 
 
 class Station:

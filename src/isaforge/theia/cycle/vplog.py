@@ -111,8 +111,7 @@ def format_commit(e: ev.Commit, vp: int, start_ns: int) -> str:
     vals = _lanes(e.result, e.known)
     xyz = f" {vals[0:8]} {vals[8:16]} {vals[16:24]}"
     if e.rs == RS_LOGIC:
-        lop = e.word >> 59 & 7
-        name = LOGIC_NAMES[lop] if lop < 5 else "UNKNOWN"
+        name = LOGIC_NAMES[e.word >> 59 & 3]  # the unit decodes LOP[1:0] (SHR reads as AND)
         return (f"\n{t:20d}ns VP[{vp:10d}]\t COMMIT LOGIC( {name})   R[{e.dst:3d}]"
                 + _we(e.we) + xyz + "\n")
     name = "IO TMREAD" if e.rs == RS_IO else RS_NAMES[e.rs]
