@@ -13,6 +13,33 @@ listing text), and write the files of the reference driver ``theia_compile``::
     cp.words, cp.listing, cp.mem   # control_code.mem / cp_code.list
 
 ``compile_program("prog.vp", out_dir)`` does what ``isaforge theia compile prog.vp`` does.
+
+Compatibility: the upstream compilers' code generation has defects that their outputs (and so
+the RTL regressions) depend on. We reproduce them, so that the outputs stay identical, and
+list them here (details in the ``vp`` and ``cp`` modules):
+
+* an expression in a condition or a call argument leaves its instruction count set, and the
+  next assignment then patches the branch or call instead of emitting an instruction
+  (test_expressions: ``R66 = 0xdead`` after ``if (a + b > c*a + 1)`` emits nothing);
+* a returned expression is written to ``R[1 + offset]`` (the caller reads R1); ``return NAME;``
+  loads the constant spelled by NAME's hex digits; ``return R7;`` and other registers work;
+* nested loops share one "loop start" (the outer loop jumps back to the inner one's);
+* ``scale(Rn)`` / ``unscale(Rn)`` read R0; ``x = arr[i];`` reads ``arr[0]``;
+* a call's frame displacement counts variable names, not registers (arrays, temporaries);
+* calls and definitions share one parameter counter: a plain call ``f(a);`` does not reset
+  it (the next call's arguments go to later registers), and inside a function with
+  parameters a call's arguments go after them; a constant other than 0, 1, 2 cannot be an
+  argument;
+* the CP reads any identifier containing ``R`` as a register, ``x++`` adds 0, ``x--`` fails,
+  and a scalar initialiser other than the last of its list is read as decimal from its hex
+  digits; an identifier cannot start with x, y or z, and ``n`` alone is not a name.
+
+Deviations from upstream (where it fails or the manual asks for more): ``#include`` works in
+VP code too (upstream ignores it there); ``#macro`` only counts as the first word of a line;
+an unterminated ``//`` comment at the end of a file is accepted; ``\\r`` is a blank; register
+numbers above R255 and too many variables are errors (upstream truncates them to 8 bits);
+extensions: ``for``, ``-=``, one-lane sources (``v.x``), multi-lane write masks (``v.xy``),
+CP ``if``/``else``, a constant as a CP loop condition.
 """
 
 from __future__ import annotations
