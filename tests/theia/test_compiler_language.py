@@ -296,3 +296,24 @@ def test_random_cp_programs_match_the_disassembler(exprs: list[str]) -> None:
     assert theia.assemble(prog.listing, cp=True) == prog.words
     ops = [line.split("//", 1)[1].split()[0] for line in prog.mem.splitlines()[1:]]
     assert ops[-1] == "EXIT" and "BLE" in ops and "BRANCH" in ops
+
+
+# -- upstream behaviours kept for compatibility (see the package docstring) -------------------
+
+def test_nested_loops_share_one_loop_start_like_upstream() -> None:
+    words = vp("vector i, j;\nwhile (i < 3) {\n while (j < 3) { j++; }\n i++;\n}\nexit;\n")
+    gotos = [fields(w)["dst"] for w in words if fields(w)["branch"] and fields(w)["btype"] == 0]
+    inner_start = PROLOGUE + 2  # after the outer condition's constant load and branch
+    assert gotos == [inner_start, inner_start]
+
+
+def test_returned_expression_lands_in_r1_plus_offset_like_upstream() -> None:
+    t = texts(vp("function f(p)\n{\n return p + p;\n}\n"))
+    assert t[PROLOGUE] == "ADD R[1+ offset].xyz R4.xyz R4.xyz"
+
+
+def test_plain_call_keeps_the_parameter_counter_like_upstream() -> None:
+    words = vp("function f(p) { return; }\nvector a;\nf(a);\nf(a);\n")
+    copies = [fields(w)["dst"] for w, t in zip(words, texts(words), strict=True)
+              if t.endswith("R0.xxx") and fields(w)["we"] == 7 and fields(w)["dst"] >= 4]
+    assert copies == [4, 5]
