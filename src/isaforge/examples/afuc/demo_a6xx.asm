@@ -42,13 +42,11 @@ CP_MEM_WRITE:
         waitin
         mov $01, $data
 
-; type-4 packets: register offset in header bits 0..17, then that many values
+; type-4 packets: the register is in header bits 8..25, then that many values
+; (waitin hands the header over with its type and parity bits cleared)
 PKT4:
-        mov $02, 0x3 << 16
-        or $02, $02, 0xffff
-        and $02, $01, $02
-        mov $usraddr, $02
-        (rep)mov $data, $data
+        ushr $usraddr, $01, 0x8
+        (rep)(xmov1)mov $data, $data
         waitin
         mov $01, $data
 
