@@ -16,7 +16,7 @@ def demo(console: Console, table: Table, lines: int) -> bool:
     ok = True
     for entry in sorted((resources.files("isaforge") / "examples" / "theia").iterdir(),
                         key=lambda p: p.name):
-        if entry.name.startswith("."):
+        if entry.name.startswith(".") or not entry.is_file():
             continue
         words = assemble(entry.read_text())
         texts = [ins.text for ins in disassemble(words)]
