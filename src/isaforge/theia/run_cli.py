@@ -38,9 +38,16 @@ QUIRK_CHOICES = sorted([*QUIRKS, *QUIRK_ALIASES, "all"])
               help="also render each dumped VP's OMEM as RGBA pixels (PNG)")
 @click.option("--image-width", type=click.IntRange(min=1), default=32, show_default=True,
               help="pixels per row of --omem-image")
+@click.option("--cycles", is_flag=True,
+              help="also run the cycle-level VP model and write vp.N.log (the RTL's "
+                   "issue/commit trace, with cycle stamps)")
+@click.option("--vcd", type=click.Path(dir_okay=False, path_type=Path),
+              help="also write the cycle model's waveforms (issue, station busy, commit bus) "
+                   "to this VCD file; implies --cycles")
 @guarded
 def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: int,
-            quirks: tuple[str, ...], omem_image: Path | None, image_width: int) -> None:
+            quirks: tuple[str, ...], omem_image: Path | None, image_width: int,
+            cycles: bool = False, vcd: Path | None = None) -> None:
     """Run PROG (a .vp program, a code.mem, or a directory with code.mem and
     control_code.mem) on the simulated GPU and write the RTL-format dumps."""
     program = load_program(prog, tmem)
@@ -64,6 +71,12 @@ def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: 
                 path = omem_image.with_name(f"{omem_image.stem}.vp{i}{omem_image.suffix}")
             save_omem_image(path, vp.omem, vp.omem_written, image_width)
             click.echo(f"VP{i}: OMEM image {path}")
+    if cycles or vcd is not None:
+        from .cycle.runner import quirks_from_names, write_cycle_outputs
+
+        for line in write_cycle_outputs(program.code, program.tmem, result.dumped, outdir,
+                                        quirks=quirks_from_names(quirks), vcd=vcd):
+            click.echo(line)
     click.echo(f"CP: {result.cp_instructions} instructions; run ended: {result.ended}")
     for note in result.notes:
         click.echo(f"note: {note}", err=True)

@@ -67,6 +67,8 @@ class VPCycleModel:
         self.lane_owner = [0] * (256 * 3)
         self.lane_prod: list[Op | None] = [None] * (256 * 3)
         self.events: list[ev.Event] = []
+        # (station, first busy cycle, last busy cycle) for the waveforms
+        self.busy_log: list[tuple[int, int, int]] = []
         self.tmem = np.zeros(0, np.uint32) if tmem is None else np.asarray(tmem, np.uint32)
         self.omem = np.zeros(omem_words, np.uint32)
         self.omem_written = np.zeros(omem_words, bool)
@@ -102,6 +104,10 @@ class VPCycleModel:
     def finish(self, t: int) -> None:
         self.done = True
         self.finished_at = t
+        if self.trace:  # stations still busy (waiting forever, or cut by the run's end)
+            for st in self.stations:
+                if st.busy_from <= t and st.busy_end > t:
+                    self.busy_log.append((st.id, st.busy_from, t))
 
     def branch_taken(self, t: int, thread: int) -> None:
         self.events.append(ev.BranchTaken(t, thread))
@@ -233,6 +239,8 @@ class VPCycleModel:
                 op.result = self._tmread(src1)
                 st.out.append((s + tm.tmread_commit, op))
                 st.busy_end = s + tm.tmread_busy
+                if self.trace:
+                    self.busy_log.append((op.rs, st.busy_from, st.busy_end))
             else:  # OMWRITE: SRC1 holds three OMEM addresses, SRC0 the data
                 src0 = op.src0 or ZERO
                 n = len(self.omem)
@@ -242,6 +250,8 @@ class VPCycleModel:
                         self.omem[a] = src0[lane]
                         self.omem_written[a] = True
                 st.busy_end = s + tm.omwrite_busy
+                if self.trace:
+                    self.busy_log.append((op.rs, st.busy_from, st.busy_end))
             return
         op.result = execute(w, op.src1 or ZERO, op.src0 or ZERO) or ZERO
         st.out.append((s + (tm.div if opc == OP_DIV else 1), op))
@@ -258,6 +268,8 @@ class VPCycleModel:
         if op.rs != RS_IO:
             st = self.stations[op.rs]
             st.busy_end = t if (op.waits or op.word >> 48 & 7 == OP_DIV) else t - 1
+            if self.trace and st.busy_end >= st.busy_from:
+                self.busy_log.append((op.rs, st.busy_from, st.busy_end))
 
     def _commit(self, op: Op, t: int) -> None:
         """Write ``op``'s result (cycle ``t``) and forward it to the stations waiting."""

@@ -1,0 +1,46 @@
+"""``isaforge theia run --cycles / --vcd``: the cycle model from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from isaforge.cli import main
+from isaforge.theia.cycle.runner import quirks_from_names
+from isaforge.theia.cycle.vplog import differences, parse_log
+from tests.refdata import refdata
+
+
+def test_run_cycles_writes_the_rtl_trace(tmp_path: Path) -> None:
+    d = refdata("theia", "regressions", "test_expressions", "code.mem").parent
+    result = CliRunner().invoke(main, [
+        "theia", "run", str(d), "-o", str(tmp_path), "--cycles",
+        "--rtl-quirk", "reissue-after-branch", "--rtl-quirk", "first-eof"])
+    assert result.exit_code == 0, result.output
+    assert "cycle model ended at cycle" in result.output
+    ours = parse_log((tmp_path / "vp.2.log").read_text())
+    ref = parse_log((d / "vp.2.log").read_text())
+    # the command line starts the VP at cycle 0 (the RTL after its CP copied the code)
+    assert differences(ours, ref, times=False) == []
+    assert ([r.ns for r in ours if r.kind != "B"]
+            == [r.ns - ref[0].ns + ours[0].ns for r in ref if r.kind != "B"])
+
+
+def test_run_vcd_designed(tmp_path: Path) -> None:
+    d = refdata("theia", "regressions", "test_omem_1", "code.mem").parent
+    vcd = tmp_path / "waves.vcd"
+    result = CliRunner().invoke(main, ["theia", "run", str(d), "-o", str(tmp_path),
+                                       "--vcd", str(vcd)])
+    assert result.exit_code == 0, result.output
+    text = vcd.read_text()
+    assert "$var wire 4" in text and "cbus_owner" in text and "IO_busy" in text
+    assert (tmp_path / "vp.2.log").exists()
+    assert "waveforms" in result.output
+
+
+def test_quirk_names_map_to_flags() -> None:
+    assert quirks_from_names([]) == quirks_from_names(["cp-exit-noop"])
+    q = quirks_from_names(["div-reissue", "tmem-row0"])
+    assert q.refetch_after_fifo and q.tmem_row0 and not q.stop_at_eof
+    assert quirks_from_names(["all"]).rtl_scoreboard
