@@ -67,6 +67,7 @@ class Emulator:
         self.pkt4_id = self.db.pm4_packet_id("PKT4") or 4
         self.ib_end_id = self.db.pm4_packet_id("IN_IB_END")
         self.tracer: Any = None
+        self.fast_append: Callable[[tuple], None] | None = None
         self.emit: Callable[[str, int, int, Processor], None] | None = None
         self._update_emit()
         self.procs: list[Processor] = []
@@ -99,6 +100,8 @@ class Emulator:
     # -- set-up ---------------------------------------------------------------------------------
     def _add(self, p: Processor) -> Processor:
         self.procs.append(p)
+        p.fast_append = self.fast_append
+        p.fast_regs = self.fast_append is not None
         return p
 
     def _set_gpu64(self, name: str, value: int) -> None:
@@ -139,6 +142,10 @@ class Emulator:
     # -- effects and hooks ------------------------------------------------------------------------
     def _update_emit(self) -> None:
         hooks = any(self.hooks.values())
+        self.fast_append = self.effects_raw.append if self.record and not hooks else None
+        for p in getattr(self, "procs", []):
+            p.fast_append = self.fast_append
+            p.fast_regs = self.fast_append is not None
         if not self.record and not hooks:
             self.emit = None
             return

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -122,6 +121,9 @@ class Processor:
         self.ib: dict[int, RegionQueue] = {}
         self.meq: ListQueue | None = None  # an a5xx PFP forwards $data writes here
         self.ib_level = 0  # @IB_LEVEL & 3: which ROQ queue $data reads
+        self.gpu = emu.gpu
+        self.fast_regs = False  # effects are only recorded: the fast path may inline writes
+        self.fast_append: Callable | None = None
         self.is_me5 = False  # a5xx ME: memory and register reads through GPU registers
         self.tw: Any = None  # trace bookkeeping (trace.TraceState) or None
         self.steps = 0
@@ -191,9 +193,11 @@ class Processor:
     def wr_ctrl(self, n: int, v: int) -> None:
         n &= 0xFFF
         self.control[n] = v
-        emit = self.emu.emit
-        if emit is not None:
-            emit("ctrl", n, v, self)
+        emu = self.emu
+        if emu.fast_append is not None:
+            emu.fast_append(("ctrl", n, v, self.name))
+        elif emu.emit is not None:
+            emu.emit("ctrl", n, v, self)
         if self.tw is not None:
             self.tw.ctrl.add(n)
         if n in self.ctl_special:
@@ -250,7 +254,9 @@ class Processor:
     def wr_gpu(self, n: int, v: int) -> None:
         emu = self.emu
         emu.gpu[n] = v
-        if emu.emit is not None:
+        if emu.fast_append is not None:
+            emu.fast_append(("reg", n, v, self.name))
+        elif emu.emit is not None:
             emu.emit("reg", n, v, self)
         if self.tw is not None:
             self.tw.gpu.add(n)
@@ -267,7 +273,9 @@ class Processor:
     def wr_pipe(self, n: int, v: int) -> None:
         self.pipe[n] = v
         emu = self.emu
-        if emu.emit is not None:
+        if emu.fast_append is not None:
+            emu.fast_append(("pipe", n, v, self.name))
+        elif emu.emit is not None:
             emu.emit("pipe", n, v, self)
         if self.tw is not None:
             self.tw.pipe.add(n)
@@ -423,25 +431,31 @@ class Processor:
         return hdr
 
     def dispatch(self, hdr: int) -> None:
-        try:
-            h = _parse_header_cached(hdr)
-        except EmulationError as e:
-            raise type(e)(f"{self.name}: {e.message} (packet {self.packets + 1})") from None
-        ident = self.emu.pkt4_id if h.type == 4 else h.ident
-        forwards = self.meq is not None and not self.is_me5  # an a5xx PFP passes $01 on
-        if self.gpr[1] == hdr and h.type == 4 and not forwards:
+        got = _HEADERS.get(hdr)
+        if got is None:
+            try:
+                h = parse_header(hdr)
+            except EmulationError as e:
+                raise type(e)(f"{self.name}: {e.message} (packet {self.packets + 1})") from None
+            got = _HEADERS[hdr] = (h.type == 4, h.ident, h.count)
+        is4, ident, count = got
+        g = self.gpr
+        if is4:
+            ident = self.emu.pkt4_id
             # the PKT4 handler shifts the register out of $01: the type and the parity bit
-            # must go (Mesa clears only the type, so registers of even parity break there)
-            self.gpr[1] = hdr & 0x07FFFFFF
-        self.gpr[REG_REM] = h.count
+            # must go (Mesa clears only the type, so registers of even parity break there);
+            # an a5xx PFP passes $01 on to the ME unchanged
+            if g[1] == hdr and (self.meq is None or self.is_me5):
+                g[1] = hdr & 0x07FFFFFF
+        g[REG_REM] = count
         if self.tw is not None:
             self.tw.gpr.add(REG_REM)
         self.pc = self.jmptbl[ident]
         self.packets += 1
         self.header = hdr
-        emu = self.emu
-        if emu.packet_hooks:
-            for fn in emu.packet_hooks:
+        hooks = self.emu.packet_hooks
+        if hooks:
+            for fn in hooks:
                 fn(self, hdr)
 
     # -- execution ----------------------------------------------------------------------------
@@ -504,7 +518,7 @@ class Processor:
             fn(self, g)
 
 
-_parse_header_cached = lru_cache(maxsize=4096)(parse_header)
+_HEADERS: dict[int, tuple[bool, int, int]] = {}  # header -> (type 4?, id, count)
 
 
 def _fmt_hex(v: int) -> str:
@@ -541,13 +555,48 @@ class CodeGen:
             out.append(f"tw.gpr.add({n})")
         return out
 
+    proc: Processor | None = None
+
+    def wr_data_inline(self, expr: str) -> list[str]:
+        """A $data write of a GPU register in the fast path, inlined; anything else (pipe
+        registers, side effects, hooks) goes through :meth:`Processor.wr_data`."""
+        lpac = self.proc.lpac_cntl if self.proc is not None else None
+        return [
+            f"v_ = {expr}",
+            f"r_ = {REG_USRADDR} if m.data_mode == {DATA_USRADDR} else {REG_ADDR}",
+            "o_ = g[r_]",
+            f"if o_ <= 0xffff and o_ != {lpac if lpac is not None else -1} and m.fast_regs:",
+            "    g[r_] = o_ + 1; m.gpu[o_] = v_; m.fast_append(('reg', o_, v_, m.name))",
+            "else:",
+            "    m.wr_data(v_)",
+        ]
+
     def body(self, name: str, f: dict, pc: int, traced: bool, branch_var: str) -> list[str]:
         """Lines executing the instruction once (a (rep) iteration); branches assign
         ``branch_var``; waitin sets ``m.waitin_pending``."""
-        rd, out = self.rd, []
+        out: list[str] = []
+        inline = not traced and proc_plain(self.proc)
+        temps = iter(range(1 << 30))
+
+        def rd(n: int, peek: bool = False) -> str:
+            """A read; in the fast path a $data read from the ring buffer is inlined as
+            statements before the line that uses it (only where it runs unconditionally)."""
+            if n != REG_DATA or peek or not inline:
+                return self.rd(n, peek)
+            t = f"d{next(temps)}"
+            out.append("q = m.rb")
+            out.append("if q and not m.ib_level:")
+            out.append(f"    {t} = q.popleft(); m.nreads += 1; "
+                       f"g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
+            out.append("else:")
+            out.append(f"    {t} = m.rd_data()")
+            return t
 
         def wr(n: int, expr: str) -> None:
-            out.extend(self.wr(n, expr, traced))
+            if n == REG_DATA and inline:
+                out.extend(self.wr_data_inline(expr))
+            else:
+                out.extend(self.wr(n, expr, traced))
 
         op = name[:-1] if name[-1] == "i" and name[:-1] in ALU_SRC and name != "setbiti" else name
         alu = ALU_SRC.get(op)
@@ -569,7 +618,7 @@ class CodeGen:
             if xmov:
                 dst = f["DST"]
                 dd = REG_DATA if dst in (REG_DATA, REG_ADDR, REG_USRADDR) else 0
-                src = rd(f.get("SRC2", 0))
+                src = self.rd(f.get("SRC2", 0))
                 dump = ["tw.dump(m)"] if traced else []
                 out.append(f"x = g[{REG_REM}]")
                 seqs = {1: [dd], 2: [dd, dd], 3: [dd, dst, dd]}
@@ -700,6 +749,7 @@ class CodeGen:
         """The exact-path function of one instruction; trace bookkeeping runs when the
         ``tw`` argument is not None."""
         name, f, _ = proc.decode(pc)
+        self.proc = proc
         lines = self.instr(name, f, pc, True, "m.bt", fast=False)
         guarded = []
         for s in lines:
@@ -715,12 +765,16 @@ class CodeGen:
         src = "def step(m, g, tw):\n" + "".join(f"    {s}\n" for s in guarded)
         return self._compile(src, "step")
 
+    def _waitin_tail(self, proc: Processor, pc: int) -> list[str]:
+        return _waitin_tail_lines(self, proc, pc)
+
     def compile_block(self, proc: Processor, start: int) -> tuple[Callable, int]:
         """A function running the instructions from ``start`` up to a block end, and the
         number of steps it counts up front (one per instruction; (rep) adjusts itself).
 
         A block ends after a ``waitin``, after the delay slot of a taken branch, after
         BLOCK_MAX instructions, or before an undecodable word."""
+        self.proc = proc
         lines: list[str] = ["bt = None"]
         pc = start
         maybe_bt = False
@@ -733,10 +787,12 @@ class CodeGen:
             lines.append(f"# {pc:#06x} {name}")
             if name == "waitin":
                 lines.extend(body)
-                lines.append(f"m.pc = bt if bt is not None else {pc + 1}" if maybe_bt
-                             else f"m.pc = {pc + 1}")
-                lines.append("m.bt = None")
-                lines.append("return")
+                if maybe_bt:
+                    lines.append(f"m.pc = bt if bt is not None else {pc + 1}")
+                    lines.append("m.bt = None")
+                    lines.append("return")
+                    break
+                lines.extend(self._waitin_tail(proc, pc))
                 break
             if name in BRANCHES:
                 lines.append("nb = None")
@@ -762,9 +818,37 @@ class CodeGen:
                 lines.append("return")
                 break
         src = "def block(m, g):\n" + "".join(f"    {s}\n" for s in lines)
+        src = src.replace("  @DS@", "")  # the inlined delay slot counts its own step
         for i in range(1, n + 1):
             src = src.replace(f"@K{i}@", str(n - i))
         return self._compile(src, "block"), n
+
+
+def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
+    """After ``waitin`` at ``pc``: when the next header is already in the ring buffer, run
+    the delay slot and dispatch here; otherwise leave it to the exact path (idle, IB end)."""
+    out = [f"m.pc = {pc + 1}", "m.waitin_pending = True", "m.bt = None"]
+    try:
+        name, f, _ = proc.decode(pc + 1)
+    except EmulationError:
+        return [*out, "return"]
+    if name in BRANCHES or f.get("REP") or proc.meq is not None:
+        return [*out, "return"]
+    out.append("q = m.rb if m.ib_level == 0 else None")
+    out.append("if not q: return")
+    out.append("if m.steps >= m.limit: return")
+    out.append("hdr = q[0]")
+    out.append("m.waitin_pending = False")
+    out.append("m.steps += 1  @DS@")
+    out.extend(gen.body(name, f, pc + 1, False, "nb"))
+    out.append("m.dispatch(hdr)")
+    out.append("return")
+    return out
+
+
+def proc_plain(proc: Processor | None) -> bool:
+    """Whether the fast path may inline ring-buffer reads and register writes (a6xx/a7xx)."""
+    return proc is not None and proc.meq is None and not proc.is_me5
 
 
 def _ends_block(proc: Processor, pc: int) -> bool:
