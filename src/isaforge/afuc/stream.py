@@ -146,8 +146,7 @@ def parse_stream(data: bytes, db: RegDB, filename: str = "<stream>") -> Stream:
         text = data.decode("ascii")
     except UnicodeDecodeError:
         text = None
-    if text is not None and (not text or text.isprintable() or "\n" in text or
-                             all(c.isprintable() or c.isspace() for c in text)):
+    if text is not None and all(c.isprintable() or c in "\t\n\r" for c in text):
         return parse_text(text, db, filename)
     if len(data) % 4:
         raise StreamFormatError(f"{filename}: binary stream of {len(data)} bytes is not a "
