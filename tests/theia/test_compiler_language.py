@@ -317,3 +317,28 @@ def test_plain_call_keeps_the_parameter_counter_like_upstream() -> None:
     copies = [fields(w)["dst"] for w, t in zip(words, texts(words), strict=True)
               if t.endswith("R0.xxx") and fields(w)["we"] == 7 and fields(w)["dst"] >= 4]
     assert copies == [4, 5]
+
+
+# -- the bundled example programs ---------------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "isaforge" / "examples" / "theia" / \
+    "programs"
+EXAMPLE_VPS = sorted(p.name for p in EXAMPLES.glob("*.vp"))
+
+
+def test_examples_are_bundled() -> None:
+    assert EXAMPLE_VPS == ["cross_product.vp", "sum_loop.vp", "two_threads.vp"]
+    for name in EXAMPLE_VPS:
+        assert (EXAMPLES / name).with_suffix(".cp").is_file()
+
+
+@pytest.mark.parametrize("name", EXAMPLE_VPS)
+def test_example_programs_compile(tmp_path: Path, name: str) -> None:
+    result = compile_program(EXAMPLES / name, tmp_path)
+    assert result.vp is not None and result.cp is not None
+    assert theia.assemble(result.vp.listing) == result.vp.words
+    assert theia.read_mem((tmp_path / "code.mem").read_text()) == result.vp.words
+    assert any(fields(w)["eof"] for w in result.vp.words)
+    # the CP program loads exactly this many instructions
+    size = result.vp.size
+    assert f"DstOffset = (0x0 | ({size}<<20) | (1<<31) );" in result.cp.listing
