@@ -595,6 +595,11 @@ class CodeGen:
         def wr(n: int, expr: str) -> None:
             if n == REG_DATA and inline:
                 out.extend(self.wr_data_inline(expr))
+            elif n in (REG_ADDR, REG_USRADDR) and inline:
+                mode = DATA_ADDR if n == REG_ADDR else DATA_USRADDR
+                out.append(f"v_ = {expr}")
+                out.append(f"if v_ <= 0xffff: m.data_mode = {mode}; g[{n}] = v_")
+                out.append(f"else: m.set_addr({n}, v_)")
             else:
                 out.extend(self.wr(n, expr, traced))
 
@@ -741,7 +746,7 @@ class CodeGen:
         return out
 
     def _compile(self, src: str, name: str) -> Callable:
-        ns: dict[str, Any] = {"M": M32}
+        ns: dict[str, Any] = {"M": M32, "HEADERS": _HEADERS}
         exec(compile(src, f"<afuc {name}>", "exec"), ns)  # noqa: S102 - our own generated code
         return ns[name]
 
@@ -841,7 +846,14 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
     out.append("m.waitin_pending = False")
     out.append("m.steps += 1  @DS@")
     out.extend(gen.body(name, f, pc + 1, False, "nb"))
-    out.append("m.dispatch(hdr)")
+    out.append("h_ = HEADERS.get(hdr)")
+    out.append("if h_ is None or m.emu.packet_hooks: m.dispatch(hdr); return")
+    out.append("if h_[0]:")
+    out.append("    m.pc = m.jmptbl[m.emu.pkt4_id]")
+    out.append("    if g[1] == hdr: g[1] = hdr & 0x07ffffff")
+    out.append("else:")
+    out.append("    m.pc = m.jmptbl[h_[1]]")
+    out.append(f"g[{REG_REM}] = h_[2]; m.packets += 1; m.header = hdr")
     out.append("return")
     return out
 
