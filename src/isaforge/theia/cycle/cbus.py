@@ -13,12 +13,18 @@ from .stations import Op, Station
 class Arbiter:
     """Round-robin over the stations (ids 1..7, index 0 unused)."""
 
-    __slots__ = ("stations", "last", "grants")
+    __slots__ = ("stations", "last", "grants", "pending")
 
     def __init__(self, stations: list[Station]) -> None:
         self.stations = stations
         self.last = len(stations) - 1  # so the first search starts at station 1
         self.grants = 0
+        self.pending = 0  # results waiting in the stations' output queues
+
+    def post(self, station: Station, ready: int, op: Op) -> None:
+        """A station's result can own the bus from cycle ``ready`` on."""
+        station.out.append((ready, op))
+        self.pending += 1
 
     def grant(self, t: int) -> Op | None:
         """The op that owns the bus in cycle ``t`` (removed from its station), or None."""
@@ -33,6 +39,7 @@ class Arbiter:
             if s.out and s.out[0][0] <= t:
                 self.last = i
                 self.grants += 1
+                self.pending -= 1
                 return s.out.popleft()[1]
         return None
 

@@ -87,16 +87,16 @@ class IssueUnit:
         st = self.m.stations
         op = w >> 48 & 7
         if op == OP_ADD:
-            b0 = st[RS_ADD0].busy(t)
-            if not b0:
+            s = st[RS_ADD0]
+            if not s.busy_from <= t <= s.busy_end:
                 return RS_ADD0, False
-            b1 = st[RS_ADD1].busy(t)
-            return (0, True) if b1 else (RS_ADD1, False)
+            s = st[RS_ADD1]
+            return (0, True) if s.busy_from <= t <= s.busy_end else (RS_ADD1, False)
         sid = _FIXED.get(op)
         if sid is None:
             return 0, False
-        b = st[sid].busy(t)
-        if b:
+        s = st[sid]
+        if s.busy_from <= t <= s.busy_end:
             checked = sid in (RS_DIV, RS_MUL, RS_IO) or not self.m.quirks.rtl_structural
             return 0, checked
         return sid, False
@@ -104,7 +104,7 @@ class IssueUnit:
     def deps(self, w: int, fwd: Op | None) -> tuple[int, int]:
         """Stations still computing SRC1 / SRC0 of ``w``, from the dependency table."""
         m = self.m
-        a = addressing(w, m.offset, m.index)
+        a = m.addressing(w)
         sb = self.sb
         imm = w >> 63
         if m.quirks.rtl_scoreboard:
@@ -170,7 +170,8 @@ class IssueUnit:
         """
         m = self.m
         q = m.quirks
-        w = self.word()
+        p = self.prev_pc
+        w = m.code[p] if p < m.ncode else 0
         st = self.state
         if st == 0:  # out of reset: one cycle, then FETCH
             self.state = FETCH
@@ -206,7 +207,7 @@ class IssueUnit:
                 return
             if enabled:
                 sid, busy = self.station_for(w, t)
-                if not busy and not q.no_smu_stall and sid:
+                if not busy and not q.no_smu_stall and sid and m.smu.used > 2:
                     d1, d0 = self.deps(w, None)
                     n = (d1 > 0) + (d0 > 0)
                     if n and not m.smu.has_room(n):
@@ -225,6 +226,7 @@ class IssueUnit:
             elif busy or (mt and not one_more):
                 nxt = FETCH
                 self.stall_cycles += 1
+                m.idle_hint = True
             else:
                 nxt = ISSUE
             if not q.refetch_after_fifo and nxt != ISSUE and nxt != ISSUE_FWD:
@@ -238,6 +240,7 @@ class IssueUnit:
             elif w >> 58 & 1:  # EOF: the thread ends here (the RTL just never issues it)
                 if not q.stop_at_eof:
                     self.ended = True
+                    m.idle_hint = True
                     nxt = 0
             else:
                 op = m.issue(self, w, t, fwd, c)
@@ -290,6 +293,7 @@ class IssueUnit:
                                 self.sb[i] = 0
                     setpc = -1
                     nxt = UPDATE_PC
+                    m.idle_hint = True
                 else:
                     d1, d0 = self.deps(w, None) if w >> 57 & 1 else (0, 0)
                     if not (d1 or d0):
@@ -307,9 +311,12 @@ class IssueUnit:
                     self.bubble = True
                 elif self.fifo:
                     nxt = FIFO_UPDATE
+                else:
+                    m.idle_hint = True
         else:  # ended
             if c is not None:
                 self._push(c)
+            m.idle_hint = True
             return
         # end of cycle: FIFO, PC, instruction memory address, state
         if pop and self.fifo:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.errors import EmulationError
-from ..alu import OP_DIV, OP_IO, ZERO, Lanes, addressing, execute, issue_sources
+from ..alu import OP_DIV, OP_IO, ZERO, Addressing, Lanes, addressing, execute, issue_sources
 from . import events as ev
 from .cbus import Arbiter
 from .iiu import FETCH, UPDATE_PC, IssueUnit
@@ -44,6 +44,7 @@ class VPCycleModel:
                  tmem: Sequence[int] | np.ndarray | None = None, omem_words: int = OMEM_WORDS,
                  trace: bool = True, vp: int = 2) -> None:
         self.code = [int(w) & MASK64 for w in code]
+        self.ncode = len(self.code)
         self.quirks = quirks
         self.trace = trace
         self.vp = vp
@@ -82,6 +83,8 @@ class VPCycleModel:
         self.commits = 0
         self.fifo_overflows = 0
         self.dropped = 0
+        self.idle_hint = False  # set by an issue unit that is waiting (stall, branch, end)
+        self._addr_cache: dict[tuple[int, int, int], Addressing] = {}
 
     # ---------------------------------------------------------------------------------------
     # State the issue unit reads
@@ -96,6 +99,17 @@ class VPCycleModel:
     def index(self) -> int:
         """The index register (R3.z, 8 bits)."""
         return self.rf[3][2] & 0xFF
+
+    def addressing(self, w: int) -> Addressing:
+        """``alu.addressing`` of ``w`` with the current offset and index (cached)."""
+        r3 = self.rf[3]
+        key = (w, r3[0] & 0xFF, r3[2] & 0xFF)
+        a = self._addr_cache.get(key)
+        if a is None:
+            if len(self._addr_cache) > 65536:
+                self._addr_cache.clear()
+            a = self._addr_cache[key] = addressing(w, key[1], key[2])
+        return a
 
     def registers(self) -> np.ndarray:
         """The register file as a (256, 3) uint32 array."""
@@ -120,9 +134,10 @@ class VPCycleModel:
         """Put ``w`` on the issue bus in cycle ``t``; returns the op (None for a NOP)."""
         q = self.quirks
         sid, _ = iiu.station_for(w, t)
-        off = self.offset
-        idx = self.index
-        a = addressing(w, off, idx)
+        r3 = self.rf[3]
+        off = r3[0] & 0xFF
+        idx = r3[2] & 0xFF
+        a = self.addressing(w)
         rf = self.rf
         known = self.known
         raw1_reg = rf[a.src1_addr] if a.src1_addr is not None else ZERO
@@ -237,7 +252,7 @@ class VPCycleModel:
             src1 = op.src1 or ZERO
             if op.io == 1:  # TMREAD: SRC1 holds three TMEM addresses
                 op.result = self._tmread(src1)
-                st.out.append((s + tm.tmread_commit, op))
+                self.arb.post(st, s + tm.tmread_commit, op)
                 st.busy_end = s + tm.tmread_busy
                 if self.trace:
                     self.busy_log.append((op.rs, st.busy_from, st.busy_end))
@@ -254,7 +269,7 @@ class VPCycleModel:
                     self.busy_log.append((op.rs, st.busy_from, st.busy_end))
             return
         op.result = execute(w, op.src1 or ZERO, op.src0 or ZERO) or ZERO
-        st.out.append((s + (tm.div if opc == OP_DIV else 1), op))
+        self.arb.post(st, s + (tm.div if opc == OP_DIV else 1), op)
         st.busy_end = NEVER
 
     def _tmread(self, addr: Lanes) -> Lanes:
@@ -289,7 +304,8 @@ class VPCycleModel:
         if self.trace:
             self.events.append(ev.Commit(t, op.thread, op.rs, op.word, op.dst, we, op.result, 7))
         for iiu in self.iius:
-            iiu.commit_seen(op)
+            if iiu.branch_op is op:
+                iiu.commit_seen(op)
         q = self.quirks
         if not q.rtl_scoreboard:
             self._wake_designed(op, t)
@@ -419,7 +435,6 @@ class VPCycleModel:
         """
         t = self.cycle
         arb = self.arb
-        stations = self.stations
         iiu = self.iius[0]
         limit = t + max_cycles
         stop = NEVER if until is None else until
@@ -430,11 +445,7 @@ class VPCycleModel:
                 self.cycle = t
                 raise EmulationError(f"cycle limit reached ({max_cycles} cycles) at PC "
                                      f"{iiu.pc}; use a larger limit or check for a livelock")
-            c = None
-            for s in stations:
-                if s.out:
-                    c = arb.grant(t)
-                    break
+            c = arb.grant(t) if arb.pending else None
             if c is not None:
                 self._granted(c, t)
             self.steps += 1
@@ -452,16 +463,18 @@ class VPCycleModel:
             if c is not None:
                 self._commit(c, t)
             t += 1
-            if self._all_ended() and not self._in_flight():
+            if iiu.ended and self._all_ended() and not self._in_flight():
                 self.finish(t)
                 break
-            nt = self._quiet_until(t)
-            if nt >= NEVER:
-                self.deadlock = True
-                self.finish(t)
-                break
-            if nt > t:
-                t = min(nt, stop)
+            if self.idle_hint:  # the issue unit is waiting: maybe nothing happens for a while
+                self.idle_hint = False
+                nt = self._quiet_until(t)
+                if nt >= NEVER:
+                    self.deadlock = True
+                    self.finish(t)
+                    break
+                if nt > t:
+                    t = min(nt, stop)
         self.cycle = t
         return self
 
