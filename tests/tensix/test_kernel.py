@@ -77,9 +77,9 @@ READS_TABLE = [
 
 
 def run_kernel(phases: int, a: np.ndarray, b: np.ndarray, fmt: str, fp32_dst: bool,
-               record: list | None = None) -> Coprocessor:
+               record: list | None = None, extra: str = "") -> Coprocessor:
     cp = Coprocessor()
-    cp.load_program(matmul_kernel(phases))
+    cp.load_program(matmul_kernel(phases, extra=extra))
     cp.load_src("a", 0, a, fmt)
     cp.load_src("b", 0, b, fmt)
     cp.config.set("ALU_ACC_CTRL_Fp32_enabled", int(fp32_dst))
@@ -174,7 +174,7 @@ def _sig(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 PHASE_UNIT = {0: 12, 1: 17, 2: 19, 3: 24}  # log2 of a product's unit below 2**(eA + eB)
 
 
-def sliced_reference(a: np.ndarray, b: np.ndarray, phases: int
+def sliced_reference(a: np.ndarray, b: np.ndarray, phases: int | list[int]
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Independent model of MVMUL's fidelity phases on one 32x32 tile product C = B @ A:
     phase p multiplies SrcA's 5-bit slice (M[10:6], or M[5:1] when p & 1) with SrcB's 7-bit
@@ -195,7 +195,7 @@ def sliced_reference(a: np.ndarray, b: np.ndarray, phases: int
     mag = np.zeros((32, 32))
     align = np.zeros((32, 32))
     scale = np.zeros((32, 32))
-    for p in range(phases):
+    for p in range(phases) if isinstance(phases, int) else phases:
         amask = 0x03E if p & 1 else 0x7C0
         bmask = 0x00F if p & 2 else 0x7F0
         av = (ta & amask) * tsa
@@ -281,3 +281,16 @@ def test_hifi4_bf16_fp32_dst_is_the_exact_float32_product() -> None:
     got = cp.dst.read("fp32", range(64))
     want = _faces(_tile(b.astype(np.float32)) @ _tile(a.astype(np.float32))).astype(np.float32)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("base", [1, 2, 3])
+def test_fidelity_base_shifts_the_phase(base: int) -> None:
+    """LoFi with FIDELITY_BASE_Phase = base runs phase ``base`` (RWC phase 0 + base)."""
+    a, b = _inputs("bf16", seed=40 + base)
+    cp = run_kernel(1, a.astype(np.float32), b.astype(np.float32), "bf16", True,
+                    extra=f".threadconfig FIDELITY_BASE_Phase {base}")
+    got = cp.dst.read("fp32", range(64)).astype(np.float64)
+    ref, _, align, scale = sliced_reference(a, b, [base])
+    assert (np.abs(got - ref) <= align + 2.0 ** -23 * scale).all()
+    other, _, _, _ = sliced_reference(a, b, [0])
+    assert np.max(np.abs(got - other)) > np.max(align + 2.0 ** -23 * scale)

@@ -529,3 +529,24 @@ def test_elwadd_elwsub_elwmul_rows_accumulate_and_broadcast() -> None:
     run(setup + "TTI_ELWADD(0, 0, 1, 0, 0)", cp=cp)  # SrcB column 0 broadcast
     np.testing.assert_array_equal(cp.dst.read("fp32", range(24, 32)),
                                   a[8:16] + b[16:24, :1])
+
+
+def test_unpacr_nop_zerosrc_form() -> None:
+    """UNPACR_NOP op 0x1 clears the unpacker's bank once the bank the Matrix Unit uses
+    belongs to the unpackers (WaitLikeUnpacr=0); bit 2 (op 0x5) clears to -inf (all ones)."""
+    cp, _, _ = _mov_machine()  # both banks 0 with the Matrix Unit: the form must wait
+    from isaforge.tensix.state import DeadlockError
+
+    with pytest.raises(DeadlockError, match="UNPACR_NOP ZEROSRC waiting for SrcA bank 0"):
+        run("TTI_UNPACR_NOP(0, 0, 0, 0, 0, 0, 0, 0, 1)", cp=cp)
+    cp = Coprocessor()
+    cp.srcb.cells[:] = 5
+    run("TTI_UNPACR_NOP(1, 0, 0, 0, 0, 0, 0, 1, 1)", cp=cp)
+    assert (cp.srcb.cells[0] == 0x7FFFF).all() and (cp.srcb.cells[1] == 5).all()
+    run("TTI_UNPACR_NOP(1, 0, 0, 0, 0, 0, 0, 0, 1)", cp=cp)
+    assert not cp.srcb.cells[0].any()
+    # WaitLikeUnpacr (bit 4): waits for the unpacker's own bank only
+    cp, _, _ = _mov_machine()
+    cp.srca.unpacker_bank = 1
+    run("TTI_UNPACR_NOP(0, 0, 0, 0, 0, 0, 1, 0, 1)", cp=cp)
+    assert not cp.srca.cells[1].any() and cp.srca.cells[0].any()
