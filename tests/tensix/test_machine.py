@@ -548,5 +548,6 @@ def test_unpacr_nop_zerosrc_form() -> None:
     # WaitLikeUnpacr (bit 4): waits for the unpacker's own bank only
     cp, _, _ = _mov_machine()
     cp.srca.unpacker_bank = 1
+    cp.srca.cells[1] = 9
     run("TTI_UNPACR_NOP(0, 0, 0, 0, 0, 0, 1, 0, 1)", cp=cp)
     assert not cp.srca.cells[1].any() and cp.srca.cells[0].any()
