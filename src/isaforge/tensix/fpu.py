@@ -369,6 +369,303 @@ def logical_dst_to_frame(bits: np.ndarray, cfg: MathConfig) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
+# Compiled instruction path (numba)
+# --------------------------------------------------------------------------------------------
+#
+# The instructions below spend almost all their time in numpy's per-call overhead: an MVMUL
+# is 2,048 products, far too few for array operations to pay off. When numba is importable
+# the float MVMUL / GAPOOL / ELWADD / ELWSUB / ELWMUL instead run as one compiled function
+# each, straight on ``Dst.bits``/``Dst.valid`` and the Src cells: decode the operands, form
+# the products, group, align, accumulate, round and store, with the arithmetic of the numpy
+# kernels above written per element in int64 (every step is an exact integer operation, so
+# the two are the same function; tests/tensix/test_fpu_fast.py checks that on random and edge
+# operands). The kernels compile on first use (``cache=True``: later processes load the
+# machine code from ``__pycache__``); ``import numba`` happens then too, not at import time.
+# Integer "8" math and the moves keep the numpy path. ``USE_JIT = False`` forces numpy.
+
+#: Use the compiled kernels when numba is available (tests switch this off to compare).
+USE_JIT = True
+
+_JIT_STATE: dict[str, object] = {}
+
+
+def _k_accumulate(s0: int, e0: int, m0: int, s1: int, e1: int, m1: int, dst: int,
+                  fp32_acc: bool, exp8: bool) -> int:
+    """One datum of :func:`accumulate`: two sign/exponent/magnitude terms (a neutral second
+    term is ``(0, e0, 0)``) plus a Dst value in the FP32 frame -> FP32-frame result."""
+    sd = (dst >> 31) & 1
+    ed = (dst >> 23) & 0xFF
+    md = ((dst & 0x7FFFFF) | 0x800000) if ed != 0 else 0
+    e = max(max(e0, e1), ed)
+    d = min(e - e0, 62)
+    m0 = ((m0 << 1) + (1 << d) - ((s0 << 1) if d > 0 else 0)) >> (d + 1)
+    d = min(e - e1, 62)
+    m1 = ((m1 << 1) + (1 << d) - ((s1 << 1) if d > 0 else 0)) >> (d + 1)
+    d = min(e - ed, 62)
+    md = ((md << 1) + (1 << d)) >> (d + 1)
+    if not fp32_acc:  # a 16-bit Dst: each term first rounded to 10 bits below bit 23
+        m0 = (m0 + 4096 - s0) & ~0x1FFF
+        m1 = (m1 + 4096 - s1) & ~0x1FFF
+        md = (md + 4096) & ~0x1FFF
+    total = (m0 - 2 * s0 * m0) + (m1 - 2 * s1 * m1) + (md - 2 * sd * md)
+    if e <= 0 or total == 0:  # early underflow, or an exact zero: +0
+        return 0
+    sign = 1 if total < 0 else 0
+    mag = -total if total < 0 else total
+    blen = 0
+    while (mag >> blen) != 0:  # bit length (mag < 2**31)
+        blen += 1
+    keep = 24 if fp32_acc else (8 if exp8 else 11)
+    rs = blen - keep if blen > keep else 0
+    ls = (keep - blen if keep > blen else 0) + 24 - keep
+    man = ((mag + ((1 << rs) >> 1)) >> rs) << ls
+    e = e + blen - 24 + (man >> 24)
+    if e <= 0:
+        return 0
+    man &= 0x7FFFFF
+    if fp32_acc or exp8:
+        if e >= 255:
+            return (sign << 31) | (255 << 23)
+        return (sign << 31) | (e << 23) | man
+    if e >= 32:
+        return (sign << 31) | (31 << 23) | (0x3FF << 13)
+    return (sign << 31) | (e << 23) | man
+
+
+def _k_read_frame(bits: np.ndarray, valid: np.ndarray, p: int, col: int, mode: int) -> int:
+    """Dst storage at physical row ``p`` -> FP32 frame (0 for an invalid row). ``mode``:
+    0 Dst32b FP32, 1 Dst16b BF16, 2 Dst16b FP16."""
+    if not valid[p]:
+        return 0
+    hi = np.int64(bits[p, col])
+    if mode == 0:  # Dst32b: hi = sign, man[22:16], exp; lo = man[15:0]
+        lo = np.int64(bits[p + 8, col])
+        return ((hi & 0x8000) << 16) | ((hi & 0xFF) << 23) | ((hi & 0x7F00) << 8) | lo
+    if mode == 1:  # BF16 storage: sign, man7, exp8
+        return ((hi & 0x8000) << 16) | ((hi & 0xFF) << 23) | ((hi & 0x7F00) << 8)
+    return ((hi & 0x8000) << 16) | ((hi & 0x1F) << 23) | ((hi & 0x7FE0) << 8)
+
+
+def _k_write_frame(bits: np.ndarray, p: int, col: int, f: int, mode: int) -> None:
+    """FP32-frame value -> Dst storage at physical row ``p`` (see :func:`_k_read_frame`)."""
+    if mode == 0:
+        bits[p, col] = ((f >> 16) & 0x8000) | ((f >> 8) & 0x7F00) | ((f >> 23) & 0xFF)
+        bits[p + 8, col] = f & 0xFFFF
+    elif mode == 1:
+        bits[p, col] = ((f >> 16) & 0x8000) | ((f >> 8) & 0x7F00) | ((f >> 23) & 0xFF)
+    else:
+        bits[p, col] = ((f >> 16) & 0x8000) | ((f >> 8) & 0x7FE0) | ((f >> 23) & 0x1F)
+
+
+def _k_decode(cells: np.ndarray, bank: int, row0: int, step: int, n: int, mask: int,
+              low_bits: bool, for_a: bool, sgn: np.ndarray, exp: np.ndarray,
+              mag: np.ndarray) -> None:
+    """Rows ``row0 + k * step`` (k < n, wrapping at 64) of a Src bank -> per cell the sign,
+    exponent (0 = zero operand) and the fidelity phase's mantissa slice (0 for zeros)."""
+    for k in range(n):
+        row = (row0 + k * step) & 0x3F
+        for c in range(16):
+            cell = np.int64(cells[bank, row, c])
+            v = ((cell & 0x40000) | ((cell & 0xFF) << 10) | ((cell >> 8) & 0x3FF)) & mask
+            e = (v >> 10) & 0xFF
+            big = (v & 0x3FF) | 0x400
+            if for_a:
+                m = ((big >> 1) & 31) if low_bits else (big >> 6)
+            else:
+                m = ((big & 15) << 3) if low_bits else (big >> 4)
+            sgn[k, c] = v >> 18
+            exp[k, c] = e
+            mag[k, c] = m if e != 0 else 0
+
+
+def _k_mvmul(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
+             dst_base: int, dst_step: int, n: int, a_cells: np.ndarray, a_bank: int,
+             a_row0: int, b_cells: np.ndarray, b_bank: int, b_row0: int, b_step: int,
+             a_mask: int, b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool
+             ) -> None:
+    """MVMUL / GAPOOL: Dst view rows ``dst_base + k * dst_step`` (k < n) += SrcB rows
+    ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15``, one fidelity phase."""
+    sa = np.empty((16, 16), np.int64)
+    ea = np.empty((16, 16), np.int64)
+    ma = np.empty((16, 16), np.int64)
+    sb = np.empty((n, 16), np.int64)
+    eb = np.empty((n, 16), np.int64)
+    mb = np.empty((n, 16), np.int64)
+    _k_decode(a_cells, a_bank, a_row0, 1, 16, a_mask, (phase & 1) != 0, True, sa, ea, ma)
+    _k_decode(b_cells, b_bank, b_row0, b_step, n, b_mask, (phase & 2) != 0, False, sb, eb, mb)
+    zexp = max(adj, 0)  # a product with a zero operand: +0 with this exponent, still votes
+    out = np.empty((n, 16), np.int64)
+    pe = np.empty(8, np.int64)
+    pm = np.empty(8, np.int64)
+    ps = np.empty(8, np.int64)
+    gs = np.empty(2, np.int64)
+    ge = np.empty(2, np.int64)
+    gm = np.empty(2, np.int64)
+    for k in range(n):
+        p = table[(dst_base + k * dst_step) & 0x3FF]
+        for c in range(16):
+            for g in range(2):
+                top = -(1 << 40)
+                for j in range(8):
+                    i = 8 * g + j
+                    if ea[i, c] == 0 or eb[k, i] == 0:
+                        pe[j] = zexp
+                        pm[j] = 0
+                        ps[j] = 0
+                    else:
+                        pe[j] = ea[i, c] + eb[k, i] + adj
+                        pm[j] = ma[i, c] * mb[k, i]
+                        ps[j] = sa[i, c] ^ sb[k, i]
+                    top = max(top, pe[j])
+                if top <= 0:
+                    gs[g] = 0
+                    ge[g] = 0
+                    gm[g] = 0
+                    continue
+                tot = 0
+                for j in range(8):  # align to the group's exponent, ties away from zero
+                    d = min(top - pe[j], 62)
+                    r = ((pm[j] << 1) + (1 << d)) >> (d + 1)
+                    tot += -r if ps[j] else r
+                gs[g] = 1 if tot < 0 else 0
+                gm[g] = (-tot if tot < 0 else tot) << 13
+                ge[g] = top
+            prior = _k_read_frame(bits, valid, p, c, mode)
+            out[k, c] = _k_accumulate(gs[0], ge[0], gm[0], gs[1], ge[1], gm[1], prior,
+                                      fp32_acc, exp8)
+    for k in range(n):
+        p = table[(dst_base + k * dst_step) & 0x3FF]
+        for c in range(16):
+            _k_write_frame(bits, p, c, out[k, c], mode)
+        valid[p] = True
+
+
+def _k_logical(cells: np.ndarray, bank: int, row: int, col: int, mask: int) -> int:
+    """One Src cell -> its masked logical value, 0 when the exponent field is 0."""
+    cell = np.int64(cells[bank, row & 0x3F, col])
+    v = ((cell & 0x40000) | ((cell & 0xFF) << 10) | ((cell >> 8) & 0x3FF)) & mask
+    return v if (v >> 10) & 0xFF else 0
+
+
+def _k_elw(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int, dst_base: int,
+           a_cells: np.ndarray, a_bank: int, a_row0: int, b_cells: np.ndarray, b_bank: int,
+           b_row0: int, b_step: int, b_col0: bool, a_mask: int, b_mask: int, op: int,
+           acc: bool, phase: int, adj: int, fp32_acc: bool, exp8: bool) -> None:
+    """ELWADD (op 0), ELWSUB (1), ELWMUL (2) on 8 rows: Dst view rows ``dst_base + k`` from
+    SrcA rows ``a_row0 + k`` and SrcB rows ``b_row0 + k * b_step`` (column 0 only with
+    ``b_col0``); ``acc``: add the prior Dst (always for ELWMUL)."""
+    out = np.empty((8, 16), np.int64)
+    zexp = max(adj, 0)
+    shift = 5 * (phase & 1) + 7 * ((phase >> 1) & 1)
+    for k in range(8):
+        p = table[(dst_base + k) & 0x3FF]
+        for c in range(16):
+            a = _k_logical(a_cells, a_bank, a_row0 + k, c, a_mask)
+            b = _k_logical(b_cells, b_bank, b_row0 + k * b_step, 0 if b_col0 else c, b_mask)
+            prior = _k_read_frame(bits, valid, p, c, mode) if acc or op == 2 else 0
+            if op == 2:  # one product of the phase's mantissa slices
+                ea = (a >> 10) & 0xFF
+                eb = (b >> 10) & 0xFF
+                e = ea + eb + adj
+                if ea == 0 or eb == 0 or e <= 0:
+                    out[k, c] = _k_accumulate(0, zexp, 0, 0, zexp, 0, prior, fp32_acc, exp8)
+                    continue
+                big_a = (a & 0x3FF) | 0x400
+                big_b = (b & 0x3FF) | 0x400
+                ma = ((big_a >> 1) & 31) if phase & 1 else (big_a >> 6)
+                mb = ((big_b & 15) << 3) if phase & 2 else (big_b >> 4)
+                s = ((a ^ b) >> 18) & 1
+                out[k, c] = _k_accumulate(s, e, (ma * mb) << 13, 0, e, 0, prior, fp32_acc,
+                                          exp8)
+                continue
+            if op == 1 and b != 0:
+                b ^= 1 << 18
+            if (a & 0x3FFFF) < (b & 0x3FFFF):  # |a| >= |b| by exponent:mantissa
+                a, b = b, a
+            sa = a >> 18
+            ea = (a >> 10) & 0xFF
+            eb = (b >> 10) & 0xFF
+            ma = ((a & 0x3FF) | 0x400) if a != 0 else 0
+            mb = ((b & 0x3FF) | 0x400) if b != 0 else 0
+            d = ea - eb
+            if d >= 12:
+                mb = 0
+            elif d > 0:
+                mb = (mb + (1 << (d - 1))) >> d
+            m = (ma + mb if sa == (b >> 18) else ma - mb) << 13
+            e = ea
+            if fp32_acc and not exp8:
+                e = e + 112 if e != 0 else 97
+            e -= shift
+            out[k, c] = _k_accumulate(sa, e, m, 0, e, 0, prior, fp32_acc, exp8)
+    for k in range(8):
+        p = table[(dst_base + k) & 0x3FF]
+        for c in range(16):
+            _k_write_frame(bits, p, c, out[k, c], mode)
+        valid[p] = True
+
+
+_ELW_OPS = {"add": 0, "sub": 1, "mul": 2}
+
+_KERNELS = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_decode", "_k_logical",
+            "_k_mvmul", "_k_elw")
+
+
+def _jit() -> tuple | None:
+    """(mvmul, elw) compiled kernels, or None when numba is missing or ``USE_JIT`` is off.
+    The first call imports numba and swaps the module's kernel functions for their compiled
+    versions (callees first, so the compiled kernels call compiled helpers)."""
+    if not USE_JIT:
+        return None
+    if "kernels" not in _JIT_STATE:
+        try:
+            import numba
+        except ImportError:
+            _JIT_STATE["kernels"] = None
+            return None
+        g = globals()
+        for name in _KERNELS:
+            g[name] = numba.njit(cache=True, nogil=True)(g[name])
+        _JIT_STATE["kernels"] = (g["_k_mvmul"], g["_k_elw"])
+    return _JIT_STATE["kernels"]  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class _FastCfg:
+    """What the compiled kernels need from a :class:`MathConfig` (computed once per value)."""
+
+    mode: int  # Dst storage: 0 Dst32b, 1 Dst16b BF16, 2 Dst16b FP16
+    is32: bool
+    exp8: bool
+    a_mask: int
+    b_mask: int
+    adj: tuple[int, int, int, int]  # exponent adjustment per fidelity phase
+
+
+_FAST_CFG: dict[MathConfig, _FastCfg | None] = {}
+
+
+def _fast_cfg(cfg: MathConfig) -> _FastCfg | None:
+    """The kernel parameters of ``cfg`` (None for integer "8" math, which stays on numpy);
+    raises :class:`FpuError` for format combinations the hardware rejects."""
+    try:
+        fast = _FAST_CFG[cfg]
+    except KeyError:
+        _check_formats(cfg)
+        fast = None
+        if cfg.style != "int8":
+            fp16 = cfg.style == "fp16"
+            b_fmt = F.DataFormat.FLOAT16 if cfg.fp16a_force else cfg.srcb_fmt
+            masks = [0x47FFF if fp16 else (0x7FFFF if F.keeps_low_mantissa(f) else 0x7FFF8)
+                     for f in (cfg.srca_fmt, b_fmt)]
+            is32, exp8 = cfg.use_dst32b, cfg.exp8
+            fast = _FastCfg(0 if is32 else (1 if exp8 else 2), is32, exp8, masks[0], masks[1],
+                            tuple(exp_adjust(is32, ph, exp8) for ph in range(4)))
+        _FAST_CFG[cfg] = fast
+    return fast
+
+
+# --------------------------------------------------------------------------------------------
 # Instructions on the register files
 # --------------------------------------------------------------------------------------------
 
@@ -437,6 +734,18 @@ def mvmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: in
     ``dst_row`` is the Dst row sum (masked to the 8-row block, in the active view);
     ``phase`` the effective fidelity phase. With ``bcast_srcb_row`` one SrcB row is multiplied
     and added to Dst rows 0, 2, 4, 6 of the 7-row block (the documented odd broadcast)."""
+    fast = _fast_cfg(cfg)
+    kernels = _jit() if fast is not None else None
+    if kernels is not None:
+        if bcast_srcb_row:
+            base, step, n, b_row, b_step = dst_row & (0x400 - 7), 2, 4, srcb_row & 0x3F, 0
+        else:
+            base, step, n, b_row, b_step = dst_row & 0x3F8, 1, 8, srcb_row & 0x38, 1
+        kernels[0](dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, base, step, n,
+                   srca.cells, srca.matrix_bank, srca_row & 0x38, srcb.cells,
+                   srcb.matrix_bank, b_row, b_step, fast.a_mask, fast.b_mask, phase & 3,
+                   fast.adj[phase & 3], fast.is32, fast.exp8)
+        return
     if bcast_srcb_row:
         base = dst_row & (0x400 - 7)
         dst_rows = base + np.array([0, 2, 4, 6])
@@ -454,6 +763,14 @@ def gapool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: i
            dst_row: int, phase: int, cfg: MathConfig) -> None:
     """GAPOOL (as the official simulator models it): MVMUL with 4 rows,
     ``Dst[dst_row & ~3 ..+3] += SrcB[srcb_row & 0x38 ..+3] @ SrcA[srca_row & 0x30 ..+15]``."""
+    fast = _fast_cfg(cfg)
+    kernels = _jit() if fast is not None else None
+    if kernels is not None:
+        kernels[0](dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, dst_row & 0x3FC,
+                   1, 4, srca.cells, srca.matrix_bank, srca_row & 0x30, srcb.cells,
+                   srcb.matrix_bank, srcb_row & 0x38, 1, fast.a_mask, fast.b_mask, phase & 3,
+                   fast.adj[phase & 3], fast.is32, fast.exp8)
+        return
     dst_rows = ((dst_row & 0x3FC) + np.arange(4)) & 0x3FF
     b_rows = (srcb_row & 0x38) + np.arange(4)
     res = _matmul(dst, srca, srcb, srca_row & 0x30, 0, dst_rows, b_rows, phase & 3, cfg)
@@ -463,6 +780,16 @@ def gapool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: i
 def _elw(dst: Dst, srca: SrcRegs, srcb: SrcRegs, op: str, srca_row: int, srcb_row: int,
          dst_row: int, phase: int, cfg: MathConfig, accumulate_dst: bool,
          bcast_srcb_row: bool, bcast_srcb_col: bool) -> None:
+    fast = _fast_cfg(cfg)
+    kernels = _jit() if fast is not None else None
+    if kernels is not None:
+        b_row, b_step = (srcb_row & 0x3F, 0) if bcast_srcb_row else (srcb_row & 0x38, 1)
+        kernels[1](dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, dst_row & 0x3F8,
+                   srca.cells, srca.matrix_bank, srca_row & 0x38, srcb.cells,
+                   srcb.matrix_bank, b_row, b_step, bcast_srcb_col, fast.a_mask, fast.b_mask,
+                   _ELW_OPS[op], accumulate_dst, phase & 3, fast.adj[phase & 3], fast.is32,
+                   fast.exp8)
+        return
     _check_formats(cfg)
     style = cfg.style
     dst_rows = ((dst_row & 0x3F8) + np.arange(8)) & 0x3FF

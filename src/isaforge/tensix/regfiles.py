@@ -97,6 +97,11 @@ class Dst:
         return _adj_tables(bool(self.remap_addrs), bool(self.swizzle_32b))[1][
             np.asarray(rows, dtype=np.int64) & 0x3FF]
 
+    def phys_table(self, is32: bool) -> np.ndarray:
+        """``(1024,) int64``: the physical row of every view row (``adj32`` when ``is32``,
+        else ``adj16``) under the current config bits. Shared: do not modify."""
+        return _adj_tables(bool(self.remap_addrs), bool(self.swizzle_32b))[1 if is32 else 0]
+
     def phys(self, rows: np.ndarray | int, is32: bool) -> np.ndarray:
         """Physical rows of view rows: ``adj32`` when ``is32`` else ``adj16``."""
         return self.adj32(rows) if is32 else self.adj16(rows)
