@@ -164,3 +164,13 @@ def test_cli_run(tmp_path):
     s.write_text("CP_BOGUS 1\n")
     r = CliRunner().invoke(cli_main, ["afuc", "run", str(fw), str(s)])
     assert r.exit_code == 1 and "neither a PM4 packet nor a register" in r.output
+
+
+def test_a5xx_bank1_register_names():
+    me = refdata("afuc", "firmware", "a530_pm4.fw").read_bytes()
+    emu = Emulator(me)
+    reg = emu.db.gpu_reg("VFD_INDEX_OFFSET")
+    assert emu.name_of("reg", reg) == "VFD_INDEX_OFFSET"
+    assert emu.name_of("reg", reg | 0x800) == "VFD_INDEX_OFFSET.bank1"
+    a6 = Emulator(a630())
+    assert a6.name_of("reg", 0x8801 | 0x800) == a6.db.gpu_reg_name(0x8801 | 0x800)

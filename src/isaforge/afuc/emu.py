@@ -179,8 +179,14 @@ class Emulator:
         self._update_emit()
 
     def name_of(self, kind: str, addr: int) -> str | None:
+        """The register's name; an a5xx bank-1 copy (bit 11 set, spec "Writing Registers")
+        of a named register is that name with ``.bank1``."""
         if kind == "reg":
-            return self.db.gpu_reg_name(addr)
+            name = self.db.gpu_reg_name(addr)
+            if name is None and self.gen == 5 and addr & 0x800:
+                base = self.db.gpu_reg_name(addr & ~0x800)
+                return f"{base}.bank1" if base else None
+            return name
         if kind == "pipe":
             return self.db.pipe_reg_name(addr)
         if kind == "ctrl":
