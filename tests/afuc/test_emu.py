@@ -172,5 +172,6 @@ def test_a5xx_bank1_register_names():
     reg = emu.db.gpu_reg("VFD_INDEX_OFFSET")
     assert emu.name_of("reg", reg) == "VFD_INDEX_OFFSET"
     assert emu.name_of("reg", reg | 0x800) == "VFD_INDEX_OFFSET.bank1"
+    assert emu.name_of("reg", 0x812) is None  # not a context register: no bank
     a6 = Emulator(a630())
     assert a6.name_of("reg", 0x8801 | 0x800) == a6.db.gpu_reg_name(0x8801 | 0x800)

@@ -180,10 +180,10 @@ class Emulator:
 
     def name_of(self, kind: str, addr: int) -> str | None:
         """The register's name; an a5xx bank-1 copy (bit 11 set, spec "Writing Registers")
-        of a named register is that name with ``.bank1``."""
+        of a named context register (0xe000-0xe7ff) is that name with ``.bank1``."""
         if kind == "reg":
             name = self.db.gpu_reg_name(addr)
-            if name is None and self.gen == 5 and addr & 0x800:
+            if name is None and self.gen == 5 and addr & 0x800 and addr >= 0xE800:
                 base = self.db.gpu_reg_name(addr & ~0x800)
                 return f"{base}.bank1" if base else None
             return name
