@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from ...core.errors import SourceLoc
 from .errors import CompileError, LineMap
 from .lexer import VALUE_KINDS, Token, tokenize
+from .literals import c_atoi, hex_value
 from .preprocess import Preprocessed
-from .vp import c_atoi, hex_value
 
 OPCODES = ["NOP", "DELIVERCOMMAND", "ADD", "SUB", "AND", "OR", "BRANCH", "BEQ", "BNE", "BG",
            "BL", "BGE", "BLE", "ASSIGN", "COPYBLOCK", "EXIT", "NOT", "SHL", "SHR"]

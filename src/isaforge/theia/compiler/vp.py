@@ -29,11 +29,25 @@ Extensions over the upstream grammar (the manual's language): ``v.x`` as a sourc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...core.errors import SourceLoc
 from .errors import CompileError, LineMap
 from .lexer import VALUE_KINDS, Token, tokenize
+from .literals import dec_value, hex_value
+from .operands import (
+    NULL,
+    R0_OFFSET,
+    R0_PLAIN,
+    R0_XXX,
+    XXX,
+    YYY,
+    ZZZ,
+    Dest,
+    Lhs,
+    Val,
+    dest_of_lhs,
+    dest_of_val,
+    src_reg,
+)
 from .preprocess import Preprocessed
 from .vpinstr import (
     ADD,
@@ -73,117 +87,9 @@ PARAM_START = 4
 PARAM_LIMIT = 10  # parameters live in R4..R9
 MAX_REGISTER = 255
 
-XXX = ("X", "X", "X")
-YYY = ("Y", "Y", "Y")
-ZZZ = ("Z", "Z", "Z")
 CONDITIONS = {"!=": IF_ZERO, "==": IF_NOT_ZERO, ">": IF_ZERO_OR_SIGN, "<": IF_ZERO_OR_NOT_SIGN,
               "<=": IF_NOT_SIGN, ">=": IF_SIGN}
 LETTER_MASK = {"x": WE_X, "y": WE_Y, "z": WE_Z}
-
-
-def hex_value(text: str) -> int:
-    """A hex string as ``istream >> std::hex`` reads it: optional 0x, longest hex prefix."""
-    t = text.strip()
-    if t[:2].lower() == "0x":
-        t = t[2:]
-    n = 0
-    while n < len(t) and t[n] in "0123456789abcdefABCDEF":
-        n += 1
-    if n == 0:
-        return 0
-    v = int(t[:n], 16)
-    return v if v <= 0xFFFFFFFF else 0xFFFFFFFF
-
-
-def dec_value(text: str) -> int:
-    """A string as ``istream >> unsigned`` reads it: longest decimal prefix, 0 if none."""
-    t = text.strip()
-    n = 0
-    while n < len(t) and t[n].isdigit():
-        n += 1
-    if n == 0:
-        return 0
-    v = int(t[:n])
-    return v if v <= 0xFFFFFFFF else 0xFFFFFFFF
-
-
-def c_atoi(text: str) -> int:
-    """``atoi``: optional blanks and sign, then decimal digits."""
-    t = text.lstrip(" \t\n")
-    sign = 1
-    if t[:1] in "+-" and t:
-        sign = -1 if t[0] == "-" else 1
-        t = t[1:]
-    n = 0
-    while n < len(t) and t[n].isdigit():
-        n += 1
-    return sign * int(t[:n]) if n else 0
-
-
-# --------------------------------------------------------------------------------------------
-# Semantic values
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Val:
-    """The value of an expression: a constant (hex text) or a register operand."""
-
-    kind: str  # "const", "reg" or "in" (an in[...] read; reg/off name the address)
-    text: str = ""  # constant: its hex digits as the compiler keeps them
-    reg: int = 0
-    off: bool = False  # frame-relative ("+ offset")
-    swz: tuple[str, str, str] | None = None
-    elem: int | None = None  # array element: register holding the index
-
-    @property
-    def is_reg(self) -> bool:
-        return self.kind != "const"
-
-
-R0_XXX = Val("reg", reg=0, swz=XXX)
-R0_PLAIN = Val("reg", reg=0)
-R0_OFFSET = Val("reg", reg=0, off=True)
-NULL = Val("null")
-
-
-@dataclass(frozen=True)
-class Lhs:
-    """An assignment target."""
-
-    kind: str  # "reg", "out" (out[constant]) or "outidx" (out[variable])
-    reg: int = 0
-    off: bool = False
-    we: int = WE_XYZ
-    index: int | None = None  # array element: register holding the index
-    text: str = ""  # out[constant]: the constant's hex digits
-    addr: Val | None = None  # out[variable]: the address operand
-    tok: Token | None = None
-
-
-@dataclass(frozen=True)
-class Dest:
-    """A destination as PopulateInstruction sees it."""
-
-    reg: int
-    off: bool
-    dot: bool  # the write mask is explicit
-    we: int
-    index: int | None = None
-
-
-def dest_of_lhs(lhs: Lhs) -> Dest:
-    return Dest(lhs.reg, lhs.off, True, lhs.we, lhs.index)
-
-
-def dest_of_val(v: Val) -> Dest:
-    if v.kind == "const":
-        return Dest(c_atoi(v.text[1:]), False, False, 0)
-    return Dest(v.reg, v.off, v.swz is not None, 0)
-
-
-def _src_reg(v: Val) -> int:
-    return c_atoi(v.text[1:]) if v.kind == "const" else v.reg
 
 
 # --------------------------------------------------------------------------------------------
@@ -325,10 +231,10 @@ class VpCompiler:
         s0_off = s0.off and s0.kind != "const"
         if s1.swz is not None:
             ins.set_swizzle(1, s1.swz)
-        ins.set_src_addr(1, 0 if s1_null else _src_reg(s1))
+        ins.set_src_addr(1, 0 if s1_null else src_reg(s1))
         if s0.swz is not None:
             ins.set_swizzle(0, s0.swz)
-        ins.set_src_addr(0, 0 if s0_null else _src_reg(s0))
+        ins.set_src_addr(0, 0 if s0_null else src_reg(s0))
         ins.clear_we()
         ins.set_we(dest.we if dest.dot else WE_XYZ)
         ins.set_dest(dest.reg)
@@ -745,7 +651,7 @@ class VpCompiler:
             if val.off and val.kind != "const":
                 ins.src0_displaced(True)
             ins.set_src_addr(1, lhs.index)
-            ins.set_src_addr(0, _src_reg(val))
+            ins.set_src_addr(0, src_reg(val))
             ins.dest_zero(False)
             ins.src1_displaced(True)
             ins.src0_displaced(True)
