@@ -181,10 +181,10 @@ class IssueUnit:
             self.resume_at = NEVER
             self.fifo.clear()
             st = FETCH
-        if self.thread == 0 and q.stop_at_eof and w >> 58 & 1:
+        if w >> 58 & 1 and self.thread == 0 and q.stop_at_eof:
             m.finish(t)
             return
-        if c is not None and m.trace and w >> 57 & 1 and c.rs == self.station_for(w, t)[0]:
+        if c is not None and w >> 57 & 1 and m.trace and c.rs == self.station_for(w, t)[0]:
             zero, sign = flags(c.result)
             if branch_taken(w >> 54 & 7, zero, sign):
                 m.branch_taken(t, self.thread)
@@ -216,8 +216,8 @@ class IssueUnit:
             else:
                 busy = True
             branch = w >> 57 & 1
-            if c is not None:
-                self._clear_rtl(c.dst)
+            if c is not None and q.rtl_scoreboard:
+                self.sb[c.dst] = 0
             inc = not busy and not branch and (not self.fifo or c is not None)
             if c is not None and not busy and (not mt or one_more):
                 nxt = ISSUE_FWD
@@ -319,10 +319,14 @@ class IssueUnit:
             m.idle_hint = True
             return
         # end of cycle: FIFO, PC, instruction memory address, state
-        if pop and self.fifo:
-            self.fifo.popleft()
+        fifo = self.fifo
+        if pop and fifo:
+            fifo.popleft()
         if c is not None:
-            self._push(c)
+            if len(fifo) < FIFO_DEPTH:
+                fifo.append(c)
+            else:
+                m.fifo_overflows += 1
         self.latched = c
         self.prev_pc = self.pc
         if setpc >= 0:
