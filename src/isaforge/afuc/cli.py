@@ -7,6 +7,7 @@ import click
 from ..core.cli import guarded, read_input, write_output
 from ..core.errors import AsmError, EmulationError
 from . import assemble, listing
+from .debug_cli import debug_cmd
 
 GPU_HELP = "firmware id in hex as Mesa's -g takes it (6dc) or a GPU name (a650); overrides the file"
 
@@ -14,6 +15,9 @@ GPU_HELP = "firmware id in hex as Mesa's -g takes it (6dc) or a GPU name (a650);
 @click.group("afuc")
 def afuc_cli() -> None:
     """Adreno afuc (CP/SQE microcode, a5xx-a7xx): Mesa-compatible asm and disasm."""
+
+
+afuc_cli.add_command(debug_cmd)
 
 
 @afuc_cli.command("disasm")
