@@ -98,6 +98,13 @@ class DrawState:
 class Processor:
     """An afuc core (SQE, BR, BV, LPAC, or a5xx PFP/ME) attached to an :class:`Emulator`."""
 
+    __slots__ = ("_decoded", "_fast", "_slow", "base", "bt", "c", "carry", "control",
+                 "ctl_special", "data_mode", "db", "draw", "emu", "fast_append", "fast_regs",
+                 "gen", "gpr", "gpu", "header", "ib", "ib_level", "image", "is_me5", "jmptbl",
+                 "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
+                 "packets", "pc", "pipe", "pipe_thresh", "rb", "sp_reg", "sqe", "stack0",
+                 "steps", "stopped", "tw", "waitin_pending")
+
     def __init__(self, emu: Emulator, name: str, image: list[int], base: int) -> None:
         self.emu = emu
         self.name = name
