@@ -342,3 +342,16 @@ def test_example_programs_compile(tmp_path: Path, name: str) -> None:
     # the CP program loads exactly this many instructions
     size = result.vp.size
     assert f"DstOffset = (0x0 | ({size}<<20) | (1<<31) );" in result.cp.listing
+
+
+def test_several_programs_like_the_driver(tmp_path: Path) -> None:
+    srcs = [EXAMPLES / "sum_loop.vp", EXAMPLES / "two_threads.vp"]
+    r = CliRunner().invoke(main, ["theia", "compile", *map(str, srcs), "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    one = compile_vp((EXAMPLES / "sum_loop.vp").read_text())
+    two = compile_vp((EXAMPLES / "two_threads.vp").read_text())
+    assert (tmp_path / "code_block_header.thh").read_text() == (
+        f"\n#define  SUM_LOOP_SIZE ({one.size}<<20)\n#define  SUM_LOOP_OFFSET 0\n"
+        f"#define  TWO_THREADS_SIZE ({two.size}<<20)\n#define  TWO_THREADS_OFFSET {one.size}\n")
+    assert (tmp_path / "instructions.mem").read_text() == "\n" + one.mem + two.mem
+    assert (tmp_path / "code.mem").read_text() == two.mem  # the last program's

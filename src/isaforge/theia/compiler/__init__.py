@@ -222,6 +222,44 @@ def compile_program(source: str | Path, out_dir: str | Path = ".",
     return result
 
 
+def compile_programs(sources: Sequence[str | Path], out_dir: str | Path = ".",
+                     include_dirs: Sequence[str | Path] = ()) -> Outputs:
+    """``theia_compile A.vp B.vp ...``: each program in turn (code.list/code.mem and the CP
+    files are those of the last one), the header gains ``NAME_SIZE``/``NAME_OFFSET`` for each
+    (offsets add up, and each CP program sees the programs up to its own), and
+    instructions.mem holds every code.mem one after the other."""
+    if len(sources) == 1:
+        return compile_program(sources[0], out_dir, include_dirs)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [Path(s) for s in sources]
+    for p in paths:
+        if p.suffix == ".cp":
+            raise CompileError(f"{p}: give .vp programs (each compiles the .cp beside it)")
+    programs: list[tuple[str, int]] = []
+    image = "\n"  # the driver starts instructions.mem with an empty line
+    result = Outputs([])
+    for src in paths:
+        vp = compile_vp(_read(src), str(src), include_dirs)
+        cp_path = src.with_suffix(".cp")
+        if not cp_path.is_file():
+            raise CompileError(f"file not found: {cp_path} (compiling {src.name} also "
+                               f"compiles the CP program {cp_path.name} beside it)")
+        programs.append((program_name(src.name), vp.size))
+        header = block_header(programs)
+        image += vp.mem
+        cp = compile_cp(_read(cp_path), str(cp_path), [out, *include_dirs],
+                        {HEADER_FILE: header})
+        for name, data in (("code.list", vp.listing), ("code.mem", vp.mem),
+                           (HEADER_FILE, header), ("cp_code.list", cp.listing),
+                           ("control_code.mem", cp.mem), ("instructions.mem", image)):
+            (out / name).write_text(data)
+            if out / name not in result.files:
+                result.files.append(out / name)
+        result.vp, result.cp = vp, cp
+    return result
+
+
 __all__ = [
     "CompileError",
     "CpProgram",
@@ -230,6 +268,7 @@ __all__ = [
     "block_header",
     "compile_cp",
     "compile_program",
+    "compile_programs",
     "compile_vp",
     "preprocess",
     "program_name",
