@@ -16,7 +16,8 @@ Usage::
 
     cp = Coprocessor()
     cp.load_program(program_text)      # PROG.s text (see :mod:`.program`) or {thread: words}
-    cp.srca.load(0, a, "bf16")         # typed access to every register file
+    cp.load_src("a", 0, a, "bf16")     # fill SrcA bank 0 as an unpacker would
+    cp.dst.write("fp32", d)            # typed access to every register file
     cp.run(max_steps=100_000)
     cp.dst.read("fp32", range(64))
 """
@@ -48,8 +49,10 @@ from .state import (
     GPRs,
     NotImplementedInstruction,
     RWCs,
+    Semaphores,
     StepLimitError,
     ThreadConfig,
+    UBEvent,
     UBPolicy,
 )
 from .sync import LatchedWait, SyncUnit
@@ -145,11 +148,13 @@ class Coprocessor:
     # -- API ---------------------------------------------------------------------------------
 
     @property
-    def semaphores(self):  # noqa: ANN201 - Semaphores; kept short for users
+    def semaphores(self) -> Semaphores:
+        """The Sync Unit's 8 semaphores (``value``, ``max``)."""
         return self.sync.sem
 
     @property
-    def ub_events(self) -> list:
+    def ub_events(self) -> list[UBEvent]:
+        """The undefined-behaviour cases reported so far (with ``ub="continue"``)."""
         return self.ub.events
 
     def hook_add(self, callback: Callable[[Executed], None]) -> None:
