@@ -175,3 +175,18 @@ def test_a5xx_bank1_register_names():
     assert emu.name_of("reg", 0x812) is None  # not a context register: no bank
     a6 = Emulator(a630())
     assert a6.name_of("reg", 0x8801 | 0x800) == a6.db.gpu_reg_name(0x8801 | 0x800)
+
+
+def test_breakpoints_and_single_steps():
+    emu = Emulator(a630())
+    emu.feed("CP_ME_INIT 0\nRB_RENDER_CNTL 0x11")
+    assert emu.run(until="packet") == "packet"  # CP_ME_INIT dispatched
+    pkt4 = emu.main.jmptbl[4]
+    assert emu.run(until=pkt4 + 1) == "breakpoint"
+    assert emu.main.pc == pkt4 + 1
+    assert emu.instruction_text() == f"{pkt4 + 1:04x}: 9c1ffa06  (rep)(xmov1)mov $data, $data"
+    assert emu.read_reg("gpu", "RB_RENDER_CNTL") == 0
+    assert emu.step() is True
+    assert emu.read_reg("gpu", "RB_RENDER_CNTL") == 0x11
+    assert emu.run() == "idle"
+    assert emu.step() is False  # waiting for a header

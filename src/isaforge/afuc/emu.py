@@ -299,7 +299,7 @@ class Emulator:
         p.limit = limit
         first = True
         while True:
-            if not first and p is self.main and p.pc in stops and p.bt is None:
+            if not first and p is self.main and p.pc in stops:
                 return "breakpoint"
             first = False
             packets = p.packets
@@ -359,6 +359,15 @@ class Emulator:
             p.wr_pipe(n, value)
         else:
             p.wr_gpu(n, value)
+
+    def instruction_text(self, pc: int | None = None, proc: str | None = None) -> str:
+        """The instruction at ``pc`` (default: the current pc) as the trace prints it."""
+        from .trace import TraceState
+
+        p = self.proc(proc)
+        out: list[str] = []
+        TraceState(out.append).line(p, p.pc if pc is None else pc)
+        return out[0].strip()
 
     def read_mem(self, addr: int, count: int = 1) -> list[int]:
         return [self.mem.get(addr + 4 * i, 0) for i in range(count)]
