@@ -503,3 +503,41 @@ def test_repl_reads_a_stream_and_stops_at_quit():
     repl(d, io.StringIO("s\nq\ns\n"), shown.append, interactive=False)
     assert shown[1] == f"{PROMPT}s" and shown[3] == f"{PROMPT}q"
     assert d.done and d.emu.main.steps == 1 and len(shown) == 4
+
+
+def test_ib1_in_memory_shown_in_the_roq_while_it_runs():
+    from isaforge.afuc.stream import pkt4_header
+
+    d = dbg_a630()
+    ib = [pkt4_header(DB.gpu_reg("RB_RENDER_CNTL"), 2), 0x11, 0x22,
+          pkt7_header(DB.pm4_packet_id("CP_NOP"), 1), 5]
+    out = d.execute("p @0x40000: " + " ".join(map(hex, ib)))
+    assert out == "placed 5 dwords in GPU memory at 0x40000"
+    assert d.emu.read_mem(0x40000, 5) == ib
+    run_cmds(d, "p CP_ME_INIT 0", f"p CP_INDIRECT_BUFFER 0x40000 0 {len(ib)}", "p CP_NOP 9",
+             "b packet RB_RENDER_CNTL")
+    assert d.execute("c").startswith("packet breakpoint 1: PKT4 RB_RENDER_CNTL (2 dwords)")
+    assert d.execute("roq").splitlines() == [
+        "SQE reads $data from IB1 (IB_LEVEL 1)",
+        "RB: 2 dwords", "  CP_NOP (1 dwords): 00000009",
+        "IB1: 4 dwords", "  rest of the current packet ($rem 2): 00000011 00000022",
+        "  CP_NOP (1 dwords): 00000005",
+        "SDS: 0 dwords"]
+    assert d.execute("c").startswith("idle")
+    assert d.emu.read_reg("gpu", "RB_RAS_MSAA_CNTL") == 0x22
+    assert d.emu.roq()["RB"] == [] and d.emu.main.packets == 6  # incl. IN_IB_END
+
+
+def test_a7xx_br_starts_bv_and_lpac_and_each_can_be_debugged():
+    fw = refdata("afuc", "mesa-tests", "reference", "afuc_test_a7xx.fw").read_bytes()
+    d = Debugger(Emulator(fw), trace=False)
+    assert d.execute("proc").splitlines() == ["* BR: pc 0x0000, 0 steps, 0 packets"]
+    assert d.execute("c").startswith("idle: every processor waits for a packet")
+    assert [x[2:4] for x in d.execute("proc BV").splitlines()] == ["BR", "BV", "LP"]
+    bv = d.emu.proc("BV")
+    assert d.execute("regs").startswith(f"BV: pc {bv.pc:#06x}")
+    handler = bv.jmptbl[DB.pm4_packet_id("CP_NOP")]
+    assert d.execute("b CP_NOP") == f"breakpoint 1: pc {handler:#06x} on BV (CP_NOP)"
+    assert "(BV ring buffer" in d.execute("p CP_NOP 1")
+    assert d.execute("c").startswith(f"breakpoint 1: BV pc {bv.pc:#06x}")
+    assert bv.packets == 1 and d.emu.proc("BR").packets == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 
 import click
@@ -48,7 +49,8 @@ def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
         emu.feed_file(read_input(s), s)
     interactive = sys.stdin.isatty()
     color = interactive and sys.stdout.isatty()
-    dbg = Debugger(emu, trace=not no_trace, max_steps=max_steps, color=color)
+    width = shutil.get_terminal_size((110, 24)).columns if interactive else 110
+    dbg = Debugger(emu, trace=not no_trace, max_steps=max_steps, color=color, width=width)
     dbg.auto_view = auto_view
     click.echo(dbg.banner())
     for cmd in commands:

@@ -31,7 +31,7 @@ from ..core.errors import EmulationError, IsaforgeError
 from .disasm import listing
 from .emu import Emulator
 from .isa import parse_reg_name
-from .stream import BadPacketError, parse_header
+from .stream import BadPacketError, parse_header, parse_text
 from .trace import PAD, SPECIAL_DST, TraceState, jumptable_offset
 
 M32 = 0xFFFFFFFF
@@ -68,6 +68,7 @@ Mesa's emulator prompt letters (same meanings as afuc-disasm -e):
   w r|c|s|g|p NAME VALUE   write a GPR ($02, $rem) or a control/SQE/GPU/pipe register
   w m ADDR VALUE... write dwords of GPU memory
   p CP_NAME [payload...]   queue a type-7 packet (name or #opcode) on the ring buffer
+                           (of the current processor)
   p REG_NAME [values...]   queue a type-4 write starting at a GPU register (name or 0x offset)
   h, ?              this help
   q                 quit
@@ -85,6 +86,7 @@ More:
   roq               the words waiting in the ROQ queues (RB, IB1, IB2, SDS), as packets
   view, v           disassembly around pc, registers and ROQ;  view on|off: after each run
   packet ...        as p;  raw W0 W1...: queue dwords as they are;  feed FILE: a stream file
+  p @ADDR: W0 W1... place dwords in GPU memory (for IBs)
   drop [N]          discard N dwords (default 1) from the head of the queue being read
   proc [NAME]       list processors / switch the current one (BR, BV, LPAC; PFP, ME)
   trace on|off      show executed instructions and what they changed (default on)
@@ -720,13 +722,17 @@ class Debugger:
         self._packet(args)
 
     def _packet(self, toks: list[str]) -> None:
-        before = len(self.emu.roq(self.current)["RB"])
-        self.emu.feed(" ".join(toks) + "\n", self.current)
-        rb = self.emu.roq(self.current)["RB"]
-        added = len(rb) - before
-        head = self._describe_packet(rb[before]) if added and toks[0] != "raw" else "raw"
-        self._out(f"queued {head if not toks[0].startswith('@') else 'memory words'}: "
-                  f"{added} dwords (ring buffer: {len(rb)} dwords waiting)")
+        """One line of a text stream: a packet, ``raw`` words or ``@ADDR: words``."""
+        stream = parse_text(" ".join(toks), self.emu.db, "<packet>")
+        self.emu.feed(stream, self.current)
+        for addr, words in stream.memory.items():
+            self._out(f"placed {len(words)} dwords in GPU memory at {addr:#x}")
+        if stream.rb:
+            rb = self.emu.roq(self.current)["RB"]
+            head = "raw" if toks[0] == "raw" else self._describe_packet(stream.rb[0])
+            where = f"{self.current} " if len(self.emu.procs) > 1 else ""
+            self._out(f"queued {head}: {len(stream.rb)} dwords ({where}ring buffer: {len(rb)} "
+                      "dwords waiting)")
 
     @_command("drop")
     def cmd_drop(self, args: list[str], line: str) -> None:
@@ -834,7 +840,7 @@ class Debugger:
 
         p = self._proc()
         sec = self._section(p.name)
-        code = Text()
+        code = Text(no_wrap=True, overflow="ellipsis")
         lo, hi = max(0, p.pc - before), min(len(p.image), p.pc + after + 1)
         bps = {bp.pc for bp in self.breakpoints.values()
                if bp.kind == "pc" and bp.proc == p.name}
@@ -851,6 +857,7 @@ class Debugger:
                 code.append(text, style="bold reverse")
             else:
                 code.append(text, style="red" if bp == "*" else "")
+        code.rstrip()
         regs = Table.grid(padding=(0, 1))
         regs.add_column(justify="right", style="cyan")
         regs.add_column()
