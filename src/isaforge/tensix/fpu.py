@@ -412,8 +412,21 @@ def _k_accumulate(s0: int, e0: int, m0: int, s1: int, e1: int, m1: int, dst: int
         return 0
     sign = 1 if total < 0 else 0
     mag = -total if total < 0 else total
-    blen = 0
-    while (mag >> blen) != 0:  # bit length (mag < 2**31)
+    blen = 1  # bit length of mag (0 < mag < 2**32), by halving
+    t = mag
+    if t >> 16:
+        t >>= 16
+        blen += 16
+    if t >> 8:
+        t >>= 8
+        blen += 8
+    if t >> 4:
+        t >>= 4
+        blen += 4
+    if t >> 2:
+        t >>= 2
+        blen += 2
+    if t >> 1:
         blen += 1
     keep = 24 if fp32_acc else (8 if exp8 else 11)
     rs = blen - keep if blen > keep else 0
@@ -457,11 +470,15 @@ def _k_write_frame(bits: np.ndarray, p: int, col: int, f: int, mode: int) -> Non
         bits[p, col] = ((f >> 16) & 0x8000) | ((f >> 8) & 0x7FE0) | ((f >> 23) & 0x1F)
 
 
+_K_ZERO = -(1 << 20)  # exponent marking a zero operand in the compiled kernels
+
+
 def _k_decode(cells: np.ndarray, bank: int, row0: int, step: int, n: int, mask: int,
               low_bits: bool, for_a: bool, sgn: np.ndarray, exp: np.ndarray,
               mag: np.ndarray) -> None:
     """Rows ``row0 + k * step`` (k < n, wrapping at 64) of a Src bank -> per cell the sign,
-    exponent (0 = zero operand) and the fidelity phase's mantissa slice (0 for zeros)."""
+    exponent (:data:`_K_ZERO` for a zero operand) and the fidelity phase's mantissa slice
+    (0 for zeros)."""
     for k in range(n):
         row = (row0 + k * step) & 0x3F
         for c in range(16):
@@ -474,7 +491,7 @@ def _k_decode(cells: np.ndarray, bank: int, row0: int, step: int, n: int, mask: 
             else:
                 m = ((big & 15) << 3) if low_bits else (big >> 4)
             sgn[k, c] = v >> 18
-            exp[k, c] = e
+            exp[k, c] = e if e != 0 else _K_ZERO
             mag[k, c] = m if e != 0 else 0
 
 
@@ -484,7 +501,11 @@ def _k_mvmul(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
              a_mask: int, b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool
              ) -> None:
     """MVMUL / GAPOOL: Dst view rows ``dst_base + k * dst_step`` (k < n) += SrcB rows
-    ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15``, one fidelity phase."""
+    ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15``, one fidelity phase.
+
+    The inner loops run over the 16 columns (SrcA row layout), which the compiler turns into
+    vector instructions: per group, the largest product exponent, then each product aligned
+    to it with ties away from zero and summed."""
     sa = np.empty((16, 16), np.int64)
     ea = np.empty((16, 16), np.int64)
     ma = np.empty((16, 16), np.int64)
@@ -495,43 +516,42 @@ def _k_mvmul(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
     _k_decode(b_cells, b_bank, b_row0, b_step, n, b_mask, (phase & 2) != 0, False, sb, eb, mb)
     zexp = max(adj, 0)  # a product with a zero operand: +0 with this exponent, still votes
     out = np.empty((n, 16), np.int64)
-    pe = np.empty(8, np.int64)
-    pm = np.empty(8, np.int64)
-    ps = np.empty(8, np.int64)
-    gs = np.empty(2, np.int64)
-    ge = np.empty(2, np.int64)
-    gm = np.empty(2, np.int64)
+    pe = np.empty((8, 16), np.int64)
+    top = np.empty((2, 16), np.int64)
+    tot = np.empty((2, 16), np.int64)
     for k in range(n):
-        p = table[(dst_base + k * dst_step) & 0x3FF]
+        for g in range(2):
+            for c in range(16):
+                top[g, c] = -(1 << 40)
+                tot[g, c] = 0
+            for j in range(8):
+                i = 8 * g + j
+                ebi = eb[k, i] + adj
+                for c in range(16):
+                    x = ea[i, c] + ebi
+                    x = x if x > _K_ZERO // 2 else zexp
+                    pe[j, c] = x
+                    top[g, c] = max(top[g, c], x)
+            for j in range(8):
+                i = 8 * g + j
+                mbi = mb[k, i] << 1
+                sbi = sb[k, i]
+                for c in range(16):
+                    d = min(top[g, c] - pe[j, c], 62)
+                    r = (ma[i, c] * mbi + (1 << d)) >> (d + 1)
+                    neg = -(sa[i, c] ^ sbi)  # 0 or -1
+                    tot[g, c] += (r ^ neg) - neg
         for c in range(16):
-            for g in range(2):
-                top = -(1 << 40)
-                for j in range(8):
-                    i = 8 * g + j
-                    if ea[i, c] == 0 or eb[k, i] == 0:
-                        pe[j] = zexp
-                        pm[j] = 0
-                        ps[j] = 0
-                    else:
-                        pe[j] = ea[i, c] + eb[k, i] + adj
-                        pm[j] = ma[i, c] * mb[k, i]
-                        ps[j] = sa[i, c] ^ sb[k, i]
-                    top = max(top, pe[j])
-                if top <= 0:
-                    gs[g] = 0
-                    ge[g] = 0
-                    gm[g] = 0
-                    continue
-                tot = 0
-                for j in range(8):  # align to the group's exponent, ties away from zero
-                    d = min(top - pe[j], 62)
-                    r = ((pm[j] << 1) + (1 << d)) >> (d + 1)
-                    tot += -r if ps[j] else r
-                gs[g] = 1 if tot < 0 else 0
-                gm[g] = (-tot if tot < 0 else tot) << 13
-                ge[g] = top
-            prior = _k_read_frame(bits, valid, p, c, mode)
-            out[k, c] = _k_accumulate(gs[0], ge[0], gm[0], gs[1], ge[1], gm[1], prior,
+            t0, t1 = tot[0, c], tot[1, c]
+            e0, e1 = top[0, c], top[1, c]
+            if e0 <= 0:
+                e0, t0 = 0, 0
+            if e1 <= 0:
+                e1, t1 = 0, 0
+            prior = _k_read_frame(bits, valid, table[(dst_base + k * dst_step) & 0x3FF], c,
+                                  mode)
+            out[k, c] = _k_accumulate(1 if t0 < 0 else 0, e0, abs(t0) << 13,
+                                      1 if t1 < 0 else 0, e1, abs(t1) << 13, prior,
                                       fp32_acc, exp8)
     for k in range(n):
         p = table[(dst_base + k * dst_step) & 0x3FF]

@@ -1,0 +1,213 @@
+"""The compiled (numba) instruction path of the Matrix Unit against the numpy path it replaces.
+
+``fpu.mvmul``/``gapool``/``elwadd``/``elwsub``/``elwmul`` run as compiled kernels on the
+register files when numba is importable; with ``fpu.USE_JIT = False`` they take the numpy
+path (the vectorised kernels that the oracle tests check case by case). Here both run on
+identical copies of the register files, on random and edge operands, in every float
+configuration, fidelity phase, row offset, broadcast and Dst addressing mode, and the whole
+of ``Dst.bits`` and ``Dst.valid`` must come out identical, bit for bit."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from isaforge.tensix import formats as F
+from isaforge.tensix import fpu
+from isaforge.tensix.regfiles import Dst, SrcRegs
+
+
+def _require_numba() -> None:
+    """numba is what this file tests: skip loudly without it, fail under CI=true."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        msg = "NUMBA MISSING: the compiled Matrix Unit path is not tested (pip install numba)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
+@pytest.fixture(autouse=True)
+def _numba_present() -> None:
+    _require_numba()
+
+
+#: (srca_fmt, srcb_fmt, fp32_dst, fp16a_force): every float style, both Dst widths, formats
+#: that keep or drop the low mantissa bits, FP16 forced over BF16-coded formats.
+CONFIGS = [
+    (5, 5, False, False), (5, 5, True, False),  # BF16
+    (0, 0, True, False), (6, 7, False, False),  # FP32 / BFP8_B / BFP4_B: BF16 math
+    (4, 4, True, False), (4, 4, False, False),  # TF32 (16-bit Dst: BF16 storage)
+    (4, 5, True, False), (5, 4, False, False),  # TF32 with BF16 on the other side
+    (1, 1, False, False), (1, 1, True, False),  # FP16 into FP16 / FP32 Dst
+    (10, 2, False, False), (3, 11, True, False),  # FP8, BFP8a, BFP4a, BFP2a: FP16 style
+    (5, 5, False, True), (5, 0, True, True),  # FP16A_FORCE
+]
+
+
+def _cells(rng: np.random.Generator, shape: tuple[int, ...], fp16: bool) -> np.ndarray:
+    """Src cells (physical layout) with exponents bunched, spread, zero or at the top, any
+    mantissa (zero-exponent cells with non-zero mantissas included), random signs and, for
+    FP16 style, garbage in the exponent bits the hardware ignores."""
+    top = 31 if fp16 else 255
+    centre = int(rng.integers(1, top + 1))
+    exp = np.clip(centre + rng.integers(-4, 5, shape), 0, top)
+    wild = rng.random(shape) < 0.25
+    exp = np.where(wild, rng.choice([0, 0, 1, top, int(rng.integers(0, top + 1))], shape), exp)
+    if fp16:
+        exp = exp | (rng.integers(0, 8, shape) << 5) * (rng.random(shape) < 0.2)
+    man = rng.integers(0, 1024, shape)
+    sign = rng.integers(0, 2, shape)
+    return F.src_from_logical((sign << 18) | (exp << 10) | man)
+
+
+def _dst_bits(rng: np.random.Generator) -> np.ndarray:
+    """Raw Dst storage: random bits, zeros, -0, Inf/NaN-like and maximal exponents."""
+    bits = rng.integers(0, 1 << 16, (1024, 16)).astype(np.uint16)
+    special = rng.choice(np.array([0, 0x8000, 0x00FF, 0x80FF, 0x7FFF, 0xFFFF, 0x001F],
+                                  dtype=np.uint16), (1024, 16))
+    return np.where(rng.random((1024, 16)) < 0.15, special, bits)
+
+
+def _files(seed: int, fp16: bool, remap: bool, swizzle: bool
+           ) -> tuple[Dst, SrcRegs, SrcRegs]:
+    rng = np.random.default_rng(seed)
+    dst, srca, srcb = Dst(), SrcRegs("SrcA"), SrcRegs("SrcB")
+    dst.bits[:] = _dst_bits(rng)
+    dst.valid[:] = rng.random(1024) < 0.7
+    dst.remap_addrs, dst.swizzle_32b = remap, swizzle
+    for src in (srca, srcb):
+        src.cells[:] = _cells(rng, (2, 64, 16), fp16)
+        src.matrix_bank = int(rng.integers(0, 2))
+    return dst, srca, srcb
+
+
+@contextlib.contextmanager
+def _jit(enabled: bool) -> Iterator[None]:
+    saved = fpu.USE_JIT
+    fpu.USE_JIT = enabled
+    try:
+        yield
+    finally:
+        fpu.USE_JIT = saved
+
+
+def _both_paths(run: Callable[[Dst, SrcRegs, SrcRegs], None], seed: int, fp16: bool,
+                remap: bool, swizzle: bool) -> None:
+    """Run ``run`` compiled and on numpy, from the same state; compare everything."""
+    results = []
+    for jit in (True, False):
+        with _jit(jit):
+            assert (fpu._jit() is not None) == jit, "the compiled path is (not) in use"
+            dst, srca, srcb = _files(seed, fp16, remap, swizzle)
+            run(dst, srca, srcb)
+        results.append((dst.bits.copy(), dst.valid.copy(), srca.cells.copy(),
+                        srcb.cells.copy()))
+    (bits, valid, ca, cb), (ref_bits, ref_valid, ref_ca, ref_cb) = results
+    bad = np.argwhere(bits != ref_bits)
+    assert bad.size == 0, (f"{len(bad)} Dst cells differ; first at {bad[0].tolist()}: "
+                           f"compiled {bits[tuple(bad[0])]:#06x}, "
+                           f"numpy {ref_bits[tuple(bad[0])]:#06x}")
+    assert (valid == ref_valid).all(), "Dst valid bits differ"
+    assert (ca == ref_ca).all() and (cb == ref_cb).all(), "Src banks must not change"
+
+
+rows = st.integers(0, 1023)
+src_rows = st.integers(0, 63)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cfg=st.sampled_from(CONFIGS), phase=st.integers(0, 7),
+       srca_row=src_rows, srcb_row=src_rows, dst_row=rows, bcast=st.booleans(),
+       gapool=st.booleans(), remap=st.booleans(), swizzle=st.booleans())
+def test_mvmul_and_gapool_compiled_equal_numpy(seed: int, cfg: tuple, phase: int,
+                                               srca_row: int, srcb_row: int, dst_row: int,
+                                               bcast: bool, gapool: bool, remap: bool,
+                                               swizzle: bool) -> None:
+    mc = fpu.MathConfig(srca_fmt=cfg[0], srcb_fmt=cfg[1], fp32_dst=cfg[2],
+                        fp16a_force=cfg[3])
+    kw = dict(srca_row=srca_row, srcb_row=srcb_row, dst_row=dst_row, phase=phase, cfg=mc)
+
+    def run(dst: Dst, srca: SrcRegs, srcb: SrcRegs) -> None:
+        if gapool:
+            fpu.gapool(dst, srca, srcb, **kw)
+        else:
+            fpu.mvmul(dst, srca, srcb, bcast_srcb_row=bcast, **kw)
+
+    _both_paths(run, seed, mc.style == "fp16", remap, swizzle)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cfg=st.sampled_from(CONFIGS),
+       op=st.sampled_from(["elwadd", "elwsub", "elwmul"]), phase=st.integers(0, 7),
+       srca_row=src_rows, srcb_row=src_rows, dst_row=rows, accumulate=st.booleans(),
+       bcast_row=st.booleans(), bcast_col=st.booleans(), remap=st.booleans(),
+       swizzle=st.booleans())
+def test_elementwise_compiled_equal_numpy(seed: int, cfg: tuple, op: str, phase: int,
+                                          srca_row: int, srcb_row: int, dst_row: int,
+                                          accumulate: bool, bcast_row: bool, bcast_col: bool,
+                                          remap: bool, swizzle: bool) -> None:
+    mc = fpu.MathConfig(srca_fmt=cfg[0], srcb_fmt=cfg[1], fp32_dst=cfg[2],
+                        fp16a_force=cfg[3])
+    kw = dict(srca_row=srca_row, srcb_row=srcb_row, dst_row=dst_row, cfg=mc, phase=phase,
+              bcast_srcb_row=bcast_row, bcast_srcb_col=bcast_col)
+    if op != "elwmul":
+        kw["accumulate"] = accumulate
+
+    def run(dst: Dst, srca: SrcRegs, srcb: SrcRegs) -> None:
+        getattr(fpu, op)(dst, srca, srcb, **kw)
+
+    _both_paths(run, seed, mc.style == "fp16", remap, swizzle)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[:4] + CONFIGS[8:10])
+def test_matmul_sequence_compiled_equal_numpy(cfg: tuple) -> None:
+    """A whole 32x32x32 HiFi4 tile (64 dependent MVMULs, Dst starting invalid): the rounding
+    of each phase feeds the next, so any difference would compound."""
+    mc = fpu.MathConfig(srca_fmt=cfg[0], srcb_fmt=cfg[1], fp32_dst=cfg[2])
+    sequence = [(16 * (2 * r + k) + 8 * h, 16 * (2 * k + c), 16 * (2 * r + c) + 8 * h)
+                for r in range(2) for c in range(2) for k in range(2) for h in range(2)]
+
+    def run(dst: Dst, srca: SrcRegs, srcb: SrcRegs) -> None:
+        dst.invalidate_physical(slice(None))
+        for phase in range(4):
+            for b_row, a_row, d_row in sequence:
+                fpu.mvmul(dst, srca, srcb, srca_row=a_row, srcb_row=b_row, dst_row=d_row,
+                          phase=phase, cfg=mc)
+
+    _both_paths(run, 99, mc.style == "fp16", False, False)
+
+
+@pytest.mark.parametrize("op", ["mvmul", "gapool", "elwadd", "elwmul"])
+def test_rejected_format_mix_raises_on_the_compiled_path(op: str) -> None:
+    dst, srca, srcb = Dst(), SrcRegs("SrcA"), SrcRegs("SrcB")
+    before = dst.bits.copy()
+    cfg = fpu.MathConfig(srca_fmt=1, srcb_fmt=5)
+    kw = dict(srca_row=0, srcb_row=0, dst_row=0, cfg=cfg)
+    if op != "elwadd":
+        kw["phase"] = 0
+    with pytest.raises(fpu.FpuError, match="cannot be combined"):
+        getattr(fpu, op)(dst, srca, srcb, **kw)
+    assert (dst.bits == before).all() and dst.valid.all()
+
+
+def test_int8_math_stays_on_numpy_and_is_exact() -> None:
+    """Integer "8" has no compiled kernel; it must still work with the compiled path on."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(-255, 256, (16, 16))
+    b = rng.integers(-1023, 1024, (8, 16))
+    dst, srca, srcb = Dst(), SrcRegs("SrcA"), SrcRegs("SrcB")
+    srca.load(0, a, "int8")
+    srcb.load(0, b, "int8")
+    dst.invalidate_physical(slice(None))
+    cfg = fpu.MathConfig(srca_fmt=14, srcb_fmt=14, int8_math=True)
+    for phase in range(4):
+        fpu.mvmul(dst, srca, srcb, srca_row=0, srcb_row=0, dst_row=0, phase=phase, cfg=cfg)
+    assert (dst.read("int32", np.arange(8)) == b @ a).all()
