@@ -84,6 +84,7 @@ class VPCycleModel:
         self.fifo_overflows = 0
         self.dropped = 0
         self.idle_hint = False  # set by an issue unit that is waiting (stall, branch, end)
+        self.n_waiting = 0  # stations holding an op that waits for an operand
         self._addr_cache: dict[tuple[int, int, int], Addressing] = {}
 
     # ---------------------------------------------------------------------------------------
@@ -162,7 +163,10 @@ class VPCycleModel:
             return None
         self.seq += 1
         op = Op(w, iiu.thread, sid, dst, we, t, self.seq)
-        mod1, mod0 = issue_sources(w, raw1, raw0)
+        if w >> 59 & 9 == 9 or (not w >> 63 and (w >> 25 & 0x1FF or w >> 8 & 0x1FF)):
+            mod1, mod0 = issue_sources(w, raw1, raw0)
+        else:  # no sign, swizzle or scale: the SMU passes the operands through
+            mod1, mod0 = raw1, raw0
         if d1:
             op.dep1 = d1
             mod1 = _tag_lanes(tag(w, 1))
@@ -188,10 +192,18 @@ class VPCycleModel:
             iiu.sb[dst] = sid
         if we and not q.rtl_scoreboard and op.io != 0:  # a branch writes its WE lanes too
             base = dst * 3
-            for lane, bit in ((0, 4), (1, 2), (2, 1)):
-                if we & bit:
-                    self.lane_owner[base + lane] = op.seq
-                    self.lane_prod[base + lane] = op
+            own = self.lane_owner
+            lp = self.lane_prod
+            seq = op.seq
+            if we & 4:
+                own[base] = seq
+                lp[base] = op
+            if we & 2:
+                own[base + 1] = seq
+                lp[base + 1] = op
+            if we & 1:
+                own[base + 2] = seq
+                lp[base + 2] = op
         if p1:
             op.pend1 = p1
             op.raw1 = list(raw1)
@@ -208,6 +220,7 @@ class VPCycleModel:
         if d1 or d0:
             op.waits = True
             st.waiting = op
+            self.n_waiting += 1
             st.busy_end = NEVER
             self.smu.claim((d1 > 0) + (d0 > 0))
         else:
@@ -221,6 +234,8 @@ class VPCycleModel:
             return None
         lp = self.lane_prod
         base = addr * 3
+        if lp[base] is None and lp[base + 1] is None and lp[base + 2] is None:
+            return None
         out = None
         for lane in range(3):
             o = lp[base + lane]
@@ -279,13 +294,6 @@ class VPCycleModel:
             return tuple(int(tm[i]) if i < n else 0 for i in range(3))  # type: ignore[return-value]
         return tuple(int(tm[a]) if a < n else 0 for a in addr)  # type: ignore[return-value]
 
-    def _granted(self, op: Op, t: int) -> None:
-        if op.rs != RS_IO:
-            st = self.stations[op.rs]
-            st.busy_end = t if (op.waits or op.word >> 48 & 7 == OP_DIV) else t - 1
-            if self.trace and st.busy_end >= st.busy_from:
-                self.busy_log.append((op.rs, st.busy_from, st.busy_end))
-
     def _commit(self, op: Op, t: int) -> None:
         """Write ``op``'s result (cycle ``t``) and forward it to the stations waiting."""
         self.commits += 1
@@ -308,7 +316,18 @@ class VPCycleModel:
                 iiu.commit_seen(op)
         q = self.quirks
         if not q.rtl_scoreboard:
-            self._wake_designed(op, t)
+            lp = self.lane_prod
+            base = op.dst * 3
+            if lp[base] is op:
+                lp[base] = None
+            if lp[base + 1] is op:
+                lp[base + 1] = None
+            if lp[base + 2] is op:
+                lp[base + 2] = None
+            if self.n_waiting:
+                self._wake_designed(op, t)
+            return
+        if not self.n_waiting:
             return
         k = 0
         for st in self.stations:
@@ -329,6 +348,7 @@ class VPCycleModel:
             self.smu.release(n)
             if not wo.dep1 and not wo.dep0:
                 st.waiting = None
+                self.n_waiting -= 1
                 delay = q.forward_delay
                 if not q.rtl_scoreboard:
                     delay += k  # the SMU presents one modified operand per cycle
@@ -338,11 +358,6 @@ class VPCycleModel:
     def _wake_designed(self, op: Op, t: int) -> None:
         """Designed: the result fills the lanes waiting for it; the SMU presents each
         completed operand, one per cycle, and a station with all operands starts."""
-        lp = self.lane_prod
-        base = op.dst * 3
-        for lane in range(3):
-            if lp[base + lane] is op:
-                lp[base + lane] = None
         k = 0
         res = op.result
         for st in self.stations:
@@ -375,6 +390,7 @@ class VPCycleModel:
             self.smu.release(n)
             if wo.pend1 is None and wo.pend0 is None:
                 st.waiting = None
+                self.n_waiting -= 1
                 self._start(wo, t + self.quirks.timing.forward_designed + k)
                 k += n
 
@@ -446,8 +462,11 @@ class VPCycleModel:
                 raise EmulationError(f"cycle limit reached ({max_cycles} cycles) at PC "
                                      f"{iiu.pc}; use a larger limit or check for a livelock")
             c = arb.grant(t) if arb.pending else None
-            if c is not None:
-                self._granted(c, t)
+            if c is not None and c.rs != RS_IO:
+                st = self.stations[c.rs]
+                st.busy_end = t if (c.waits or c.word >> 48 & 7 == OP_DIV) else t - 1
+                if self.trace and st.busy_end >= st.busy_from:
+                    self.busy_log.append((c.rs, st.busy_from, st.busy_end))
             self.steps += 1
             if self.rf[2][2] & 1:
                 if not self.mt_on:  # the second unit leaves reset at its code offset
