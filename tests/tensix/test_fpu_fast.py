@@ -86,6 +86,11 @@ def _files(seed: int, fp16: bool, remap: bool, swizzle: bool
     for src in (srca, srcb):
         src.cells[:] = _cells(rng, (2, 64, 16), fp16)
         src.matrix_bank = int(rng.integers(0, 2))
+    # whole zero groups (SrcB half-rows, SrcA rows): all-zero products still vote with their
+    # exponent, which then decides how Dst is aligned
+    half = rng.random((2, 64, 2)) < 0.2
+    srcb.cells[:] &= np.where(np.repeat(half, 8, axis=2), 0x7FF00, 0x7FFFF).astype(np.uint32)
+    srca.cells[rng.random((2, 64)) < 0.1] &= 0x7FF00
     return dst, srca, srcb
 
 
