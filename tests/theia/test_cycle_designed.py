@@ -205,3 +205,20 @@ def test_out_of_order_results_equal_program_order(prog: list[int]) -> None:
     assert (_written(model) == vp.written).all()
     assert (model.registers()[vp.written] == vp.registers[vp.written]).all()
     _assert_program_order(model)
+
+
+def test_runaway_program_stops_with_a_clear_error() -> None:
+    from isaforge.core.errors import EmulationError
+
+    with pytest.raises(EmulationError, match=r"cycle limit reached \(500 cycles\)"):
+        run_cycles([_imm(10, 1)], max_cycles=500)  # no EOF: NOPs forever after it
+
+
+def test_until_pauses_and_run_continues() -> None:
+    prog = [_imm(10, 7), _imm(11, 2), _word(2, 12, 10, 11), _word(1, 13, 12, 12), EOF_WORD]
+    whole = run_cycles(prog)
+    part = VPCycleModel(prog).run(until=20)
+    assert not part.done and part.cycle == 20
+    part.run()
+    assert part.done and part.finished_at == whole.finished_at
+    assert part.registers().tolist() == whole.registers().tolist()
