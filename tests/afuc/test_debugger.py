@@ -226,6 +226,9 @@ def test_packet_breakpoints_by_name_opcode_pkt4_and_register():
     assert p.packets == 4 and d.emu.read_reg("gpu", "RB_DEPTH_CNTL") == 9
     assert d.execute("c").startswith("packet breakpoint 2: CP_NOP (1 dwords)")
     assert d.execute("c").startswith("idle")
+    assert d.execute("# a comment") == ""
+    assert d.execute("#16 7").startswith("queued CP_NOP (1 dwords)")  # by opcode number
+    assert d.execute("c").startswith("packet breakpoint 2: CP_NOP (1 dwords)")
     d.execute("b packet PKT4")
     d.execute("p RB_DEPTH_CNTL 3")
     assert d.execute("c").startswith("packet breakpoint 3: PKT4 RB_DEPTH_CNTL")

@@ -226,8 +226,8 @@ class Debugger:
         if self._pending is not None:
             line = f"{self._pending} {line}".strip()
             self._pending = None
-        if not line or line.startswith(("#", ";")):
-            return ""
+        if not line or line[0] == ";" or (line[0] == "#" and not line[1:2].isdigit()):
+            return ""  # a comment ("#16 1" is a packet by opcode number)
         try:
             self._dispatch(line)
         except IsaforgeError as e:
