@@ -13,21 +13,32 @@ from .stations import Op, Station
 class Arbiter:
     """Round-robin over the stations (ids 1..7, index 0 unused)."""
 
-    __slots__ = ("stations", "last", "grants", "pending")
+    __slots__ = ("stations", "last", "grants", "pending", "only")
 
     def __init__(self, stations: list[Station]) -> None:
         self.stations = stations
         self.last = len(stations) - 1  # so the first search starts at station 1
         self.grants = 0
         self.pending = 0  # results waiting in the stations' output queues
+        self.only: Station | None = None  # the station holding them when it is just one
 
     def post(self, station: Station, ready: int, op: Op) -> None:
         """A station's result can own the bus from cycle ``ready`` on."""
         station.out.append((ready, op))
         self.pending += 1
+        self.only = station if self.pending == 1 else None
 
     def grant(self, t: int) -> Op | None:
         """The op that owns the bus in cycle ``t`` (removed from its station), or None."""
+        s = self.only
+        if s is not None:  # a single result pending: no search
+            if s.out[0][0] > t:
+                return None
+            self.last = s.id
+            self.grants += 1
+            self.pending = 0
+            self.only = None
+            return s.out.popleft()[1]
         st = self.stations
         n = len(st)
         i = self.last
@@ -40,7 +51,10 @@ class Arbiter:
                 self.last = i
                 self.grants += 1
                 self.pending -= 1
-                return s.out.popleft()[1]
+                op = s.out.popleft()[1]
+                if self.pending == 1:
+                    self.only = next(x for x in st if x.out)
+                return op
         return None
 
     def next_ready(self) -> int | None:
