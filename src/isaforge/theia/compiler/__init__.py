@@ -44,11 +44,13 @@ CP ``if``/``else``, a constant as a CP loop condition.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..disasm import CP_MEM_HEADER, decode_one, vp_sections, write_mem
+from ..isa import vp_isa
 from . import cp as _cp
 from . import vp as _vp
 from .errors import CompileError
@@ -118,12 +120,22 @@ def block_header(programs: Sequence[tuple[str, int]], offset: int = 0) -> str:
     return "\n".join(lines) + "\n"
 
 
+@functools.lru_cache(maxsize=4096)
+def _vp_text(word: int) -> str:
+    """The listing text of a VP word (the disassembler's, without its reassembly check)."""
+    isa = vp_isa()
+    form = isa.match(word)
+    if form is None:  # never for the words we generate
+        return decode_one(word).text
+    return isa.format(form, form.field_values(word), None)
+
+
 def _vp_assembly(ins: VpInstr) -> str:
     if ins.symbol is None:
         word = ins.word()
-        return f"{vp_sections(word):<50}//\t{word:016X}\t{decode_one(word).text}"
+        return f"{vp_sections(word):<50}//\t{word:016X}\t{_vp_text(word)}"
     raw = f"{ins.op:x} @{ins.symbol} {ins.src1:x} {ins.src0:x}"
-    text = decode_one(ins.word(dest=ins.dst & ~0xFF)).text.replace("@0.", f"@{ins.symbol}.", 1)
+    text = _vp_text(ins.word(dest=ins.dst & ~0xFF)).replace("@0.", f"@{ins.symbol}.", 1)
     return f"{raw:<50}//\t{raw}\t{text}"
 
 

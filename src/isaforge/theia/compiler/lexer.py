@@ -53,9 +53,33 @@ CP_RULES = (
 _BLANK = re.compile(r'[ \t\r"]+')
 
 
+_PROBES = ("", "0", "1", "a", "x1", "b1")  # enough to tell which rules can start with c
+
+
+class _RuleIndex:
+    """The rules that can match at a given first character, in rule order (cached)."""
+
+    def __init__(self, rules: list[tuple[str, re.Pattern[str]]]) -> None:
+        self.rules: list[tuple[str, str | None, re.Pattern[str]]] = [
+            (kind, kind if rx.pattern == re.escape(kind) else None, rx) for kind, rx in rules]
+        self.cache: dict[str, list[tuple[str, str | None, re.Pattern[str]]]] = {}
+
+    def at(self, c: str) -> list[tuple[str, str | None, re.Pattern[str]]]:
+        found = self.cache.get(c)
+        if found is None:
+            found = [r for r in self.rules
+                     if (r[1] is not None and r[1][0] == c)
+                     or (r[1] is None and any(r[2].match(c + tail) for tail in _PROBES))]
+            self.cache[c] = found
+        return found
+
+
+_INDEX = {False: _RuleIndex(VP_RULES), True: _RuleIndex(CP_RULES)}
+
+
 def tokenize(text: str, linemap: LineMap, cp: bool = False) -> list[Token]:
     """All tokens of a preprocessed text, then an ``EOF`` token."""
-    rules = CP_RULES if cp else VP_RULES
+    index = _INDEX[cp]
     out: list[Token] = []
     line, bol, pos, n = 1, 0, 0, len(text)
     while pos < n:
@@ -73,11 +97,16 @@ def tokenize(text: str, linemap: LineMap, cp: bool = False) -> list[Token]:
         if m:
             pos = m.end()
             continue
+        rules = index.at(c)
         best_kind, best_len = "", 0
-        for kind, rx in rules:
-            mm = rx.match(text, pos)
-            if mm and mm.end() - pos > best_len:
-                best_kind, best_len = kind, mm.end() - pos
+        for kind, literal, rx in rules:  # longest match, the first rule on a tie
+            if literal is not None:
+                size = len(literal) if text.startswith(literal, pos) else 0
+            else:
+                mm = rx.match(text, pos)
+                size = mm.end() - pos if mm else 0
+            if size > best_len:
+                best_kind, best_len = kind, size
         if not best_len:
             raise CompileError(f"unexpected character '{c}'", linemap.loc(line, pos - bol + 1))
         out.append(Token(best_kind, text[pos:pos + best_len], line, pos - bol + 1))
