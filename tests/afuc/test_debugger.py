@@ -14,6 +14,8 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from isaforge.afuc import Emulator, assemble
 from isaforge.afuc.debugger import MESA_PROMPT, PROMPT, Debugger, repl
@@ -178,6 +180,14 @@ def test_ui_commands_writes_took_effect(f_session):
     assert emu.read_reg("pipe", "NRT_ADDR") == 0x1000
     assert d.execute("d p NRT_ADDR") == PAD + "PIPE: |NRT_ADDR: 00001000"
     assert d.execute("d r $rem") == PAD + "GPR:  $rem: 00000007"
+    # by number as well as by name, named as Mesa names them
+    assert d.execute("w c 0x80 5") == ""
+    assert d.execute("d c 0x80") == PAD + "CTRL: 0x080: 00000005"
+    assert d.execute("d g 0x8801") == PAD + "GPU:  RB_RENDER_CNTL: 00000005"
+    assert d.execute("d s 5") == PAD + "SQE: @SP: 00000003"
+    assert d.execute("w r 0x1c 9") == "" and emu.read_gpr(0x1C) == 9
+    assert d.execute("d c *").splitlines() == [PAD + "CTRL: 0x080: 00000005",
+                                               PAD + "CTRL: @SCRATCH_REG0: 00000077"]
 
 
 # -- the interpreter on a630 --------------------------------------------------------------------
@@ -544,3 +554,31 @@ def test_a7xx_br_starts_bv_and_lpac_and_each_can_be_debugged():
     assert "(BV ring buffer" in d.execute("p CP_NOP 1")
     assert d.execute("c").startswith(f"breakpoint 1: BV pc {bv.pc:#06x}")
     assert bv.packets == 1 and d.emu.proc("BR").packets == 0
+
+
+WORDS = ["s", "r", "c", "n", "d", "w", "p", "b", "delete", "regs", "roq", "view", "mem", "raw",
+         "drop", "proc", "trace", "limit", "where", "h", "r", "c", "g", "m", "s", "p", "packet",
+         "$02", "$rem", "$data", "SP", "SCRATCH_REG0", "RB_RENDER_CNTL", "NRT_ADDR", "CP_NOP",
+         "CP_MEM_WRITE", "CP_ME_INIT", "PKT4", "#16", "0", "1", "3", "0x20000", "0x1002", "-1",
+         "0xffffffff", "0x100000000", "x", "*", "on", "off", "all", "@0x1000:", "BV"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join),
+                min_size=1, max_size=12))
+def test_random_command_lines_never_break_the_session(lines):
+    """Whatever is typed, each line gives text (an error is one 'error:' line) and no
+    internal error; the session keeps answering."""
+    d = dbg_a630(max_steps=3000)
+    for line in lines:
+        out = d.execute(line)
+        assert isinstance(out, str)
+        assert "error: internal" not in out, (line, out)
+        errors = [x for x in out.splitlines() if x.startswith("error:")]
+        assert len(errors) <= 1, (line, out)
+        if d.done:
+            break
+    if not d.done:
+        if d.prompt != PROMPT:  # a Mesa sub-prompt waits: any bad answer leaves it
+            assert d.execute("zz").startswith("error: ") and d.prompt == PROMPT
+        assert d.execute("where").startswith("=> ")
