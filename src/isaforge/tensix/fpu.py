@@ -498,27 +498,20 @@ def _k_decode(cells: np.ndarray, bank: int, row0: int, step: int, n: int, mask: 
 def _k_mvmul(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
              dst_base: int, dst_step: int, n: int, a_cells: np.ndarray, a_bank: int,
              a_row0: int, b_cells: np.ndarray, b_bank: int, b_row0: int, b_step: int,
-             a_mask: int, b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool
-             ) -> None:
+             a_mask: int, b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool,
+             scratch: np.ndarray) -> None:
     """MVMUL / GAPOOL: Dst view rows ``dst_base + k * dst_step`` (k < n) += SrcB rows
     ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15``, one fidelity phase.
 
     The inner loops run over the 16 columns (SrcA row layout), which the compiler turns into
     vector instructions: per group, the largest product exponent, then each product aligned
     to it with ties away from zero and summed."""
-    sa = np.empty((16, 16), np.int64)
-    ea = np.empty((16, 16), np.int64)
-    ma = np.empty((16, 16), np.int64)
-    sb = np.empty((n, 16), np.int64)
-    eb = np.empty((n, 16), np.int64)
-    mb = np.empty((n, 16), np.int64)
+    sa, ea, ma = scratch[0], scratch[1], scratch[2]  # (16, 16) views: no allocation
+    sb, eb, mb = scratch[3, :n], scratch[4, :n], scratch[5, :n]
+    out, pe, top, tot = scratch[6, :n], scratch[7, :8], scratch[8, :2], scratch[8, 2:4]
     _k_decode(a_cells, a_bank, a_row0, 1, 16, a_mask, (phase & 1) != 0, True, sa, ea, ma)
     _k_decode(b_cells, b_bank, b_row0, b_step, n, b_mask, (phase & 2) != 0, False, sb, eb, mb)
     zexp = max(adj, 0)  # a product with a zero operand: +0 with this exponent, still votes
-    out = np.empty((n, 16), np.int64)
-    pe = np.empty((8, 16), np.int64)
-    top = np.empty((2, 16), np.int64)
-    tot = np.empty((2, 16), np.int64)
     for k in range(n):
         for g in range(2):
             for c in range(16):
@@ -570,11 +563,12 @@ def _k_logical(cells: np.ndarray, bank: int, row: int, col: int, mask: int) -> i
 def _k_elw(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int, dst_base: int,
            a_cells: np.ndarray, a_bank: int, a_row0: int, b_cells: np.ndarray, b_bank: int,
            b_row0: int, b_step: int, b_col0: bool, a_mask: int, b_mask: int, op: int,
-           acc: bool, phase: int, adj: int, fp32_acc: bool, exp8: bool) -> None:
+           acc: bool, phase: int, adj: int, fp32_acc: bool, exp8: bool, scratch: np.ndarray
+           ) -> None:
     """ELWADD (op 0), ELWSUB (1), ELWMUL (2) on 8 rows: Dst view rows ``dst_base + k`` from
     SrcA rows ``a_row0 + k`` and SrcB rows ``b_row0 + k * b_step`` (column 0 only with
     ``b_col0``); ``acc``: add the prior Dst (always for ELWMUL)."""
-    out = np.empty((8, 16), np.int64)
+    out = scratch[6, :8]
     zexp = max(adj, 0)
     shift = 5 * (phase & 1) + 7 * ((phase >> 1) & 1)
     for k in range(8):
@@ -627,6 +621,9 @@ def _k_elw(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int, ds
 
 _ELW_OPS = {"add": 0, "sub": 1, "mul": 2}
 
+#: Work space of the compiled kernels (they run one at a time: the GIL is held).
+_SCRATCH = np.zeros((9, 16, 16), dtype=np.int64)
+
 _KERNELS = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_decode", "_k_logical",
             "_k_mvmul", "_k_elw")
 
@@ -645,7 +642,7 @@ def _jit() -> tuple | None:
             return None
         g = globals()
         for name in _KERNELS:
-            g[name] = numba.njit(cache=True, nogil=True)(g[name])
+            g[name] = numba.njit(cache=True)(g[name])
         _JIT_STATE["kernels"] = (g["_k_mvmul"], g["_k_elw"])
     return _JIT_STATE["kernels"]  # type: ignore[return-value]
 
@@ -764,7 +761,7 @@ def mvmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: in
         kernels[0](dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, base, step, n,
                    srca.cells, srca.matrix_bank, srca_row & 0x38, srcb.cells,
                    srcb.matrix_bank, b_row, b_step, fast.a_mask, fast.b_mask, phase & 3,
-                   fast.adj[phase & 3], fast.is32, fast.exp8)
+                   fast.adj[phase & 3], fast.is32, fast.exp8, _SCRATCH)
         return
     if bcast_srcb_row:
         base = dst_row & (0x400 - 7)
@@ -789,7 +786,7 @@ def gapool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: i
         kernels[0](dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, dst_row & 0x3FC,
                    1, 4, srca.cells, srca.matrix_bank, srca_row & 0x30, srcb.cells,
                    srcb.matrix_bank, srcb_row & 0x38, 1, fast.a_mask, fast.b_mask, phase & 3,
-                   fast.adj[phase & 3], fast.is32, fast.exp8)
+                   fast.adj[phase & 3], fast.is32, fast.exp8, _SCRATCH)
         return
     dst_rows = ((dst_row & 0x3FC) + np.arange(4)) & 0x3FF
     b_rows = (srcb_row & 0x38) + np.arange(4)
@@ -808,7 +805,7 @@ def _elw(dst: Dst, srca: SrcRegs, srcb: SrcRegs, op: str, srca_row: int, srcb_ro
                    srca.cells, srca.matrix_bank, srca_row & 0x38, srcb.cells,
                    srcb.matrix_bank, b_row, b_step, bcast_srcb_col, fast.a_mask, fast.b_mask,
                    _ELW_OPS[op], accumulate_dst, phase & 3, fast.adj[phase & 3], fast.is32,
-                   fast.exp8)
+                   fast.exp8, _SCRATCH)
         return
     _check_formats(cfg)
     style = cfg.style
