@@ -299,10 +299,17 @@ def test_step_limit_stops_a_run():
 def test_stream_ending_inside_a_packet_and_bad_header():
     d = dbg_a630()
     d.execute("p CP_ME_INIT 0")
-    d.execute(f"raw {pkt7_header(DB.pm4_packet_id('CP_MEM_WRITE'), 3):#x} 0x1000")
+    d.execute(f"raw {pkt7_header(DB.pm4_packet_id('CP_MEM_WRITE'), 4):#x} 0x30000")
     out = d.execute("c")
-    assert out.startswith("error: SQE: the command stream ended inside a packet")
+    assert out.startswith("error: SQE: the command stream ended inside a packet ($rem = 3)")
     assert len(out.splitlines()) == 2  # the error, then where
+    # as at Mesa's "FIFO empty, input a packet!": queue the rest and go on
+    d.execute("raw 0 0x77")
+    assert "($rem = 1)" in d.execute("c")
+    d.execute("raw 0x88")
+    assert d.execute("c").startswith("idle")
+    assert d.emu.read_mem(0x30000, 3) == [0x77, 0x88, 0]
+    assert [e.addr for e in d.emu.effects if e.kind == "mem"] == [0x30000, 0x30004]
     d2 = dbg_a630()
     d2.execute("p CP_ME_INIT 0")
     d2.execute("raw 0x12345678")

@@ -31,6 +31,7 @@ from ..core.errors import EmulationError, IsaforgeError
 from .disasm import listing
 from .emu import Emulator
 from .isa import parse_reg_name
+from .machine import StreamEndError
 from .stream import BadPacketError, parse_header, parse_text
 from .trace import PAD, SPECIAL_DST, TraceState, jumptable_offset
 
@@ -524,6 +525,8 @@ class Debugger:
                 reason = "idle: every processor waits for a packet"
         except KeyboardInterrupt:
             reason = "interrupted"
+        except StreamEndError as e:  # Mesa: "FIFO empty, input a packet!"
+            reason = f"error: {e.message}; queue the rest ('raw W0 W1...') and continue"
         except EmulationError as e:
             p = self._proc()
             reason = (f"error: {e.message}" + ("" if e.message.startswith(p.name) else
