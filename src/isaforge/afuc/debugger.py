@@ -30,8 +30,8 @@ from typing import Any, TextIO
 from ..core.errors import EmulationError, IsaforgeError
 from .disasm import listing
 from .emu import Emulator
-from .isa import parse_reg_name
-from .machine import StreamEndError
+from .isa import REG_REM, parse_reg_name
+from .machine import STACK_DEPTH, StreamEndError
 from .stream import BadPacketError, parse_header, parse_text
 from .trace import PAD, SPECIAL_DST, TraceState, jumptable_offset
 
@@ -663,6 +663,13 @@ class Debugger:
         p = self._proc()
         return {"control": p.control, "sqe": p.sqe, "pipe": p.pipe, "gpu": self.emu.gpu}[space]
 
+    def _call_stack(self, proc: str) -> list[int]:
+        """Return addresses on the call stack (SQE registers SP and STACK0..), oldest first."""
+        read = self.emu.read_reg
+        sp = read("sqe", "SP", proc)
+        base = self.emu.reg_offset("sqe", "STACK0", proc)
+        return [read("sqe", base + i, proc) for i in range(min(sp, STACK_DEPTH))]
+
     def _dump_gpr(self, n: int) -> None:
         self._out(f"{PAD}GPR:  {_gpr_name(n)}: {self.emu.read_gpr(n, self.current):08x}")
 
@@ -773,8 +780,7 @@ class Debugger:
     @_command("regs", "registers")
     def cmd_regs(self, args: list[str], line: str) -> None:
         p = self._proc(args[0].upper() if args else None)
-        sp = int(p.sqe[p.sp_reg])
-        stack = [int(p.sqe[p.stack0 + i]) for i in range(min(sp, 8))]
+        stack = self._call_stack(p.name)
         self._out(f"{p.name}: pc {p.pc:#06x}  carry {p.carry:#x}  steps {p.steps}  "
                   f"packets {p.packets}  call stack [{', '.join(f'{s:#06x}' for s in stack)}]")
         for row in range(0, 32, 8):
@@ -791,13 +797,12 @@ class Debugger:
             for text in self._packets_of(words, 32, self._rem_in(p, qname)):
                 self._out(f"  {text}")
 
-    @staticmethod
-    def _rem_in(p: Any, qname: str) -> int:
+    def _rem_in(self, p: Any, qname: str) -> int:
         """How many words at the head of queue ``qname`` belong to the packet being run."""
         active = ["RB", "IB1", "IB2", "SDS"][p.ib_level]
         if qname != active or p.waitin_pending or p.header is None:
             return 0
-        return int(p.gpr[0x1C])
+        return self.emu.read_gpr(REG_REM, p.name)
 
     def _packets_of(self, words: list[int], limit: int = 16, rem: int = 0) -> list[str]:
         """Words of a queue as packets (header name, payload), first ``limit`` shown; the
@@ -870,8 +875,7 @@ class Debugger:
             a, b = n, n + 16
             regs.add_row(_gpr_name(a), f"{self.emu.read_gpr(a, p.name):08x}",
                          _gpr_name(b), f"{self.emu.read_gpr(b, p.name):08x}")
-        sp = int(p.sqe[p.sp_reg])
-        stack = [f"{int(p.sqe[p.stack0 + i]):04x}" for i in range(min(sp, 8))]
+        stack = [f"{a:04x}" for a in self._call_stack(p.name)]
         info = Text(f"pc {p.pc:04x}  carry {p.carry:x}\nsteps {p.steps}  packets {p.packets}\n"
                     f"call stack [{' '.join(stack)}]")
         if p.header is not None:
