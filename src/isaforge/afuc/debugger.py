@@ -462,14 +462,16 @@ class Debugger:
         steps = 0  # instructions executed (a (rep) instruction is one)
         start_steps = emu.steps  # the emulator's count: each (rep) iteration is one
         limit = count if mode == "step" else self.max_steps
-        reason = ""
+        reason = ""  # why it stopped; " " when it did what was asked (nothing to say)
         self._dispatched.clear()
         procs = [start] if mode != "continue" else None
+        running = start
         try:
             progress = True
             while progress and not reason:
                 progress = False
                 for p in procs or list(emu.procs):
+                    running = p
                     first = p is start and steps == 0
                     while True:
                         if not first:
@@ -524,11 +526,13 @@ class Debugger:
             if not reason:
                 reason = "idle: every processor waits for a packet"
         except KeyboardInterrupt:
-            reason = "interrupted"
+            self.current = running.name
+            reason = "interrupted (in the middle of an instruction if one was running)"
         except StreamEndError as e:  # Mesa: "FIFO empty, input a packet!"
+            self.current = running.name
             reason = f"error: {e.message}; queue the rest ('raw W0 W1...') and continue"
         except EmulationError as e:
-            p = self._proc()
+            self.current = p = running
             reason = (f"error: {e.message}" + ("" if e.message.startswith(p.name) else
                                                 f" (at {p.name} pc {p.pc:#06x})"))
         finally:
