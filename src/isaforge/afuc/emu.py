@@ -198,7 +198,8 @@ class Emulator:
         return [Effect(k, a, self.name_of(k, a), v, p) for k, a, v, p in self.effects_raw]
 
     def write_mem(self, addr: int, value: int, proc: Processor | None = None) -> None:
-        """Write a dword of GPU memory (as the firmware does: an effect, hooks, trace)."""
+        """Write a dword of GPU memory. With ``proc`` (the firmware writing) it is also an
+        effect, seen by hooks and the trace; without, a silent set-up write."""
         self.mem[addr] = value & M32
         if proc is not None:
             if self.emit is not None:
