@@ -97,8 +97,10 @@ class Gpu:
         self.messages: list[Message] = []
 
     def _new_cp(self, program: Sequence[int]) -> ControlProcessor:
-        return ControlProcessor(program, exit_is_noop="cp-exit-noop" in self.quirks,
-                                not_is_noop="cp-not-noop" in self.quirks)
+        cp = ControlProcessor(program, exit_is_noop="cp-exit-noop" in self.quirks,
+                              not_is_noop="cp-not-noop" in self.quirks)
+        cp.exited = not program  # no control program: the CP stays idle
+        return cp
 
     # ---------------------------------------------------------------- loading
 
@@ -178,7 +180,7 @@ class Gpu:
             self.cp.step(self)
             progressed = True
         for vp in self.vps:
-            if vp.running and vp.run(1):
+            if vp.running and vp.step():
                 progressed = True
         return progressed
 

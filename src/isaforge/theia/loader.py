@@ -9,6 +9,8 @@ outputs beside it are used, and if they are missing the program is compiled with
 
 from __future__ import annotations
 
+import contextlib
+import io
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,36 +62,37 @@ def read_tmem(path: Path) -> list[int]:
     return words
 
 
-def _compile(source: Path) -> Path:
-    """Compile ``source`` (.vp, and the .cp beside it) with ``isaforge theia compile``."""
-    try:
-        from .cli import theia_cli
-    except ImportError:  # pragma: no cover - the CLI is part of the package
-        theia_cli = None
-    command = theia_cli.commands.get("compile") if theia_cli is not None else None
+def _compile(source: Path, out: Path) -> None:
+    """Compile ``source`` (.vp, and the .cp beside it) into ``out`` with the
+    ``isaforge theia compile`` command (its progress lines are not shown)."""
+    from .cli import theia_cli
+
+    command = theia_cli.commands.get("compile")
     if command is None:
         raise ProgramError(f"{source}: no {CODE}/{CONTROL} beside it and no T-Language "
                            "compiler is available (compile it first)")
-    out = Path(tempfile.mkdtemp(prefix="isaforge-theia-"))
+    chatter = io.StringIO()
     try:
-        command.main([str(source), "-o", str(out)], standalone_mode=False)
+        with contextlib.redirect_stdout(chatter):
+            command.main([str(source), "-o", str(out)], standalone_mode=False)
     except SystemExit as e:
         if e.code:
             raise ProgramError(f"{source}: compilation failed") from None
-    return out
+
+
+def _needs_compiling(prog: Path) -> bool:
+    return prog.suffix == ".vp" and prog.is_file() and not (
+        (prog.parent / CODE).is_file() and (prog.parent / CONTROL).is_file())
 
 
 def locate(prog: Path) -> Path:
-    """The directory holding ``code.mem`` and ``control_code.mem`` for ``prog``."""
+    """The directory holding ``code.mem`` and ``control_code.mem`` for ``prog`` (which
+    must not need compiling)."""
     if prog.is_dir():
         directory = prog
     elif not prog.exists():
         raise ProgramError(f"{prog}: no such file or directory")
-    elif prog.suffix == ".vp":
-        directory = prog.parent
-        if not (directory / CODE).is_file() or not (directory / CONTROL).is_file():
-            directory = _compile(prog)
-    elif prog.suffix == ".mem":
+    elif prog.suffix in (".vp", ".mem"):
         directory = prog.parent
     else:
         raise ProgramError(f"{prog}: expected a .vp program, a code.mem or a directory "
@@ -101,17 +104,25 @@ def locate(prog: Path) -> Path:
 
 
 def load_program(prog: Path, tmem: Path | None = None) -> Program:
-    """Read the images of ``prog``; ``tmem`` defaults to ``tmem.mem`` beside them."""
+    """Read the images of ``prog`` (compiling a .vp whose outputs are not beside it);
+    ``tmem`` defaults to ``tmem.mem`` beside the program."""
+    home = prog if prog.is_dir() else prog.parent
+    if tmem is None and (home / TMEM).is_file():
+        tmem = home / TMEM
+    if _needs_compiling(prog):
+        with tempfile.TemporaryDirectory(prefix="isaforge-theia-") as scratch:
+            _compile(prog, Path(scratch))
+            return _read(Path(scratch), Path(scratch) / CODE, tmem)
     directory = locate(prog)
     code_path = prog if prog.suffix == ".mem" and prog.is_file() else directory / CODE
+    return _read(directory, code_path, tmem)
+
+
+def _read(directory: Path, code_path: Path, tmem: Path | None) -> Program:
     code = read_mem(_text(code_path), filename=str(code_path))
     control = read_mem(_text(directory / CONTROL), cp=True, filename=str(directory / CONTROL))
     if not code:
         raise ProgramError(f"{code_path}: empty program")
-    home = prog if prog.is_dir() else prog.parent
-    for candidate in (home / TMEM, directory / TMEM):
-        if tmem is None and candidate.is_file():
-            tmem = candidate
     return Program(code, control, read_tmem(tmem) if tmem is not None else None, directory)
 
 

@@ -183,6 +183,29 @@ class VectorProcessor:
         self.instructions += n
         return n
 
+    def step(self) -> bool:
+        """Execute exactly one instruction (of the next thread when multithreaded)."""
+        if not self.enabled:
+            return False
+        if self.r[R2Z] & 1:
+            done = self._step_mt()
+        else:
+            done = None
+            if not self.stopped[0]:
+                blk = self._block(self.pc[0], True, self.after_branch[0])
+                if blk is None:
+                    self.stopped[0] = True
+                else:
+                    self.pc[0] = blk[0](self.r, self.w, self)
+                    self.after_branch[0] = self.reissue and blk[2]
+                    done = blk[1]
+                    if self.r[R2Z] & 1:
+                        self._reset_thread1()
+        if done is None:
+            return False
+        self.instructions += done
+        return True
+
     def _reset_thread1(self) -> None:
         self.pc[1] = self.thread1_offset
         self.stopped[1] = False

@@ -1,0 +1,238 @@
+"""The Gpu API and the parts around the VPs: control processor, memory controller, CCB,
+TMEM, OMEM image, and bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from isaforge import theia
+from isaforge.cli import main
+from isaforge.core.errors import EmulationError
+from isaforge.theia.ccb import Message, route
+from isaforge.theia.gpu import Gpu
+from isaforge.theia.image import omem_rgba
+from tests.refdata import refdata
+
+EOF = 1 << 58 | 1 << 48
+
+
+def imm(dst: int, value: int, we: int = 7, mode: int = 4, op: int = 1) -> int:
+    return 1 << 63 | op << 48 | mode << 45 | we << 42 | dst << 34 | value
+
+
+def reg(op: int, dst: int, a1: int, a0: int, we: int = 7, *, sw0: int = 0, sign0: int = 0,
+        branch: int = 0, bop: int = 0, scop: int = 0) -> int:
+    return (scop << 59 | branch << 57 | bop << 54 | op << 48 | we << 42 | dst << 34 | a1 << 17
+            | sign0 << 14 | sw0 << 8 | a0)
+
+
+def cp(text: str) -> list[int]:
+    return theia.assemble(text, cp=True)
+
+
+def test_gpu_runs_a_program_loaded_into_a_vp() -> None:
+    gpu = Gpu(cores=4)
+    assert len(gpu.vps) == 4
+    gpu.load_vp(1, [imm(10, 5), imm(12, 0x30000), reg(1, 11, 10, 10), reg(3, 13, 12, 12, scop=4),
+                    reg(4, 14, 12, 12), EOF])
+    result = gpu.run()
+    assert result.finished == [1] and result.ended == "done"
+    assert tuple(gpu.registers(1)[11]) == (10, 10, 10)
+    assert gpu.register(1, 13) == (0x48000,) * 3  # 1.5 * 1.5 in Q17 (MUL scop bit 61)
+    assert gpu.register(1, 14) == (0x20000,) * 3  # sqrt(1.5): the fraction is dropped first
+    assert gpu.vps[1].instructions == 5
+
+
+def test_step_executes_one_instruction_at_a_time() -> None:
+    gpu = Gpu(cores=1)
+    gpu.load_vp(0, [imm(10, 1), imm(11, 2), EOF])
+    assert gpu.step() and gpu.register(0, 10) == (1, 1, 1) and gpu.register(0, 11) == (0, 0, 0)
+    assert gpu.step() and gpu.register(0, 11) == (2, 2, 2)
+    assert not gpu.step()
+    assert not gpu.vps[0].running
+
+
+def test_branch_loop_and_runaway_error() -> None:
+    # R10 = 0; loop: R10 += 1 (x lane); if R10.x - 3 != 0 goto loop
+    prog = [imm(10, 0), imm(11, 3),
+            reg(1, 10, 10, 0, sw0=0b10_00_01),  # R10 = R10 + R0.yyy
+            reg(1, 2, 10, 11, we=0, sign0=0b111, branch=1, bop=2),  # R10-R11 != 0: goto 2
+            EOF]
+    gpu = Gpu(cores=1)
+    gpu.write_register(0, 0, (0, 1, 2))
+    gpu.load_vp(0, prog)
+    result = gpu.run()
+    assert gpu.register(0, 10) == (3, 3, 3)
+    assert result.vp_instructions == 2 + 3 * 2
+    spin = Gpu(cores=1)
+    spin.load_vp(0, [reg(1, 0, 0, 0, we=0, branch=1) | 0 << 34])
+    with pytest.raises(EmulationError, match="runaway program.*VP0 at PC 0"):
+        spin.run(max_steps=10_000)
+
+
+def test_bad_configuration_is_an_error() -> None:
+    with pytest.raises(EmulationError, match="1 to 16 VPs"):
+        Gpu(cores=17)
+    with pytest.raises(EmulationError, match="unknown RTL quirk 'bogus'"):
+        Gpu(quirks=["bogus"])
+    with pytest.raises(EmulationError, match="no VP 4"):
+        Gpu().registers(4)
+    with pytest.raises(EmulationError, match="CP RAM holds 256"):
+        Gpu().load([], [0] * 257)
+
+
+def test_cp_arithmetic_delay_slot_and_status() -> None:
+    gpu = Gpu(cores=1)
+    gpu.load([], cp("""
+        ASSIGN R10 I(5 )
+        ASSIGN R11 I(3 )
+        SUB R12 R10 R11
+        SHL R13 R10 R11
+        ADD R14 R2 R0
+        BRANCH R8 R0 R0
+        ASSIGN R15 I(1 )
+        ASSIGN R16 I(1 )
+        NOT R17 R10 R0
+        EXIT R0 R0 R0
+    """))
+    result = gpu.run()
+    regs = gpu.cp.regs
+    assert (regs[12], regs[13], regs[14]) == (2, 40, 1)
+    assert regs[15] == 1  # the delay slot ran
+    assert regs[16] == 0  # skipped by the branch
+    assert regs[17] == 0xFFFF_FFFA
+    assert result.ended == "done" and gpu.cp.exited
+    assert any("EXIT is a no-op" in n for n in result.notes)
+
+
+def test_cp_rtl_quirks_exit_and_not() -> None:
+    gpu = Gpu(cores=1, quirks=["cp-exit-noop", "cp-not-noop"])
+    gpu.load([], cp("ASSIGN R10 I(5 )\nNOT R17 R10 R0\nEXIT R0 R0 R0"))
+    result = gpu.run()
+    assert result.ended == "cp-spinning"  # runs on through the zero-filled RAM
+    assert gpu.cp.regs[17] == 0 and gpu.cp.exits_ignored >= 1
+
+
+def test_copyblock_start_and_mcu_destination() -> None:
+    program = [imm(10, 0xACED), EOF]
+    gpu = Gpu(cores=4)
+    gpu.load(program, cp("""
+        ASSIGN R10 I(6 )
+        ADD R3 R10 R0
+        ASSIGN R11 I(0 )
+        ASSIGN R12 I(32768 )
+        ASSIGN R13 I(16 )
+        SHL R12 R12 R13
+        ASSIGN R14 I(2 )
+        ASSIGN R13 I(20 )
+        SHL R14 R14 R13
+        OR R12 R12 R14
+        COPYBLOCK DstId: R0 SrcOffset: R11 DstOffsetAndLen: R12
+        DELIVERCOMMAND R3 R0 R0
+        EXIT R0 R0 R0
+    """))
+    result = gpu.run()
+    assert gpu.mcu.target(gpu.mcu.done[0]) == 2  # DstId 6 -> VP 6 & 3
+    assert result.started == [2] and result.finished == [2]
+    assert gpu.register(2, 10) == (0xACED,) * 3
+
+
+def _two_copies(quirks: tuple[str, ...]) -> Gpu:
+    gpu = Gpu(cores=2, quirks=quirks)
+    gpu.load([(1 << 32) | 2, (3 << 32) | 4, 5 << 32], cp("""
+        ASSIGN R10 I(1 )
+        ADD R3 R10 R0
+        ASSIGN R12 I(16 )
+        ASSIGN R13 I(20 )
+        SHL R12 R12 R13
+        ASSIGN R14 I(7 )
+        OR R14 R12 R14
+        COPYBLOCK DstId: R0 SrcOffset: R0 DstOffsetAndLen: R12
+        COPYBLOCK DstId: R0 SrcOffset: R0 DstOffsetAndLen: R14
+        EXIT R0 R0 R0
+    """))
+    gpu.run()
+    return gpu
+
+
+def test_data_copies_and_the_lost_request_quirk() -> None:
+    gpu = _two_copies(())
+    assert gpu.register(1, 0) == (1, 2, 3) and gpu.register(1, 1) == (4, 5, 0)
+    assert gpu.register(1, 7) == (1, 2, 3)
+    quirky = _two_copies(("mcu-lost",))
+    assert quirky.register(1, 0) == (1, 2, 3)
+    assert quirky.register(1, 7) == (0, 0, 0) and len(quirky.mcu.lost) == 1
+
+
+def test_ccb_routing() -> None:
+    assert route(Message(3, 0, 0), 4) == [2]
+    assert route(Message(0x80, 0, 0), 4) == [0, 1, 2, 3]
+    assert route(Message(32, 0, 0), 4) == []  # 'ALLCORES' without bit 7 reaches nobody
+    assert route(Message(0, 0, 0), 4) == []
+    assert Message.build(3, 0x1FF, 0x12345).word == 0x03FF2345
+
+
+def test_tmem_row0_quirk() -> None:
+    prog = [imm(10, 5, mode=4), imm(10, 6, we=2), imm(10, 7, we=1),
+            reg(6, 11, 10, 0, scop=1), reg(6, 0, 10, 11, we=0), EOF]
+    prog[1] = imm(10, 6, we=2)
+    for quirks, want in (((), (11, 12, 13)), (("tmem-row0",), (6, 7, 8))):
+        gpu = Gpu(cores=1, quirks=quirks)
+        gpu.load([], None, range(6, 20))
+        gpu.load_vp(0, prog)
+        gpu.run()
+        assert gpu.register(0, 11) == want
+        assert list(gpu.omem(0, 8)[5:8]) == list(want)
+
+
+def test_omem_image(tmp_path: Path) -> None:
+    om = np.zeros(8, dtype=np.uint32)
+    written = np.zeros(8, dtype=bool)
+    om[:3] = [0x00FF0000, 0x0000FF00, 0x000000FF]
+    written[:3] = True
+    px = omem_rgba(om, written, 2)
+    assert px.shape == (2, 2, 4)
+    assert px[0, 0].tolist() == [255, 0, 0, 255] and px[1, 0].tolist() == [0, 0, 255, 255]
+    assert px[1, 1].tolist() == [0, 0, 0, 0]  # never written: transparent
+
+
+def test_run_writes_an_omem_image(tmp_path: Path) -> None:
+    out = tmp_path / "o.png"
+    r = CliRunner().invoke(main, ["theia", "run", str(refdata("theia", "regressions",
+                                                               "test_omem_1")),
+                                  "-o", str(tmp_path), "--omem-image", str(out)])
+    assert r.exit_code == 0, r.output
+    img = Image.open(out)
+    assert img.mode == "RGBA" and img.size[0] == 32
+    assert img.getpixel((0, 0)) == (0x00, 0xAC, 0xED, 255)  # omem[0] == 0000aced
+
+
+def test_cli_bad_inputs(tmp_path: Path) -> None:
+    runner = CliRunner()
+    r = runner.invoke(main, ["theia", "run", str(tmp_path / "missing.vp")])
+    assert r.exit_code == 1 and "no such file" in r.output
+    (tmp_path / "code.mem").write_text("00000000 00000000\nnot hex\n")
+    (tmp_path / "control_code.mem").write_text("0\n")
+    r = runner.invoke(main, ["theia", "run", str(tmp_path), "-o", str(tmp_path)])
+    assert r.exit_code == 1 and "code.mem:2:1: error" in r.output
+    words = [reg(1, 0, 0, 0, we=0, branch=1)]
+    (tmp_path / "code.mem").write_text(theia.write_mem(words))
+    (tmp_path / "control_code.mem").write_text(theia.write_mem(cp(
+        "ASSIGN R1 I(1 )\nADD R3 R1 R0\nASSIGN R2 I(1 )\nASSIGN R4 I(16 )\nASSIGN R5 I(20 )\n"
+        "SHL R2 R2 R5\nASSIGN R6 I(31 )\nASSIGN R7 I(1 )\nSHL R7 R7 R6\nOR R2 R2 R7\n"
+        "COPYBLOCK DstId: R0 SrcOffset: R0 DstOffsetAndLen: R2\nDELIVERCOMMAND R2 R0 R0\n"
+        "EXIT R0 R0 R0"), cp=True))
+    r = runner.invoke(main, ["theia", "run", str(tmp_path), "-o", str(tmp_path),
+                             "--max-steps", "5000"])
+    assert r.exit_code == 1 and "runaway program" in r.output and "Traceback" not in r.output
+    (tmp_path / "bad.config").write_text("vp[2].q[1] == 5\n")
+    r = runner.invoke(main, ["theia", "check", str(tmp_path / "bad.config"), "--dir",
+                             str(tmp_path)])
+    assert r.exit_code == 1 and "bad.config:1:1: error" in r.output
+    r = runner.invoke(main, ["theia", "run", str(tmp_path), "--rtl-quirk", "nonsense"])
+    assert r.exit_code == 2
