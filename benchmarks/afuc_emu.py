@@ -6,8 +6,8 @@ The stream is CP_ME_INIT then N one-register type-4 packets (each: waitin, its d
 'mov $01, $data', 'ushr $usraddr, $01, 0x8', '(rep)(xmov1)mov $data, $data'). A step is one
 instruction issue or one further (rep) iteration. Prints the fast (compiled blocks) and the
 exact (per-instruction, as traced runs use) figures, and checks both give the same effects.
-Rates are per CPU second of this process (time.process_time), so a busy machine does not
-distort them much.
+Rates are per CPU second of this process (time.process_time), best of three runs for the
+fast path, so a busy machine distorts them less.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     fw = FW.read_bytes()
     words = stream(n)
-    fast, e1 = measure(fw, words, exact=False)
+    fast, e1 = max((measure(fw, words, exact=False) for _ in range(3)), key=lambda r: r[0])
     print(f"fast path : {fast / 1e6:6.2f} M afuc instructions/s "
           f"({e1.steps} steps, {e1.packets} packets, {len(e1.effects_raw)} effects)")
     exact, e2 = measure(fw, words[: 2 + 2 * min(n, 20_000)], exact=True)

@@ -98,7 +98,7 @@ class DrawState:
 class Processor:
     """An afuc core (SQE, BR, BV, LPAC, or a5xx PFP/ME) attached to an :class:`Emulator`."""
 
-    __slots__ = ("_decoded", "_fast", "_slow", "base", "bt", "c", "carry", "control",
+    __slots__ = ("_decoded", "_fast", "_fast_fn", "_slow", "base", "bt", "c", "carry", "control",
                  "ctl_special", "data_mode", "db", "draw", "emu", "fast_append", "fast_regs",
                  "gen", "gpr", "gpu", "header", "ib", "ib_level", "image", "is_me5", "jmptbl",
                  "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
@@ -140,6 +140,7 @@ class Processor:
         self.stopped = False
         self._slow: dict[int, Callable] = {}
         self._fast: dict[int, tuple[Callable, int]] = {}
+        self._fast_fn: dict[int, Callable] = {}  # the same blocks, for chaining
         self._decoded: dict[int, tuple] = {}
         c = {n: self.db.control_reg(n) for n in (
             "PACKET_TABLE_WRITE", "PACKET_TABLE_WRITE_ADDR", "REG_WRITE", "REG_WRITE_ADDR",
@@ -515,14 +516,15 @@ class Processor:
             got = fast.get(pc)
             if got is None:
                 got = fast[pc] = codegen.compile_block(self, pc)
+                self._fast_fn[pc] = got[0]
             fn, n = got
             if self.steps + n > max_steps:
                 if self.steps >= max_steps:
                     self.limit_hit()
                 self.step()
                 continue
-            self.steps += n
-            fn(self, g)
+            while fn is not None:  # each block returns the next one when it is compiled
+                fn = fn(self, g)
 
 
 _HEADERS: dict[int, tuple[bool, int, int]] = {}  # header -> (type 4?, id, count)
@@ -530,6 +532,9 @@ _HEADERS: dict[int, tuple[bool, int, int]] = {}  # header -> (type 4?, id, count
 
 def _fmt_hex(v: int) -> str:
     return f"{v:#x}"
+
+
+NEXT = "return F.get(m.pc) if m.bt is None and not m.waitin_pending else None"
 
 
 class CodeGen:
@@ -752,8 +757,8 @@ class CodeGen:
             out.insert(0, "m.steps -= 1")
         return out
 
-    def _compile(self, src: str, name: str) -> Callable:
-        ns: dict[str, Any] = {"M": M32, "HEADERS": _HEADERS}
+    def _compile(self, src: str, name: str, **extra: Any) -> Callable:
+        ns: dict[str, Any] = {"M": M32, "HEADERS": _HEADERS, **extra}
         exec(compile(src, f"<afuc {name}>", "exec"), ns)  # noqa: S102 - our own generated code
         return ns[name]
 
@@ -811,14 +816,14 @@ class CodeGen:
                 lines.extend(body)
                 if maybe_bt:
                     lines.append(f"if bt is not None: m.steps -= {k_mark}; m.pc = bt; m.bt = nb; "
-                                 "return")
+                                 f"{NEXT}")
                 lines.append("bt = nb")
                 maybe_bt = True
             else:
                 lines.extend(body)
                 if maybe_bt:
                     lines.append(f"if bt is not None: m.steps -= {k_mark}; m.pc = bt; m.bt = None; "
-                                 "return")
+                                 f"{NEXT}")
                     maybe_bt = False
                 if f.get("REP"):  # (rep) iterations may have used up the step budget
                     lines.append(f"if m.steps > m.limit: m.steps -= {k_mark}; m.pc = {pc + 1}; "
@@ -827,13 +832,14 @@ class CodeGen:
             if n >= BLOCK_MAX or _ends_block(proc, pc):
                 lines.append(f"m.pc = {pc}")
                 lines.append("m.bt = bt" if maybe_bt else "m.bt = None")
-                lines.append("return")
+                lines.append(NEXT)
                 break
+        lines[:0] = [f"m.steps += {n}", f"if m.steps > m.limit: m.steps -= {n}; return None"]
         src = "def block(m, g):\n" + "".join(f"    {s}\n" for s in lines)
         src = src.replace("  @DS@", "")  # the inlined delay slot counts its own step
         for i in range(1, n + 1):
             src = src.replace(f"@K{i}@", str(n - i))
-        return self._compile(src, "block"), n
+        return self._compile(src, "block", F=proc._fast_fn), n
 
 
 def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
@@ -854,14 +860,14 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
     out.append("m.steps += 1  @DS@")
     out.extend(gen.body(name, f, pc + 1, False, "nb"))
     out.append("h_ = HEADERS.get(hdr)")
-    out.append("if h_ is None or m.emu.packet_hooks: m.dispatch(hdr); return")
+    out.append("if h_ is None or m.emu.packet_hooks: m.dispatch(hdr); return F.get(m.pc)")
     out.append("if h_[0]:")
     out.append("    m.pc = m.jmptbl[m.emu.pkt4_id]")
     out.append("    if g[1] == hdr: g[1] = hdr & 0x07ffffff")
     out.append("else:")
     out.append("    m.pc = m.jmptbl[h_[1]]")
     out.append(f"g[{REG_REM}] = h_[2]; m.packets += 1; m.header = hdr")
-    out.append("return")
+    out.append("return F.get(m.pc)")
     return out
 
 
