@@ -75,7 +75,8 @@ def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: 
         from .cycle.runner import quirks_from_names, write_cycle_outputs
 
         for line in write_cycle_outputs(program.code, program.tmem, result.dumped, outdir,
-                                        quirks=quirks_from_names(quirks), vcd=vcd):
+                                        quirks=quirks_from_names(quirks), vcd=vcd,
+                                        control=program.control, cores=min(cores, 4)):
             click.echo(line)
     click.echo(f"CP: {result.cp_instructions} instructions; run ended: {result.ended}")
     for note in result.notes:
