@@ -31,7 +31,7 @@ def _gpu(variant: str, quirks: tuple[str, ...] = ()) -> tuple[Gpu, Path]:
 
 def _word(gpu: Gpu, row: int, lane: int) -> str:
     vp = gpu.vps[2]
-    return f"{vp.r[row * 3 + lane]:08x}" if vp.w[row * 3 + lane] else dumps.UNDEFINED
+    return f"{vp.r[row * 3 + lane]:08x}" if vp.written[row, lane] else dumps.UNDEFINED
 
 
 @pytest.mark.parametrize("quirks", [(), ("reissue-after-branch", "first-eof")])

@@ -6,7 +6,7 @@ A *block* starts at a PC and runs up to a branch (included), an EOF word (exclud
 fields: operand lanes with their sign and swizzle folded in, constant register indices,
 offsets only where the addressing mode uses them. The function has the signature
 ``block(r, w, vp) -> next_pc`` where ``r`` is the register file as a flat list (row * 3 +
-lane), ``w`` the written-lane flags (bytearray, same indexing) and ``vp`` the
+lane), ``w`` the written-lane bits per row (bytearray, x=4 y=2 z=1) and ``vp`` the
 :class:`~isaforge.theia.vp.VectorProcessor` (for OMEM/TMEM and counters).
 
 The semantics are those of :mod:`isaforge.theia.alu`; :meth:`VectorProcessor.step_reference`
@@ -16,6 +16,7 @@ agree on random instruction words.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -46,19 +47,23 @@ class _Operand:
         assert self.base is not None
         return f"r[{_add(self.base, lane)}]"
 
-    def lane(self, lane: int) -> str:
+    def parts(self, lane: int) -> tuple[str, bool]:
+        """The lane as (expression, negated): the value is ``-expression`` when negated."""
         if self.const is not None:
-            return str(self.const[lane])
+            return str(self.const[lane]), False
         code = self.swizzle >> (4 - 2 * lane) & 3
         if code == 3:
-            return str(alu.SWIZZLE_CONSTANT)
+            return str(alu.SWIZZLE_CONSTANT), False
         j = _ORDER[lane][code]
         v = self.raw(j)
-        if self.sign >> (2 - j) & 1:
-            v = f"(-{v} & {M})"
+        neg = bool(self.sign >> (2 - j) & 1)
         if self.right_scale:
-            v = f"sra({v})"
-        return v
+            return f"sra({f'(-{v} & {M})' if neg else v})", False
+        return v, neg
+
+    def lane(self, lane: int) -> str:
+        v, neg = self.parts(lane)
+        return f"(-{v} & {M})" if neg else v
 
 
 def _add(base: str, k: int) -> str:
@@ -76,11 +81,15 @@ def _operands(word: int, out: list[str], tag: str) -> tuple[_Operand, _Operand, 
     """SRC1, SRC0 and the destination base expression (row*3) of one instruction."""
     f = alu.fields(word)
     rs1 = alu.src1_right_scale(word)
-    off = "(r[9] & 255)"
-    idx = "(r[11] & 255)"
+    off = "o"
+    idx = "ix"
 
     def dyn(name: str, expr: str) -> str:
-        out.append(f"    {name}{tag} = (({expr}) & 255) * 3")
+        if name == "d":
+            out.append(f"    e{tag} = ({expr}) & 255")
+            out.append(f"    d{tag} = e{tag} * 3")
+        else:
+            out.append(f"    {name}{tag} = (({expr}) & 255) * 3")
         return f"{name}{tag}"
 
     if not f.imm:
@@ -110,12 +119,22 @@ def _operands(word: int, out: list[str], tag: str) -> tuple[_Operand, _Operand, 
     return src1, _Operand(base=dyn("t", f"{f.addr0} + {off}")), dyn("d", f"{f.dst} + {off}")
 
 
+def _add_expr(a: tuple[str, bool], b: tuple[str, bool]) -> str:
+    """``a + b`` modulo 2**32, folding the sign modifiers into the addition."""
+    (x, nx), (y, ny) = a, b
+    if nx and ny:
+        return f"(-{x} - {y}) & {M}"
+    if nx:
+        return f"({y} - {x}) & {M}"
+    return f"({x} - {y}) & {M}" if ny else f"({x} + {y}) & {M}"
+
+
 def _result(word: int, a: _Operand, b: _Operand, out: list[str], tag: str
             ) -> list[str] | None:
     """Lines computing the result; returns the three lane expressions (None: no result)."""
     op = word >> 48 & 7
     if op == alu.OP_ADD:
-        return [f"({a.lane(i)} + {b.lane(i)}) & {M}" for i in range(3)]
+        return [_add_expr(a.parts(i), b.parts(i)) for i in range(3)]
     if op == alu.OP_LOGIC:
         sel = word >> 59 & 3
         if sel == 0:
@@ -157,13 +176,19 @@ def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str]) 
     we = word >> 42 & 7
     lanes = [i for i in range(3) if we >> (2 - i) & 1]
     if res is not None and (branch or lanes):
-        out.append(f"    x{tag}, y{tag}, z{tag} = {res[0]}, {res[1]}, {res[2]}")
-        names = [f"x{tag}", f"y{tag}", f"z{tag}"]
+        if branch:
+            out.append(f"    x{tag}, y{tag}, z{tag} = {res[0]}, {res[1]}, {res[2]}")
+            res = [f"x{tag}", f"y{tag}", f"z{tag}"]
         if lanes:
             targets = ", ".join(f"r[{_add(d, i)}]" for i in lanes)
-            vals = ", ".join(names[i] for i in lanes)
+            vals = ", ".join(res[i] for i in lanes)
             out.append(f"    {targets} = {vals}")
-            out.append("    " + " = ".join(f"w[{_add(d, i)}]" for i in lanes) + " = 1")
+            row = str(int(d) // 3) if d.isdigit() else f"e{tag}"
+            out.append(f"    w[{row}] |= {we}")
+            if row == "3" or not row.isdigit():
+                # the frame OFFSET (R3.x) and INDEX (R3.z) may have changed
+                reload = "    o = r[9] & 255; ix = r[11] & 255"
+                out.append(reload if row == "3" else f"    if e{tag} == 3:\n    {reload}")
     op = word >> 48 & 7
     if op == alu.OP_DIV and "div-reissue" in quirks:
         out.append(f"    return {pc}")
@@ -213,6 +238,8 @@ def compile_block(fetch: Callable[[int], int], pc: int, max_len: int,
         if ended:
             break
         p = (p + 1) & 0xFFFF
+    if any(re.search(r"\b(o|ix)\b", line) for line in out[1:]):
+        out.insert(1, "    o = r[9] & 255; ix = r[11] & 255")
     return _build(out), n, branch
 
 

@@ -13,7 +13,7 @@ at an instruction with the EOF bit (that instruction is not executed). The VP is
 when thread 0 and (if multithreading is on) thread 1 have stopped.
 
 For speed the register file lives in a flat Python list ``r`` (row * 3 + lane) while the
-simulator runs, with a parallel ``bytearray`` of written-lane flags (lanes never written are
+simulator runs, with a ``bytearray`` of written-lane bits per row (lanes never written are
 what the RTL dumps as ``x``); :attr:`VectorProcessor.registers` returns it as a (256, 3)
 ``uint32`` array. Straight-line code is compiled once into Python functions by
 :mod:`.jit`; :meth:`VectorProcessor.step_reference` is the plain one-instruction
@@ -47,7 +47,7 @@ class VectorProcessor:
         self.imem = np.zeros(IMEM_SIZE, dtype=np.uint64)
         self._imem: dict[int, int] = {}  # sparse mirror used by the compiler
         self.r = [0] * (RF_ROWS * 3)
-        self.w = bytearray(RF_ROWS * 3)
+        self.w = bytearray(RF_ROWS)  # lanes written since reset, per row (x=4, y=2, z=1)
         self.omem = np.zeros(omem_size, dtype=np.uint32)
         self.omem_written = np.zeros(omem_size, dtype=bool)
         self.tmem = tmem if tmem is not None else TMem()
@@ -64,7 +64,7 @@ class VectorProcessor:
         self.omwrites = 0
         self.reissue = "reissue-after-branch" in self.quirks
         self.after_branch = [False, False]  # the next instruction is re-issued (quirk)
-        self._blocks: dict[int, tuple[BlockFn, int, bool] | None] = {}
+        self._blocks: dict[int, tuple[BlockFn, int, int] | None] = {}
         self._turn = 0
 
     # ---------------------------------------------------------------- memories
@@ -89,7 +89,7 @@ class VectorProcessor:
         for i in range(3):
             if we >> (2 - i) & 1:
                 self.r[base + i] = lanes[i] & alu.MASK32
-                self.w[base + i] = 1
+        self.w[row & 0xFF] |= we & 7
 
     def read_row(self, row: int) -> tuple[int, int, int]:
         base = (row & 0xFF) * 3
@@ -103,7 +103,8 @@ class VectorProcessor:
     @property
     def written(self) -> np.ndarray:
         """(256, 3) bool: lanes written since reset (the others are undefined in the RTL)."""
-        return np.frombuffer(bytes(self.w), dtype=np.uint8).astype(bool).reshape(RF_ROWS, 3)
+        bits = np.frombuffer(bytes(self.w), dtype=np.uint8)
+        return np.stack([bits & 4 != 0, bits & 2 != 0, bits & 1 != 0], axis=1)
 
     def omwrite(self, a0: int, a1: int, a2: int, d0: int, d1: int, d2: int) -> None:
         """OMWRITE: OMEM[SRC1.x] = SRC0.x, then y, then z (out-of-range addresses dropped)."""
@@ -144,42 +145,57 @@ class VectorProcessor:
             return False
         return not self.stopped[0] or (self.multithreaded and not self.stopped[1])
 
-    def _block(self, pc: int, single: bool, reissue: bool) -> tuple[BlockFn, int, bool] | None:
+    def _block(self, pc: int, single: bool, reissue: bool) -> tuple[BlockFn, int, int] | None:
+        """The compiled block at ``pc``: (function, length, 1 if the next instruction is to
+        be re-issued); None at an EOF word."""
         key = pc | (single << 16) | (reissue << 17)
         try:
             return self._blocks[key]
         except KeyError:
             blk = compile_block(self.fetch, pc, 1 if single else BLOCK_LEN, self.quirks,
                                 reissue)
-            self._blocks[key] = blk
-            return blk
+            entry = None if blk is None else (blk[0], blk[1], int(blk[2] and self.reissue))
+            self._blocks[key] = entry
+            return entry
 
     def run(self, budget: int) -> int:
         """Execute up to about ``budget`` instructions; returns how many were executed."""
+        if not self.enabled:
+            return 0
         r, w = self.r, self.w
-        reissue = self.reissue
+        blocks = self._blocks
         n = 0
-        while n < budget and self.enabled:
-            if not r[R2Z] & 1:
-                if self.stopped[0]:
-                    break
-                pc = self.pc[0]
-                blk = self._block(pc, False, self.after_branch[0])
-                if blk is None:
-                    self.stopped[0] = True
-                    break
-                self.pc[0] = blk[0](r, w, self)
-                n += blk[1]
-                self.after_branch[0] = reissue and blk[2]
-                if r[R2Z] & 1:  # multithreading switched on: thread 1 starts
-                    self._reset_thread1()
-            else:
+        while n < budget:
+            if r[R2Z] & 1:
                 done = self._step_mt()
                 if done is None:
                     break
                 n += done
                 if not r[R2Z] & 1:  # switched off: thread 1 is held in reset
                     self._reset_thread1()
+                continue
+            if self.stopped[0]:
+                break
+            pc = self.pc[0]
+            key = pc | self.after_branch[0] << 17
+            while n < budget:  # thread 0 alone: the fast path
+                blk = blocks.get(key)
+                if blk is None:
+                    blk = self._block(key & 0xFFFF, False, bool(key >> 17))
+                    if blk is None:
+                        self.stopped[0] = True
+                        break
+                pc = blk[0](r, w, self)
+                n += blk[1]
+                key = pc | blk[2] << 17
+                if r[R2Z] & 1:
+                    break
+            self.pc[0] = pc
+            self.after_branch[0] = bool(key >> 17)
+            if self.stopped[0]:
+                break
+            if r[R2Z] & 1:  # multithreading switched on: thread 1 starts
+                self._reset_thread1()
         self.instructions += n
         return n
 
@@ -197,7 +213,7 @@ class VectorProcessor:
                     self.stopped[0] = True
                 else:
                     self.pc[0] = blk[0](self.r, self.w, self)
-                    self.after_branch[0] = self.reissue and blk[2]
+                    self.after_branch[0] = bool(blk[2])
                     done = blk[1]
                     if self.r[R2Z] & 1:
                         self._reset_thread1()
@@ -223,7 +239,7 @@ class VectorProcessor:
                 self.stopped[t] = True
                 continue
             self.pc[t] = blk[0](self.r, self.w, self)
-            self.after_branch[t] = self.reissue and blk[2]
+            self.after_branch[t] = bool(blk[2])
             return blk[1]
         return None
 
