@@ -1,21 +1,28 @@
 """Matrix-unit emulation speed at HiFi4 (prints figures; not a test).
 
-    python benchmarks/tensix_matmul.py [--tiles N]
+    python benchmarks/tensix_matmul.py [--tiles N] [--inst-tiles N]
 
 A 32x32x32 tile at HiFi4 is 4 fidelity phases x 16 MVMULs. Figures:
 
 * instruction path: ``fpu.mvmul`` on the register files, one MVMUL at a time, as the
-  coprocessor model issues them (MVMULs/s and tiles/s);
-* batched kernel: ``fpu.mvmul_kernel`` over many tiles at once (per phase: two dependent steps
-  of 8 independent 8x16 blocks per tile), the bit-exact arithmetic without per-call overhead;
+  coprocessor model issues them (MVMULs/s and tiles/s): compiled (numba) and numpy;
+* batched kernel: many tiles per call (per phase: two dependent steps of 8 independent 8x16
+  blocks per tile), ``fpu.mvmul_batch`` (compiled) and ``fpu.mvmul_kernel`` (numpy), the
+  bit-exact arithmetic without per-instruction overhead;
 * plain numpy: float32 ``@`` of the same tiles, one at a time and as one batched ``matmul``.
+
+Times are the best of a few repeats, as wall-clock time and as this process's CPU time. When
+other jobs share the cores the wall-clock figures swell; the CPU-time ones much less, and the
+ratios are computed from those. The load average is printed with the figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -30,13 +37,15 @@ SEQUENCE = [  # (srcb_row, srca_row, dst_row): C = X @ Y with 16x16 faces stacke
 ]
 
 
-def _best(fn: Callable[[], object], repeat: int = 3) -> float:
-    best = float("inf")
+def _best(fn: Callable[[], object], repeat: int = 3) -> tuple[float, float]:
+    """(wall, cpu) seconds of the fastest of ``repeat`` runs (each minimised separately)."""
+    wall = cpu = float("inf")
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+        wall = min(wall, time.perf_counter() - t)
+        cpu = min(cpu, time.process_time() - c)
+    return wall, cpu
 
 
 def _faces(m: np.ndarray) -> np.ndarray:
@@ -61,13 +70,15 @@ def instruction_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.stack(out)
 
 
-def batched_kernel(x: np.ndarray, y: np.ndarray, chunk: int = 16) -> np.ndarray:
+def batched_kernel(x: np.ndarray, y: np.ndarray, kernel: Callable[..., np.ndarray],
+                   chunk: int = 16) -> np.ndarray:
     """All tiles, ``chunk`` at a time (to stay in cache); Dst (tiles, 64, 16) FP32 bits."""
-    return np.concatenate([_kernel_chunk(x[i:i + chunk], y[i:i + chunk])
+    return np.concatenate([_kernel_chunk(x[i:i + chunk], y[i:i + chunk], kernel)
                            for i in range(0, len(x), chunk)])
 
 
-def _kernel_chunk(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _kernel_chunk(x: np.ndarray, y: np.ndarray, kernel: Callable[..., np.ndarray]
+                  ) -> np.ndarray:
     a = fpu.mask_operand(F.src_to_logical(F.values_to_src(_faces(y), "bf16")), 5, False)
     b = fpu.mask_operand(F.src_to_logical(F.values_to_src(_faces(x), "bf16")), 5, False)
     n = len(x)
@@ -78,39 +89,82 @@ def _kernel_chunk(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             a_blk = np.stack([a[:, ar:ar + 16] for _, ar, _ in steps], axis=1)
             b_blk = np.stack([b[:, br:br + 8] for br, _, _ in steps], axis=1)
             rows = np.array([dr for _, _, dr in steps])[:, None] + np.arange(8)
-            out = fpu.mvmul_kernel(a_blk, b_blk, dst[:, rows], phase, True, True)
-            dst[:, rows] = out
+            dst[:, rows] = kernel(a_blk, b_blk, dst[:, rows], phase, True, True)
     return dst
+
+
+def _jit_status() -> str:
+    try:
+        import numba
+    except ImportError:
+        return "numba not installed: the compiled figures below are the numpy path"
+    cache = Path(fpu.__file__).parent / "__pycache__"
+    cached = any(cache.glob("fpu.*.nbi")) if cache.is_dir() else False
+    t, c = time.perf_counter(), time.process_time()
+    fpu.mvmul(Dst(), SrcRegs(), SrcRegs(), srca_row=0, srcb_row=0, dst_row=0, phase=0,
+              cfg=fpu.MathConfig(fp32_dst=True))
+    fpu.mvmul_batch(np.zeros((1, 16, 16), np.int64), np.zeros((1, 8, 16), np.int64),
+                    np.zeros((1, 8, 16), np.int64), 0, True, True)
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    how = "loaded from numba's cache" if cached else "compiled (no cache yet)"
+    return (f"numba {numba.__version__}: kernels {how} in {wall:.2f} s wall, {cpu:.2f} s CPU "
+            f"(incl. import numba)")
+
+
+def _line(name: str, wall: float, cpu: float, per_tile_mvmuls: int = 64) -> str:
+    return (f"  {name:28s}: {per_tile_mvmuls / cpu:9.0f} MVMULs/s {1 / cpu:9.1f} tiles/s "
+            f"{cpu * 1e6:9.0f} us/tile CPU ({wall * 1e6:.0f} us wall)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tiles", type=int, default=256, help="tiles for the batched figures")
+    ap.add_argument("--inst-tiles", type=int, default=32,
+                    help="tiles for the compiled instruction path (the numpy one runs 1/8)")
     args = ap.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(_jit_status())
     rng = np.random.default_rng(0)
-    n_inst = 8
     x = rng.standard_normal((args.tiles, 32, 32)).astype(ml_dtypes.bfloat16)
     y = rng.standard_normal((args.tiles, 32, 32)).astype(ml_dtypes.bfloat16)
     xf, yf = x.astype(np.float32), y.astype(np.float32)
 
-    same = instruction_path(x[:2], y[:2]) == batched_kernel(x[:2], y[:2])
-    assert same.all(), "the batched kernel must compute what the instructions compute"
-    t_inst = _best(lambda: instruction_path(x[:n_inst], y[:n_inst]), repeat=2) / n_inst
-    t_batch = _best(lambda: batched_kernel(x, y), repeat=2) / args.tiles
-    t_np_one = _best(lambda: [a @ b for a, b in zip(xf, yf, strict=True)]) / args.tiles
-    t_np_batch = _best(lambda: np.matmul(xf, yf)) / args.tiles
+    ref = batched_kernel(x[:2], y[:2], fpu.mvmul_kernel)
+    for jit in (True, False):
+        fpu.USE_JIT = jit
+        same = (instruction_path(x[:2], y[:2]) == ref).all()
+        same &= (batched_kernel(x[:2], y[:2], fpu.mvmul_batch) == ref).all()
+        assert same, "every path must compute what the numpy kernel computes"
+    n_inst = min(args.inst_tiles, args.tiles)
+    n_slow = max(1, n_inst // 8)
+    fpu.USE_JIT = True
+    inst = _best(lambda: instruction_path(x[:n_inst], y[:n_inst]), repeat=3)
+    batch = _best(lambda: batched_kernel(x, y, fpu.mvmul_batch), repeat=3)
+    fpu.USE_JIT = False
+    inst_np = _best(lambda: instruction_path(x[:n_slow], y[:n_slow]), repeat=2)
+    batch_np = _best(lambda: batched_kernel(x[:64], y[:64], fpu.mvmul_kernel), repeat=2)
+    fpu.USE_JIT = True
+    np_one = _best(lambda: [a @ b for a, b in zip(xf, yf, strict=True)])
+    np_batch = _best(lambda: np.matmul(xf, yf))
 
+    per_tile = {
+        "instruction path, compiled": tuple(t / n_inst for t in inst),
+        "instruction path, numpy": tuple(t / n_slow for t in inst_np),
+        "batched kernel, compiled": tuple(t / args.tiles for t in batch),
+        "batched kernel, numpy": tuple(t / min(64, args.tiles) for t in batch_np),
+    }
+    one = tuple(t / args.tiles for t in np_one)
+    many = tuple(t / args.tiles for t in np_batch)
     print("Tensix matrix unit, BF16 x BF16 -> FP32 Dst, HiFi4 (4 phases x 16 MVMULs per tile)")
-    print(f"  instruction path : {64 / t_inst:10.0f} MVMULs/s  {1 / t_inst:10.1f} tiles/s "
-          f"({t_inst * 1e3:.2f} ms/tile)")
-    print(f"  batched kernel   : {64 / t_batch:10.0f} MVMULs/s  {1 / t_batch:10.1f} tiles/s "
-          f"({t_batch * 1e6:.0f} us/tile, {args.tiles} tiles)")
-    print(f"  numpy float32 @  : {1 / t_np_one:10.0f} tiles/s one at a time, "
-          f"{1 / t_np_batch:.0f} tiles/s batched")
-    print(f"  ratio to numpy (one tile at a time): instruction path {t_inst / t_np_one:.0f}x, "
-          f"batched kernel {t_batch / t_np_one:.0f}x (target 20x)")
-    print(f"  ratio to numpy (batched matmul)    : instruction path {t_inst / t_np_batch:.0f}x, "
-          f"batched kernel {t_batch / t_np_batch:.0f}x")
+    for name, (wall, cpu) in per_tile.items():
+        print(_line(name, wall, cpu))
+    print(f"  numpy float32 @             : {1 / one[1]:9.0f} tiles/s one at a time "
+          f"({one[1] * 1e6:.2f} us/tile CPU), {1 / many[1]:.0f} tiles/s batched "
+          f"({many[1] * 1e6:.2f} us/tile)")
+    print("  ratio to numpy, CPU time     : one tile at a time / one batched matmul "
+          "(target: within 20x)")
+    for name, (_, cpu) in per_tile.items():
+        print(f"    {name:26s} : {cpu / one[1]:8.0f}x / {cpu / many[1]:8.0f}x")
 
 
 if __name__ == "__main__":

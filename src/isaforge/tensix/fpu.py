@@ -39,6 +39,7 @@ Arithmetic (the model of the official simulator, which the oracle vectors in
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -471,86 +472,124 @@ def _k_write_frame(bits: np.ndarray, p: int, col: int, f: int, mode: int) -> Non
 
 
 _K_ZERO = -(1 << 20)  # exponent marking a zero operand in the compiled kernels
+_P2 = 1000  # _POW2[_P2 + k] = 2.0 ** k
+#: Powers of two for the compiled kernels (exact scale factors, no per-element shifts).
+_POW2 = np.ldexp(1.0, np.arange(-_P2, _P2 + 1))
+
+
+def _k_operand(v: int, low_bits: bool, for_a: bool, pow2: np.ndarray) -> tuple[float, int]:
+    """A masked logical Src value -> (signed mantissa slice of the fidelity phase x
+    2**exponent, exactly, as a float; exponent, :data:`_K_ZERO` for a zero operand)."""
+    e = (v >> 10) & 0xFF
+    if e == 0:
+        return 0.0, _K_ZERO
+    big = (v & 0x3FF) | 0x400
+    if for_a:
+        m = ((big >> 1) & 31) if low_bits else (big >> 6)
+    else:
+        m = ((big & 15) << 3) if low_bits else (big >> 4)
+    f = m * pow2[_P2 + e]
+    return (-f if (v >> 18) & 1 else f), e
 
 
 def _k_decode(cells: np.ndarray, bank: int, row0: int, step: int, n: int, mask: int,
-              low_bits: bool, for_a: bool, sgn: np.ndarray, exp: np.ndarray,
-              mag: np.ndarray) -> None:
-    """Rows ``row0 + k * step`` (k < n, wrapping at 64) of a Src bank -> per cell the sign,
-    exponent (:data:`_K_ZERO` for a zero operand) and the fidelity phase's mantissa slice
-    (0 for zeros)."""
+              low_bits: bool, for_a: bool, f: np.ndarray, exp: np.ndarray,
+              pow2: np.ndarray) -> None:
+    """Rows ``row0 + k * step`` (k < n, wrapping at 64) of a Src bank -> :func:`_k_operand`
+    of each cell, into ``f[k, c]`` and ``exp[k, c]``."""
     for k in range(n):
         row = (row0 + k * step) & 0x3F
         for c in range(16):
             cell = np.int64(cells[bank, row, c])
             v = ((cell & 0x40000) | ((cell & 0xFF) << 10) | ((cell >> 8) & 0x3FF)) & mask
-            e = (v >> 10) & 0xFF
-            big = (v & 0x3FF) | 0x400
-            if for_a:
-                m = ((big >> 1) & 31) if low_bits else (big >> 6)
-            else:
-                m = ((big & 15) << 3) if low_bits else (big >> 4)
-            sgn[k, c] = v >> 18
-            exp[k, c] = e if e != 0 else _K_ZERO
-            mag[k, c] = m if e != 0 else 0
+            f[k, c], exp[k, c] = _k_operand(v, low_bits, for_a, pow2)
+
+
+def _k_mvmul_core(fa: np.ndarray, ea: np.ndarray, fb: np.ndarray, eb: np.ndarray, n: int,
+                  prior: np.ndarray, out: np.ndarray, adj: int, fp32_acc: bool, exp8: bool,
+                  top: np.ndarray, scale: np.ndarray, tot: np.ndarray, pow2: np.ndarray
+                  ) -> None:
+    """``out[k, c]`` (k < n) = ``prior[k, c]`` + the two 8-product groups of row k of B and
+    column c of A (operands from :func:`_k_operand`), in the FP32 frame.
+
+    As in :func:`mvmul_kernel`: a group's exponent is the largest of its 8 product exponents
+    (a zero product votes with ``max(adj, 0)``); each product, an exact float
+    ``+-m * 2**(eA + eB)``, is scaled by ``2**-top`` (exact) and rounded half away from zero
+    (``trunc(x + copysign(0.5, x))``, exact for these magnitudes). The loops over the 16
+    columns are the vectorised ones."""
+    zx = max(adj, 0) - adj  # a zero product's exponent, in eA + eB units
+    for k in range(n):
+        for g in range(2):
+            for c in range(16):
+                top[g, c] = _K_ZERO
+                tot[g, c] = 0.0
+            for j in range(8):
+                i = 8 * g + j
+                ebi = eb[k, i]
+                for c in range(16):
+                    x = ea[i, c] + ebi
+                    top[g, c] = max(top[g, c], x if x > _K_ZERO // 2 else zx)
+            for c in range(16):
+                scale[g, c] = pow2[_P2 - top[g, c]]
+            for j in range(8):
+                i = 8 * g + j
+                fbi = fb[k, i]
+                for c in range(16):
+                    x = fa[i, c] * fbi * scale[g, c]
+                    tot[g, c] += np.trunc(x + math.copysign(0.5, x))
+        for c in range(16):
+            e0, e1 = top[0, c] + adj, top[1, c] + adj
+            t0, t1 = np.int64(tot[0, c]), np.int64(tot[1, c])
+            if e0 <= 0:  # a group whose exponent is not positive is +0
+                e0, t0 = 0, 0
+            if e1 <= 0:
+                e1, t1 = 0, 0
+            out[k, c] = _k_accumulate(1 if t0 < 0 else 0, e0, abs(t0) << 13,
+                                      1 if t1 < 0 else 0, e1, abs(t1) << 13, prior[k, c],
+                                      fp32_acc, exp8)
 
 
 def _k_mvmul(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
              dst_base: int, dst_step: int, n: int, a_cells: np.ndarray, a_bank: int,
              a_row0: int, b_cells: np.ndarray, b_bank: int, b_row0: int, b_step: int,
              a_mask: int, b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool,
-             scratch: np.ndarray) -> None:
+             scratch: np.ndarray, fscratch: np.ndarray, pow2: np.ndarray) -> None:
     """MVMUL / GAPOOL: Dst view rows ``dst_base + k * dst_step`` (k < n) += SrcB rows
-    ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15``, one fidelity phase.
-
-    The inner loops run over the 16 columns (SrcA row layout), which the compiler turns into
-    vector instructions: per group, the largest product exponent, then each product aligned
-    to it with ties away from zero and summed."""
-    sa, ea, ma = scratch[0], scratch[1], scratch[2]  # (16, 16) views: no allocation
-    sb, eb, mb = scratch[3, :n], scratch[4, :n], scratch[5, :n]
-    out, pe, top, tot = scratch[6, :n], scratch[7, :8], scratch[8, :2], scratch[8, 2:4]
-    _k_decode(a_cells, a_bank, a_row0, 1, 16, a_mask, (phase & 1) != 0, True, sa, ea, ma)
-    _k_decode(b_cells, b_bank, b_row0, b_step, n, b_mask, (phase & 2) != 0, False, sb, eb, mb)
-    zexp = max(adj, 0)  # a product with a zero operand: +0 with this exponent, still votes
+    ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15``, one fidelity phase."""
+    ea, eb, top = scratch[0], scratch[1, :n], scratch[2, :2]  # views: no allocation
+    prior, out = scratch[3, :n], scratch[4, :n]
+    fa, fb, scale, tot = fscratch[0], fscratch[1, :n], fscratch[2, :2], fscratch[2, 2:4]
+    _k_decode(a_cells, a_bank, a_row0, 1, 16, a_mask, (phase & 1) != 0, True, fa, ea, pow2)
+    _k_decode(b_cells, b_bank, b_row0, b_step, n, b_mask, (phase & 2) != 0, False, fb, eb,
+              pow2)
     for k in range(n):
-        for g in range(2):
-            for c in range(16):
-                top[g, c] = -(1 << 40)
-                tot[g, c] = 0
-            for j in range(8):
-                i = 8 * g + j
-                ebi = eb[k, i] + adj
-                for c in range(16):
-                    x = ea[i, c] + ebi
-                    x = x if x > _K_ZERO // 2 else zexp
-                    pe[j, c] = x
-                    top[g, c] = max(top[g, c], x)
-            for j in range(8):
-                i = 8 * g + j
-                mbi = mb[k, i] << 1
-                sbi = sb[k, i]
-                for c in range(16):
-                    d = min(top[g, c] - pe[j, c], 62)
-                    r = (ma[i, c] * mbi + (1 << d)) >> (d + 1)
-                    neg = -(sa[i, c] ^ sbi)  # 0 or -1
-                    tot[g, c] += (r ^ neg) - neg
+        p = table[(dst_base + k * dst_step) & 0x3FF]
         for c in range(16):
-            t0, t1 = tot[0, c], tot[1, c]
-            e0, e1 = top[0, c], top[1, c]
-            if e0 <= 0:
-                e0, t0 = 0, 0
-            if e1 <= 0:
-                e1, t1 = 0, 0
-            prior = _k_read_frame(bits, valid, table[(dst_base + k * dst_step) & 0x3FF], c,
-                                  mode)
-            out[k, c] = _k_accumulate(1 if t0 < 0 else 0, e0, abs(t0) << 13,
-                                      1 if t1 < 0 else 0, e1, abs(t1) << 13, prior,
-                                      fp32_acc, exp8)
+            prior[k, c] = _k_read_frame(bits, valid, p, c, mode)
+    _k_mvmul_core(fa, ea, fb, eb, n, prior, out, adj, fp32_acc, exp8, top, scale, tot, pow2)
     for k in range(n):
         p = table[(dst_base + k * dst_step) & 0x3FF]
         for c in range(16):
             _k_write_frame(bits, p, c, out[k, c], mode)
         valid[p] = True
+
+
+def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarray,
+                   phase: int, adj: int, fp32_acc: bool, exp8: bool, scratch: np.ndarray,
+                   fscratch: np.ndarray, pow2: np.ndarray) -> None:
+    """:func:`mvmul_kernel` on ``(N, 16, 16)`` / ``(N, R, 16)`` int64 arrays into ``out``."""
+    n = b.shape[1]
+    ea, eb, top = scratch[0], scratch[1, :n], scratch[2, :2]
+    fa, fb, scale, tot = fscratch[0], fscratch[1, :n], fscratch[2, :2], fscratch[2, 2:4]
+    for t in range(a.shape[0]):
+        for i in range(16):
+            for c in range(16):
+                fa[i, c], ea[i, c] = _k_operand(a[t, i, c], (phase & 1) != 0, True, pow2)
+        for k in range(n):
+            for i in range(16):
+                fb[k, i], eb[k, i] = _k_operand(b[t, k, i], (phase & 2) != 0, False, pow2)
+        _k_mvmul_core(fa, ea, fb, eb, n, dst[t], out[t], adj, fp32_acc, exp8, top, scale,
+                      tot, pow2)
 
 
 def _k_logical(cells: np.ndarray, bank: int, row: int, col: int, mask: int) -> int:
@@ -623,9 +662,10 @@ _ELW_OPS = {"add": 0, "sub": 1, "mul": 2}
 
 #: Work space of the compiled kernels (they run one at a time: the GIL is held).
 _SCRATCH = np.zeros((9, 16, 16), dtype=np.int64)
+_FSCRATCH = np.zeros((3, 16, 16), dtype=np.float64)
 
-_KERNELS = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_decode", "_k_logical",
-            "_k_mvmul", "_k_elw")
+_KERNELS = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_operand", "_k_decode",
+            "_k_mvmul_core", "_k_mvmul", "_k_mvmul_batch", "_k_logical", "_k_elw")
 
 
 def _jit() -> tuple | None:
@@ -643,7 +683,7 @@ def _jit() -> tuple | None:
         g = globals()
         for name in _KERNELS:
             g[name] = numba.njit(cache=True)(g[name])
-        _JIT_STATE["kernels"] = (g["_k_mvmul"], g["_k_elw"])
+        _JIT_STATE["kernels"] = (g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"])
     return _JIT_STATE["kernels"]  # type: ignore[return-value]
 
 
@@ -680,6 +720,32 @@ def _fast_cfg(cfg: MathConfig) -> _FastCfg | None:
                             tuple(exp_adjust(is32, ph, exp8) for ph in range(4)))
         _FAST_CFG[cfg] = fast
     return fast
+
+
+def mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, phase: int,
+                fp32_dst: bool, exp8: bool) -> np.ndarray:
+    """:func:`mvmul_kernel` compiled, for many blocks at once: the same arguments (``a``:
+    ``(..., 16, 16)``, ``b`` and ``dst``: ``(..., R, 16)``, batch dimensions broadcast) and
+    the same result, bit for bit (uint32 FP32-frame bits). Falls back to
+    :func:`mvmul_kernel` when numba is missing or :data:`USE_JIT` is off."""
+    kernels = _jit()
+    if kernels is None:
+        return mvmul_kernel(a, b, dst, phase, fp32_dst, exp8)
+    a, b, dst = (np.asarray(x).astype(I64, copy=False) for x in (a, b, dst))
+    if a.ndim < 2 or a.shape[-2:] != (16, 16) or b.ndim < 2 or b.shape[-1] != 16 \
+            or dst.shape[-2:] != b.shape[-2:]:
+        raise FpuError(f"mvmul_batch wants a (..., 16, 16), b and dst (..., R, 16); got "
+                       f"{a.shape}, {b.shape}, {dst.shape}")
+    rows = b.shape[-2]
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], dst.shape[:-2])
+    flat = [np.ascontiguousarray(np.broadcast_to(x, batch + x.shape[-2:]).reshape(
+        (-1,) + x.shape[-2:])) for x in (a, b, dst)]
+    out = np.empty_like(flat[2])
+    scratch = np.empty((3, max(rows, 16), 16), dtype=I64)
+    fscratch = np.empty((3, max(rows, 16), 16), dtype=np.float64)
+    kernels[2](flat[0], flat[1], flat[2], out, phase & 3, exp_adjust(fp32_dst, phase, exp8),
+               bool(fp32_dst), bool(exp8), scratch, fscratch, _POW2)
+    return out.reshape(batch + (rows, 16)).astype(np.uint32)
 
 
 # --------------------------------------------------------------------------------------------
@@ -761,7 +827,7 @@ def mvmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: in
         kernels[0](dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, base, step, n,
                    srca.cells, srca.matrix_bank, srca_row & 0x38, srcb.cells,
                    srcb.matrix_bank, b_row, b_step, fast.a_mask, fast.b_mask, phase & 3,
-                   fast.adj[phase & 3], fast.is32, fast.exp8, _SCRATCH)
+                   fast.adj[phase & 3], fast.is32, fast.exp8, _SCRATCH, _FSCRATCH, _POW2)
         return
     if bcast_srcb_row:
         base = dst_row & (0x400 - 7)
@@ -786,7 +852,7 @@ def gapool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: i
         kernels[0](dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, dst_row & 0x3FC,
                    1, 4, srca.cells, srca.matrix_bank, srca_row & 0x30, srcb.cells,
                    srcb.matrix_bank, srcb_row & 0x38, 1, fast.a_mask, fast.b_mask, phase & 3,
-                   fast.adj[phase & 3], fast.is32, fast.exp8, _SCRATCH)
+                   fast.adj[phase & 3], fast.is32, fast.exp8, _SCRATCH, _FSCRATCH, _POW2)
         return
     dst_rows = ((dst_row & 0x3FC) + np.arange(4)) & 0x3FF
     b_rows = (srcb_row & 0x38) + np.arange(4)
