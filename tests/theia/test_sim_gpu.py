@@ -236,3 +236,16 @@ def test_cli_bad_inputs(tmp_path: Path) -> None:
     assert r.exit_code == 1 and "bad.config:1:1: error" in r.output
     r = runner.invoke(main, ["theia", "run", str(tmp_path), "--rtl-quirk", "nonsense"])
     assert r.exit_code == 2
+
+
+def test_two_hardware_threads_both_run() -> None:
+    from isaforge.theia.loader import load_program
+
+    prog = load_program(refdata("theia", "regressions", "test_multihtread1"))
+    gpu = theia.Gpu(cores=4)
+    gpu.load(prog.code, prog.control, prog.tmem)
+    gpu.run()
+    assert gpu.register(2, 66) == (0xACED,) * 3  # thread 0's verdict
+    assert gpu.register(2, 67) == (0xACED,) * 3  # thread 1's verdict
+    assert gpu.register(2, 131) == (10, 11, 12)  # thread 1's 'b = a + i' after its loop
+    assert gpu.register(2, 2)[2] == 0  # the thread switched multithreading off at its end
