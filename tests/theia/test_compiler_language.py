@@ -355,3 +355,56 @@ def test_several_programs_like_the_driver(tmp_path: Path) -> None:
         f"#define  TWO_THREADS_SIZE ({two.size}<<20)\n#define  TWO_THREADS_OFFSET {one.size}\n")
     assert (tmp_path / "instructions.mem").read_text() == "\n" + one.mem + two.mem
     assert (tmp_path / "code.mem").read_text() == two.mem  # the last program's
+
+
+# -- warnings: code compiled as upstream does that does not do what the source says ----------
+
+@pytest.mark.parametrize(("src", "where", "pattern"), [
+    ("vector a, b;\nb = a + 5;\n", (2, 7), r"constant 0x5 in this '\+' is miscompiled"),
+    ("vector a, b;\nb = 7 * a;\n", (2, 7), r"constant 0x7 in this '\*'"),
+    ("vector a;\nif (5 == a) { a = 1; }\n", (2, 11), r"left of a comparison"),
+    ("vector a, i;\nwhile (a < 3) {\n while (i < 3) { i++; }\n a++;\n}\n", (2, 1),
+     r"jumps back to instruction 7"),
+    ("vector arr[3], i, vv;\nvv = arr[i];\n", (2, 1), r"array index is ignored"),
+    ("vector a;\na = scale(R5);\n", (2, 5), r"scale\(\.\.\.\) reads R0"),
+    ("function f(p) { vector q; return q; }\n", (1, 34), r"returns the constant 0x0"),
+    ("function f(p) { return p + p; }\n", (1, 24), r"R\[1 \+ frame offset\]"),
+    ("vector a, b;\nif (a + b == a) {\n b = a;\n}\n", (3, 2), r"emits no instruction"),
+])
+def test_vp_warnings(src: str, where: tuple[int, int], pattern: str) -> None:
+    prog = compile_vp(src, filename="w.vp")
+    assert len(prog.warnings) == 1, prog.warnings
+    assert prog.warnings[0].startswith(f"w.vp:{where[0]}:{where[1]}: warning: ")
+    assert __import__("re").search(pattern, prog.warnings[0])
+
+
+@pytest.mark.parametrize(("src", "pattern"), [
+    ("scalar Rate, a;\na = Rate;\n", r"'Rate' contains a capital R and is read as register R0"),
+    ("scalar a = 16, b;\n", r"initial value of 'a' is 10"),
+    ("scalar a;\na++;\n", r"'\+\+' adds 0"),
+])
+def test_cp_warnings(src: str, pattern: str) -> None:
+    prog = compile_cp(src, filename="w.cp")
+    assert any(__import__("re").search(pattern, w) for w in prog.warnings), prog.warnings
+
+
+def test_the_regressions_that_rely_on_upstream_defects_are_warned_about() -> None:
+    from tests.refdata import refdata
+    path = refdata("theia", "regressions", "test_expressions", "test_expressions.vp")
+    warnings = compile_vp(path.read_text(), filename="t.vp").warnings
+    assert [w.split(": warning: ")[0] for w in warnings] == ["t.vp:12:3", "t.vp:18:3",
+                                                             "t.vp:51:9"]
+
+
+@pytest.mark.parametrize("name", EXAMPLE_VPS)
+def test_example_programs_have_no_warnings(tmp_path: Path, name: str) -> None:
+    assert compile_program(EXAMPLES / name, tmp_path).warnings == []
+
+
+def test_cli_prints_warnings_on_stderr(tmp_path: Path) -> None:
+    (tmp_path / "w.vp").write_text("vector a, b;\nb = a + 5;\nexit;\n")
+    (tmp_path / "w.cp").write_text("exit;\n")
+    r = CliRunner().invoke(main, ["theia", "compile", str(tmp_path / "w.vp"), "-q", "-o",
+                                  str(tmp_path / "o")])
+    assert r.exit_code == 0 and r.stdout == ""
+    assert r.stderr.startswith(f"isaforge: {tmp_path / 'w.vp'}:2:7: warning: ")

@@ -70,6 +70,9 @@ class VpProgram:
     symbols: dict[str, int] = field(default_factory=dict)  # function name -> address
     preprocessed: Preprocessed | None = None
     filename: str = "<input>"
+    # "file:line:col: warning: ..." for code compiled as upstream does but that does not do
+    # what the source says (see the module docstring)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def size(self) -> int:
@@ -95,6 +98,7 @@ class CpProgram:
     listing: str  # cp_code.list
     mem: str  # control_code.mem
     preprocessed: Preprocessed | None = None
+    warnings: list[str] = field(default_factory=list)
 
 
 def _upper(name: str) -> str:
@@ -155,12 +159,17 @@ def _listing(lines: list[str], quoted: list[str], code: Sequence[VpInstr | _cp.C
     return "".join(line + "\n" for line in lines)
 
 
+def _warnings(found: Sequence[tuple[object, str]]) -> list[str]:
+    return [f"{loc}: warning: {msg}" for loc, msg in found]
+
+
 def compile_vp(text: str, filename: str = "<input>",
                include_dirs: Sequence[str | Path] = (),
                headers: Mapping[str, str] | None = None) -> VpProgram:
     """Compile a VP T-Language program (raises CompileError with file:line:col)."""
     pre = preprocess(text, filename, cp=False, include_dirs=include_dirs, headers=headers)
-    code, symbols = _vp.compile_tokens(pre)
+    compiler = _vp.compile_tokens(pre)
+    code, symbols = compiler.code, compiler.symbols
     listing = _listing([LISTING_HEADER], pre.lines, code, symbols, _vp_assembly)
     words = []
     for ins in code:
@@ -171,7 +180,8 @@ def compile_vp(text: str, filename: str = "<input>",
             raise CompileError(f"function definition for '{ins.symbol}' not found",
                                ins.symbol_loc)  # type: ignore[arg-type]
         words.append(ins.word(dest=symbols[ins.symbol]))
-    return VpProgram(words, listing, dict(symbols), pre, filename)
+    return VpProgram(words, listing, dict(symbols), pre, filename,
+                     _warnings(compiler.warnings))
 
 
 def compile_cp(text: str, filename: str = "<input>",
@@ -180,10 +190,12 @@ def compile_cp(text: str, filename: str = "<input>",
     """Compile a CP T-Language program (``#include`` searches ``headers``, then
     ``include_dirs``, the file's folder and the current folder)."""
     pre = preprocess(text, filename, cp=True, include_dirs=include_dirs, headers=headers)
-    code = _cp.compile_tokens(pre)
+    compiler = _cp.compile_tokens(pre)
+    code = compiler.code
     listing = _listing([LISTING_HEADER], pre.lines, code, {}, lambda ins: ins.text())
     mem = "".join(line + "\n" for line in [CP_MEM_HEADER, *(ins.text() for ins in code)])
-    return CpProgram([ins.word() for ins in code], listing, mem, pre)
+    return CpProgram([ins.word() for ins in code], listing, mem, pre,
+                     _warnings(compiler.warnings))
 
 
 @dataclass
@@ -193,6 +205,7 @@ class Outputs:
     files: list[Path]
     vp: VpProgram | None = None
     cp: CpProgram | None = None
+    warnings: list[str] = field(default_factory=list)
 
 
 def _read(path: Path) -> str:
@@ -225,12 +238,14 @@ def compile_program(source: str | Path, out_dir: str | Path = ".",
             (out / name).write_text(data)
             written.append(out / name)
         result.vp = vp
+        result.warnings += vp.warnings
         src = cp_path
     cp = compile_cp(_read(src), str(src), [out, *include_dirs], headers)
     for name, data in (("cp_code.list", cp.listing), ("control_code.mem", cp.mem)):
         (out / name).write_text(data)
         written.append(out / name)
     result.cp = cp
+    result.warnings += cp.warnings
     return result
 
 
@@ -269,6 +284,7 @@ def compile_programs(sources: Sequence[str | Path], out_dir: str | Path = ".",
             if out / name not in result.files:
                 result.files.append(out / name)
         result.vp, result.cp = vp, cp
+        result.warnings += vp.warnings + cp.warnings
     return result
 
 

@@ -16,7 +16,8 @@ from . import compile_programs
                    "and cp_code.list")
 @click.option("-I", "--include", "include_dirs", multiple=True,
               type=click.Path(file_okay=False), help="extra folder searched by #include")
-@click.option("-q", "--quiet", is_flag=True, help="do not list the files written")
+@click.option("-q", "--quiet", is_flag=True,
+              help="do not list the files written (warnings still go to stderr)")
 @guarded
 def compile_cmd(sources: tuple[str, ...], out_dir: str, include_dirs: tuple[str, ...],
                 quiet: bool) -> None:
@@ -27,6 +28,8 @@ def compile_cmd(sources: tuple[str, ...], out_dir: str, include_dirs: tuple[str,
     offset, and their code one after the other in instructions.mem.
     """
     result = compile_programs(sources, out_dir, include_dirs)
+    for warning in result.warnings:
+        click.echo(f"isaforge: {warning}", err=True)
     if quiet:
         return
     if result.vp is not None:

@@ -18,6 +18,7 @@ Extensions: ``if (...) {...} else {...}``; a constant alone as a loop condition.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ...core.errors import SourceLoc
@@ -88,6 +89,12 @@ class CpCompiler:
         self.var_index = VAR_START
         self.temp_index = TEMP_START
         self.depth = 0
+        self.warnings: list[tuple[SourceLoc, str]] = []
+
+    def warn(self, tok: Token, msg: str) -> None:
+        """Note code that upstream generates (and so do we) but that does not do what the
+        program says."""
+        self.warnings.append((self.loc(tok), msg))
 
     # -- tokens --------------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
@@ -121,6 +128,9 @@ class CpCompiler:
     def address(self, name: str, tok: Token) -> int:
         """A value (identifier or temporary ``R<n>``) as a register number."""
         if "R" in name:
+            if not re.fullmatch(r"R[0-9]+", name):
+                self.warn(tok, f"'{name}' contains a capital R and is read as register "
+                               f"R{c_atoi(name[1:])}, as upstream does")
             return c_atoi(name[1:])
         if name not in self.vars:
             raise self.error(f"undefined variable '{name}'", tok)
@@ -241,6 +251,10 @@ class CpCompiler:
             if value is None:
                 continue
             literal = hex_value(value) if i == len(items) - 1 else c_atoi(value)
+            if literal != hex_value(value):
+                self.warn(name, f"the initial value of '{name.text}' is {literal}, read as "
+                                f"decimal from the hex digits '{value}' as upstream does; put "
+                                "it last in the list")
             self.emit(CpInstr(ASSIGN, dest=self.var_index, literal=literal & 0xFFFFFFFF,
                               line=end.line))
 
@@ -273,6 +287,8 @@ class CpCompiler:
             self.next()
             self.next()
             end = self.expect(";", "';'")
+            self.warn(tok, "'++' adds 0 (the 1 is loaded by an ADD, which ignores literals), as "
+                           "upstream compiles it; write x = x + 1")
             temp = self.free_temp(tok)
             self.emit(CpInstr(ADD, dest=temp, literal=1, comment="Storing constant '1'"))
             self.emit(CpInstr(ADD, dest=self.address(name.text, name),
@@ -400,5 +416,8 @@ class CpCompiler:
         self.code[self.branches.pop()].dest = len(self.code)
 
 
-def compile_tokens(pre: Preprocessed) -> list[CpInstr]:
-    return CpCompiler(pre).compile()
+def compile_tokens(pre: Preprocessed) -> CpCompiler:
+    """Compile a preprocessed CP program: ``.code``, ``.warnings``."""
+    c = CpCompiler(pre)
+    c.compile()
+    return c

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .errors import CompileError, LineMap
 
 # kinds whose text the upstream parser keeps as the "current semantic value"
-VALUE_KINDS = frozenset({"DEC", "HEX", "BIN", "-", "X", "Y", "Z", "N", "REG", "ID"})
+VALUE_KINDS = frozenset({"DEC", "HEX", "BIN", "FP", "-", "X", "Y", "Z", "N", "REG", "ID"})
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,8 @@ _IDENT = ("ID", re.compile(r"[a-wA-Z][a-zA-Z0-9_]*"))
 
 VP_RULES = (
     _NUMBERS
+    # the manual's fixed-point literals, 17fp2.5 (an extension: upstream has no such token)
+    + [("FP", re.compile(r"[0-9]+fp[0-9]+(?:\.[0-9]+)?"))]
     + _lit("sqrt", "if", "else", "while", "&", "|", "function", "jmp", "return", "exit",
            "vector", "thread", "start", "(", ")", "{", "}", "-", "==", "!=", "scale", "unscale",
            "using", "out", "in", "fixed_point_arithmetic", "<=", ">=", "=", ">", "<", "[", "]",
@@ -53,7 +55,7 @@ CP_RULES = (
 _BLANK = re.compile(r'[ \t\r"]+')
 
 
-_PROBES = ("", "0", "1", "a", "x1", "b1")  # enough to tell which rules can start with c
+_PROBES = ("", "0", "1", "a", "x1", "b1", "fp1")  # enough to tell which rules can start with c
 
 
 class _RuleIndex:

@@ -90,6 +90,7 @@ MAX_REGISTER = 255
 CONDITIONS = {"!=": IF_ZERO, "==": IF_NOT_ZERO, ">": IF_ZERO_OR_SIGN, "<": IF_ZERO_OR_NOT_SIGN,
               "<=": IF_NOT_SIGN, ">=": IF_SIGN}
 LETTER_MASK = {"x": WE_X, "y": WE_Y, "z": WE_Z}
+NUMBERS = ("DEC", "HEX", "BIN", "FP")
 
 
 # --------------------------------------------------------------------------------------------
@@ -122,6 +123,7 @@ class VpCompiler:
         self.temp_index = 1
         self.fixed_point = False
         self.depth = 0
+        self.warnings: list[tuple[SourceLoc, str]] = []
 
     # -- tokens --------------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
@@ -140,6 +142,11 @@ class VpCompiler:
 
     def loc(self, tok: Token) -> SourceLoc:
         return self.linemap.loc(tok.line, tok.col)
+
+    def warn(self, tok: Token, msg: str) -> None:
+        """Note code that upstream generates (and so do we) but that does not do what the
+        program says."""
+        self.warnings.append((self.loc(tok), msg))
 
     def error(self, msg: str, tok: Token | None = None) -> CompileError:
         return CompileError(msg, self.loc(tok or self.peek()))
@@ -437,6 +444,12 @@ class VpCompiler:
         if tok.kind == "BIN":
             self.next()
             return f"{int(tok.text[2:][:32], 2):x}"
+        if tok.kind == "FP":
+            self.next()
+            scale, _, value = tok.text.partition("fp")
+            if int(scale) > 31:
+                raise self.error(f"fixed-point scale {int(scale)} is too large (at most 31)", tok)
+            return f"{round(float(value) * (1 << int(scale))) & 0xFFFFFFFF:x}"
         found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
         raise self.error(f"expected a number, found {found}", tok)
 
@@ -597,6 +610,9 @@ class VpCompiler:
             self.reset_temps()
             return
         if self.inserted == 0:
+            if val.kind == "reg" and val.elem is not None:
+                self.warn(lhs.tok or end, "the array index is ignored (this reads the first "
+                                          "element), as upstream compiles it")
             ins = VpInstr(line=end.line)
             ins.set_code(ADD)
             if val.is_reg:
@@ -642,6 +658,10 @@ class VpCompiler:
         if 0 <= first < len(self.code):
             self.code[first].line = end.line
         self.inserted = 0
+        if last.op >> 9 & 1 and lhs.index is None:
+            self.warn(lhs.tok or end, "this assignment emits no instruction: as upstream does, "
+                                      "it retargets the preceding branch (an expression in a "
+                                      "condition or call argument left its count behind)")
         if lhs.index is not None:
             ins = VpInstr()
             ins.set_imm(0)
@@ -711,6 +731,10 @@ class VpCompiler:
         for v in (left, right):
             if v.kind == "in":
                 raise self.error("in[...] cannot be combined with other operands", op)
+            if v.kind == "const":
+                self.warn(op, f"the constant 0x{v.text} in this '{op.text}' is miscompiled as "
+                              "upstream does (as a right operand it reads R0, as a left one it "
+                              "becomes a corrupted immediate); use (c, c, c) or a variable")
         temp = self.free_temp(op)
         self.extra_dest = 0
         ins = VpInstr()
@@ -760,7 +784,7 @@ class VpCompiler:
             self.inserted += 1
             return Val("reg", reg=temp, off=True)
         if tok.kind == "(":
-            if self.peek(1).kind in ("DEC", "HEX", "BIN") and self.peek(2).kind == ",":
+            if self.peek(1).kind in NUMBERS and self.peek(2).kind == ",":
                 return self.triple()
             self.next()
             val = self.expression()
@@ -811,7 +835,7 @@ class VpCompiler:
 
     def source(self) -> Val:
         tok = self.peek()
-        if tok.kind in ("DEC", "HEX", "BIN"):
+        if tok.kind in NUMBERS:
             text = self.constant()
             value = hex_value(text)
             if value in (0, 1, 2):
@@ -840,6 +864,7 @@ class VpCompiler:
             self.expect("(", "'('")
             self.expect("REG", "a register")
             self.expect(")", "')'")
+            self.warn(tok, f"{tok.text}(...) reads R0, as upstream compiles it")
             return Val("reg", reg=0)
         found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
         raise self.error(f"expected an operand, found {found}", tok)
@@ -860,6 +885,9 @@ class VpCompiler:
         self.boolean(CONDITIONS[op.kind], left, right, close)
 
     def boolean(self, btype: int, s1: Val, s0: Val, where: Token) -> None:
+        if s1.kind == "const":
+            self.warn(where, f"the constant 0x{s1.text} on the left of a comparison becomes a "
+                             "corrupted immediate, as upstream compiles it; put it on the right")
         ins = VpInstr()
         if s0.kind == "const":
             ins.line = where.line
@@ -892,11 +920,15 @@ class VpCompiler:
         return self.emit(ins)
 
     def while_statement(self) -> None:
-        self.next()
-        self.while_addr = len(self.code)
+        tok = self.next()
+        start = self.while_addr = len(self.code)
         self.condition()
         self.block()
         self.code[self.branches.pop()].set_dest(len(self.code) + 1)
+        if self.while_addr != start:
+            self.warn(tok, f"this loop jumps back to instruction {self.while_addr} (the start of "
+                           "the last loop nested in it), as upstream compiles nested loops; "
+                           "use for (...) for the outer loop")
         self.jump(self.while_addr, "while loop goto re-eval boolean")
 
     def for_statement(self) -> None:
@@ -1129,6 +1161,9 @@ class VpCompiler:
             if "R" in last:
                 self.populate(r1, val, R0_XXX, ins, end)
             else:
+                if val.is_reg:
+                    self.warn(tok, f"this returns the constant 0x{hex_value(last):x} (read from "
+                                   f"the text '{last}'), as upstream compiles it")
                 self.populate(r1, Val("const", text=last), NULL, ins, end,
                               literal=hex_value(last))
             self.emit(ins)
@@ -1139,6 +1174,9 @@ class VpCompiler:
             self.inserted = 0
             self.code[-1].comment = "Assigning return value"
             self.code[-1].set_dest(RETURN_VALUE_REG)
+            if self.code[-1].dst >> 13 & 1 and not self.code[-1].op >> 9 & 1:
+                self.warn(tok, "the value is written to R[1 + frame offset], not R1 where the "
+                               "caller reads it, as upstream compiles it")
         self.reset_temps()
         self.restore_frame()
         self.function_return()
@@ -1152,8 +1190,8 @@ class VpCompiler:
         self.emit(ins)
 
 
-def compile_tokens(pre: Preprocessed) -> tuple[list[VpInstr], dict[str, int]]:
-    """Instructions and function symbols of a preprocessed VP program."""
+def compile_tokens(pre: Preprocessed) -> VpCompiler:
+    """Compile a preprocessed VP program: ``.code``, ``.symbols``, ``.warnings``."""
     c = VpCompiler(pre)
-    code = c.compile()
-    return code, c.symbols
+    c.compile()
+    return c
