@@ -408,3 +408,11 @@ def test_cli_prints_warnings_on_stderr(tmp_path: Path) -> None:
                                   str(tmp_path / "o")])
     assert r.exit_code == 0 and r.stdout == ""
     assert r.stderr.startswith(f"isaforge: {tmp_path / 'w.vp'}:2:7: warning: ")
+
+
+def test_fixed_point_literals() -> None:
+    # the manual: 17fp2.5 is 2.5 * 2^17 = 0x50000; 8fp3.14159265 rounds to 0x324
+    assert vp("vector a;\na.x = 17fp2.5;\n") == vp("vector a;\na.x = 0x50000;\n")
+    assert vp("R9 = (8fp3.14159265, 17fp1, 0);\n") == vp("R9 = (0x324, 0x20000, 0);\n")
+    with pytest.raises(Exception, match="fixed-point scale 40 is too large"):
+        vp("R9 = 40fp1;\n")

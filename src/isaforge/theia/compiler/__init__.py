@@ -39,7 +39,9 @@ VP code too (upstream ignores it there); ``#macro`` only counts as the first wor
 an unterminated ``//`` comment at the end of a file is accepted; ``\\r`` is a blank; register
 numbers above R255 and too many variables are errors (upstream truncates them to 8 bits);
 extensions: ``for``, ``-=``, one-lane sources (``v.x``), multi-lane write masks (``v.xy``),
-CP ``if``/``else``, a constant as a CP loop condition.
+fixed-point literals (``17fp2.5``), CP ``if``/``else``, a constant as a CP loop condition.
+Where the upstream-compatible code does not do what the source says, the result carries a
+``file:line:col: warning: ...`` (the CLI prints them on stderr).
 """
 
 from __future__ import annotations
