@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from isaforge import theia
 from isaforge.cli import main
-from isaforge.theia.compiler import compile_cp, compile_program, compile_vp
+from isaforge.theia.compiler import CompileError, compile_cp, compile_program, compile_vp
 
 PROLOGUE = 5  # R0 = (0,1,2), R2.z = 0, R3 = 0
 
@@ -414,5 +414,5 @@ def test_fixed_point_literals() -> None:
     # the manual: 17fp2.5 is 2.5 * 2^17 = 0x50000; 8fp3.14159265 rounds to 0x324
     assert vp("vector a;\na.x = 17fp2.5;\n") == vp("vector a;\na.x = 0x50000;\n")
     assert vp("R9 = (8fp3.14159265, 17fp1, 0);\n") == vp("R9 = (0x324, 0x20000, 0);\n")
-    with pytest.raises(Exception, match="fixed-point scale 40 is too large"):
+    with pytest.raises(CompileError, match="fixed-point scale 40 is too large"):
         vp("R9 = 40fp1;\n")
