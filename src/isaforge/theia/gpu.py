@@ -265,6 +265,10 @@ class Gpu:
         if self.cp.nots and "cp-not-noop" not in q:
             notes.append(f"{self.cp.nots} CP NOT(s) executed; the RTL has no NOT "
                          "(--rtl-quirk cp-not-noop)")
+        dropped = sum(vp.omem_dropped for vp in self.vps)
+        if dropped:
+            notes.append(f"{dropped} OMEM write(s) past the {self.omem_size}-word OMEM were "
+                         "dropped")
         if not result.started:
             notes.append("no VP was started (the CP never delivered a START to an existing VP)")
         return notes

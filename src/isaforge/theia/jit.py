@@ -196,10 +196,14 @@ def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str]) 
     if not branch:
         return False
     nxt = (pc + 1) & 0xFFFF
-    if res is None:
-        out.append(f"    return {nxt}")
-        return True
     target = f"{b.raw(0)} & 65535" if word >> 63 else str(word >> 34 & 0xFF)
+    if res is None:
+        # no commit: NOP / opcode 7 are decided on the idle commit bus (ZERO set, SIGN
+        # clear); an IO operation is never taken (the RTL's IIU would wait for a commit)
+        idle = op in (alu.OP_NOP, alu.OP_RSVD)
+        taken = idle and alu.branch_taken(word >> 54 & 7, True, False)
+        out.append(f"    return {target if taken else nxt}")
+        return True
     zero = f"not (x{tag} | y{tag} | z{tag})"
     sign = f"(x{tag} & y{tag} & z{tag}) >> 31"
     cond = {0: None, 1: zero, 2: f"not ({zero})", 3: sign,

@@ -12,6 +12,11 @@ runs from its code offset and the two threads alternate one instruction each. A 
 at an instruction with the EOF bit (that instruction is not executed). The VP is finished
 when thread 0 and (if multithreading is on) thread 1 have stopped.
 
+A branch is decided on the flags of its own result (ZERO: all 96 bits zero, SIGN: all three
+lanes negative). An instruction without a result decides on the idle commit bus (NOP and
+opcode 7: ZERO set, SIGN clear) or, for IO, is not taken (the RTL's IIU would wait for a
+commit that never comes). Registers never written read as 0 (the RTL reads ``x``).
+
 For speed the register file lives in a flat Python list ``r`` (row * 3 + lane) while the
 simulator runs, with a ``bytearray`` of written-lane bits per row (lanes never written are
 what the RTL dumps as ``x``); :attr:`VectorProcessor.registers` returns it as a (256, 3)
@@ -62,6 +67,7 @@ class VectorProcessor:
         self.divs = 0
         self.tmreads = 0
         self.omwrites = 0
+        self.omem_dropped = 0  # OMWRITE lanes whose address is past the OMEM
         self.reissue = "reissue-after-branch" in self.quirks
         self.after_branch = [False, False]  # the next instruction is re-issued (quirk)
         self._blocks: dict[int, tuple[BlockFn, int, int] | None] = {}
@@ -114,6 +120,8 @@ class VectorProcessor:
             if a < size:
                 self.omem[a] = d
                 self.omem_written[a] = True
+            else:
+                self.omem_dropped += 1
 
     def tmread(self, a0: int, a1: int, a2: int) -> tuple[int, int, int]:
         """TMREAD: three TMEM words at SRC1.x, .y, .z."""
@@ -291,8 +299,13 @@ class VectorProcessor:
         if op == alu.OP_DIV and "div-reissue" in self.quirks:
             return pc
         nxt = (pc + 1) & 0xFFFF
-        if word >> 57 & 1 and result is not None:
-            zero, sign = alu.flags(result)
+        if word >> 57 & 1:
+            if result is not None:
+                zero, sign = alu.flags(result)
+            elif op in (alu.OP_NOP, alu.OP_RSVD):  # decided on the idle commit bus
+                zero, sign = True, False
+            else:  # IO without a commit: the RTL's IIU would wait forever; not taken here
+                return nxt
             if alu.branch_taken(word >> 54 & 7, zero, sign):
                 return alu.branch_target(word, raw0)
         return nxt
