@@ -229,6 +229,11 @@ class Gpu:
 
     def _runaway(self, max_steps: int) -> str:
         busy = [vp for vp in self.vps if vp.running]
+        if "div-reissue" in self.quirks:
+            for vp in busy:
+                if vp.fetch(vp.pc[0]) >> 48 & 7 == 2:  # DIV
+                    return (f"VP{vp.index} livelocked re-issuing the DIV at PC {vp.pc[0]} "
+                            f"(quirk div-reissue) after {max_steps} steps")
         if busy:
             where = ", ".join(f"VP{vp.index} at PC {vp.pc[0]}" for vp in busy)
             return (f"runaway program: still running after {max_steps} steps ({where}); "
