@@ -14,6 +14,9 @@ def test_demo_round_trips_every_bundled_program() -> None:
     for program in ("demo_a6xx.asm", "matmul_setup.s", "vector_add.list"):
         assert program in result.output
     assert result.output.count("identical") == 3
+    # the emulators ran: THEIA's sum_loop wrote the lane sums of 1..10 times (1, 2, 3)
+    assert "OMEM = [55, 110, 165]" in result.output
+    assert "sum_loop.vp (run)" in result.output
 
 
 def test_every_architecture_has_its_command_group() -> None:
