@@ -52,7 +52,8 @@ class IssueUnit:
 
     __slots__ = ("m", "thread", "pc", "prev_pc", "state", "sb", "fifo", "latched",
                  "branch_op", "branch_target", "resume_at", "ended", "bubble", "issued",
-                 "stall_cycles", "reg_base", "reg_mask")
+                 "stall_cycles", "reg_base", "reg_mask", "eof_stops", "rtl_sb", "refetch",
+                 "bnc", "bdr", "smu_check", "checked", "imem", "trace")
 
     def __init__(self, model: VPCycleModel, thread: int, code_offset: int = 0) -> None:
         self.m = model
@@ -72,6 +73,22 @@ class IssueUnit:
         self.bubble = False  # designed: the next FETCH sees a stale instruction word
         self.issued = 0
         self.stall_cycles = 0
+        # the instruction memory as the PC addresses it (16 bits; unwritten words read 0)
+        self.imem = model.code[:PC_MASK + 1] + [0] * (PC_MASK + 1 - min(len(model.code),
+                                                                         PC_MASK + 1))
+        self.trace = model.trace
+        # the quirk flags, read every cycle (the model's quirks never change)
+        q = model.quirks
+        self.eof_stops = thread == 0 and q.stop_at_eof
+        self.rtl_sb = q.rtl_scoreboard
+        self.refetch = q.refetch_after_fifo
+        self.bnc = q.branch_next_cycle
+        self.bdr = q.branch_dep_reissue
+        self.smu_check = not q.no_smu_stall
+        # by opcode: whether a busy station is a structural hazard (the RTL checks only
+        # ADD, DIV, MUL and IO)
+        self.checked = tuple(_FIXED.get(o) in (RS_DIV, RS_MUL, RS_IO) or not q.rtl_structural
+                             for o in range(8))
 
     # ---------------------------------------------------------------------------------------
     # Helpers
@@ -169,9 +186,7 @@ class IssueUnit:
         ``one_more``: it is the first of the thread's two cycles; ``mt``: SMT is on.
         """
         m = self.m
-        q = m.quirks
-        p = self.prev_pc
-        w = m.code[p] if p < m.ncode else 0
+        w = self.imem[self.prev_pc]
         st = self.state
         if st == 0:  # out of reset: one cycle, then FETCH
             self.state = FETCH
@@ -181,16 +196,17 @@ class IssueUnit:
             self.resume_at = NEVER
             self.fifo.clear()
             st = FETCH
-        if w >> 58 & 1 and self.thread == 0 and q.stop_at_eof:
+        if w >> 58 & 1 and self.eof_stops:
             m.finish(t)
             return
-        if c is not None and w >> 57 & 1 and m.trace and c.rs == self.station_for(w, t)[0]:
-            zero, sign = flags(c.result)
-            if branch_taken(w >> 54 & 7, zero, sign):
-                m.branch_taken(t, self.thread)
         c_raw = c
-        if c is not None and mt and (c.dst >> 7) != self.thread:
-            c = None  # SMT: each thread listens to the commits of its half of the RF
+        if c is not None:
+            if w >> 57 & 1 and self.trace and c.rs == self.station_for(w, t)[0]:
+                zero, sign = flags(c.result)
+                if branch_taken(w >> 54 & 7, zero, sign):
+                    m.branch_taken(t, self.thread)
+            if mt and (c.dst >> 7) != self.thread:
+                c = None  # SMT: each thread listens to the commits of its half of the RF
         nxt = st
         inc = False
         pop = False
@@ -206,8 +222,28 @@ class IssueUnit:
                 self.prev_pc = self.pc
                 return
             if enabled:
-                sid, busy = self.station_for(w, t)
-                if not busy and not q.no_smu_stall and sid and m.smu.used > 2:
+                # the station the instruction would go to, and whether it is a structural
+                # hazard (station_for, inlined: this runs every FETCH cycle)
+                opc = w >> 48 & 7
+                stations = m.stations
+                busy = False
+                if opc == OP_ADD:
+                    s = stations[RS_ADD0]
+                    sid = RS_ADD0
+                    if s.busy_from <= t <= s.busy_end:
+                        s = stations[RS_ADD1]
+                        sid = RS_ADD1
+                        if s.busy_from <= t <= s.busy_end:
+                            sid = 0
+                            busy = True
+                else:
+                    sid = _FIXED_BY_OP[opc]
+                    if sid:
+                        s = stations[sid]
+                        if s.busy_from <= t <= s.busy_end:
+                            sid = 0
+                            busy = self.checked[opc]
+                if not busy and sid and self.smu_check and m.smu.used > 2:
                     d1, d0 = self.deps(w, None)
                     n = (d1 > 0) + (d0 > 0)
                     if n and not m.smu.has_room(n):
@@ -216,7 +252,7 @@ class IssueUnit:
             else:
                 busy = True
             branch = w >> 57 & 1
-            if c is not None and q.rtl_scoreboard:
+            if c is not None and self.rtl_sb:
                 self.sb[c.dst] = 0
             inc = not busy and not branch and (not self.fifo or c is not None)
             if c is not None and not busy and (not mt or one_more):
@@ -229,7 +265,7 @@ class IssueUnit:
                 m.idle_hint = True
             else:
                 nxt = ISSUE
-            if not q.refetch_after_fifo and nxt != ISSUE and nxt != ISSUE_FWD:
+            if not self.refetch and nxt != ISSUE and nxt != ISSUE_FWD:
                 inc = False  # RTL: a FETCH late in an SMT slot advances the PC anyway
         elif st == ISSUE or st == ISSUE_FWD:
             fwd = self.latched if st == ISSUE_FWD else None
@@ -238,7 +274,7 @@ class IssueUnit:
             if not enabled:
                 nxt = FIFO_UPDATE if self.fifo else st
             elif w >> 58 & 1:  # EOF: the thread ends here (the RTL just never issues it)
-                if not q.stop_at_eof:
+                if not m.quirks.stop_at_eof:
                     self.ended = True
                     m.idle_hint = True
                     nxt = 0
@@ -248,7 +284,7 @@ class IssueUnit:
                     nxt = UPDATE_PC
                     self.branch_op = op
                     self.branch_target = None
-                    if q.branch_dep_reissue:
+                    if self.bdr:
                         inc = not (op is not None and op.waits)
                     else:
                         inc = True
@@ -261,16 +297,16 @@ class IssueUnit:
             sid, busy = self.station_for(w, t)
             busy = busy or not enabled
             branch = w >> 57 & 1
-            if self.branch_op is not None and not q.branch_next_cycle:
+            if self.branch_op is not None and not self.bnc:
                 nxt = UPDATE_PC
             elif not busy and not branch and (not mt or one_more):
                 nxt = ISSUE
-                inc = mt or not q.refetch_after_fifo
+                inc = mt or not self.refetch
             else:
                 nxt = FETCH
         elif st == UPDATE_PC:
             bop = self.branch_op
-            if q.branch_next_cycle:
+            if self.bnc:
                 # RTL: the FIFO is popped (the entry is lost); the PC is loaded whenever the
                 # commit bus shows a result of the station this instruction would use that
                 # meets its branch condition (any thread's result, any cycle in this state)
@@ -282,12 +318,12 @@ class IssueUnit:
                     zero, sign = flags(c_raw.result)
                     if branch_taken(w >> 54 & 7, zero, sign):
                         setpc = self._target(w)
-                if (not mt and bop is not None and bop.waits and q.branch_dep_reissue):
+                if (not mt and bop is not None and bop.waits and self.bdr):
                     # measured, not derived: the branch is fetched again a fixed time after
                     # its producer commits (test_branches_1)
                     if c is not None and (c.rs == bop.dep1 or c.rs == bop.dep0):
                         # the PC still holds the branch's address (not advanced at issue)
-                        self.resume_at = t + q.timing.branch_dep_reissue - 1
+                        self.resume_at = t + m.quirks.timing.branch_dep_reissue - 1
                         for i in range(256):
                             if self.sb[i] == c.rs:
                                 self.sb[i] = 0
@@ -337,3 +373,4 @@ class IssueUnit:
 
 
 _FIXED = {OP_DIV: RS_DIV, OP_MUL: RS_MUL, OP_SQRT: RS_SQRT, OP_LOGIC: RS_LOGIC, OP_IO: RS_IO}
+_FIXED_BY_OP = tuple(_FIXED.get(o, 0) for o in range(8))  # opcode -> station (0: none)

@@ -15,10 +15,21 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.errors import EmulationError
-from ..alu import OP_DIV, OP_IO, ZERO, Addressing, Lanes, addressing, execute, issue_sources
+from ..alu import (
+    OP_ADD,
+    OP_DIV,
+    OP_IO,
+    ZERO,
+    Addressing,
+    Lanes,
+    add,
+    addressing,
+    execute,
+    issue_sources,
+)
 from . import events as ev
 from .cbus import Arbiter
-from .iiu import FETCH, UPDATE_PC, IssueUnit
+from .iiu import _FIXED_BY_OP, FETCH, UPDATE_PC, IssueUnit
 from .quirks import DESIGNED, Quirks
 from .smu import DepStore, forwarded_src0, forwarded_src1, tag
 from .stations import NEVER, NUM_STATIONS, RS_ADD0, RS_ADD1, RS_IO, Op, Station
@@ -86,6 +97,8 @@ class VPCycleModel:
         self.idle_hint = False  # set by an issue unit that is waiting (stall, branch, end)
         self.n_waiting = 0  # stations holding an op that waits for an operand
         self._addr_cache: dict[tuple[int, int, int], Addressing] = {}
+        self._rtl_sb = quirks.rtl_scoreboard
+        self._div_latency = quirks.timing.div
 
     # ---------------------------------------------------------------------------------------
     # State the issue unit reads
@@ -134,28 +147,70 @@ class VPCycleModel:
     def issue(self, iiu: IssueUnit, w: int, t: int, fwd: Op | None, c: Op | None) -> Op | None:
         """Put ``w`` on the issue bus in cycle ``t``; returns the op (None for a NOP)."""
         q = self.quirks
-        sid, _ = iiu.station_for(w, t)
-        r3 = self.rf[3]
+        # the station (IssueUnit.station_for, inlined)
+        opc = w >> 48 & 7
+        stations = self.stations
+        if opc == OP_ADD:
+            s = stations[RS_ADD0]
+            if s.busy_from <= t <= s.busy_end:
+                s = stations[RS_ADD1]
+                sid = 0 if s.busy_from <= t <= s.busy_end else RS_ADD1
+            else:
+                sid = RS_ADD0
+        else:
+            sid = _FIXED_BY_OP[opc]
+            if sid:
+                s = stations[sid]
+                if s.busy_from <= t <= s.busy_end:
+                    sid = 0
+        rf = self.rf
+        r3 = rf[3]
         off = r3[0] & 0xFF
         idx = r3[2] & 0xFF
-        a = self.addressing(w)
-        rf = self.rf
+        a = self._addr_cache.get((w, off, idx))
+        if a is None:
+            a = self.addressing(w)
+        src1_addr, src0_addr, src1_value, dst, dix = a
         known = self.known
-        raw1_reg = rf[a.src1_addr] if a.src1_addr is not None else ZERO
-        raw1 = a.src1_value if a.src1_value is not None else raw1_reg
-        raw0 = rf[a.src0_addr] if a.src0_addr is not None else ZERO
+        raw1_reg = rf[src1_addr] if src1_addr is not None else ZERO
+        raw1 = src1_value if src1_value is not None else raw1_reg
+        raw0 = rf[src0_addr] if src0_addr is not None else ZERO
         p1 = p0 = None
-        if q.rtl_scoreboard:
-            d1, d0 = iiu.deps(w, fwd)
+        if self._rtl_sb:  # the dependency table (IssueUnit.deps, inlined)
+            sb = iiu.sb
+            if w >> 63:
+                d1 = 0
+                d0 = 0 if w >> 47 & 1 or src0_addr is None else sb[src0_addr]
+            else:
+                d1 = 0 if src1_addr is None else sb[src1_addr]
+                d0 = 0 if src0_addr is None else sb[src0_addr]
+            if fwd is not None:
+                if d1 and fwd.dst == src1_addr:
+                    d1 = 0
+                if d0 and fwd.dst == src0_addr:
+                    d0 = 0
         else:  # designed: per-lane renaming, this cycle's commit forwarded
-            p1 = self.pending(a.src1_addr, c) if a.src1_value is None else None
-            p0 = self.pending(a.src0_addr, c)
-            if c is not None:
-                raw1 = self._forward(raw1, a.src1_addr, c) if a.src1_value is None else raw1
-                raw0 = self._forward(raw0, a.src0_addr, c)
-            d1 = next(iter(p1.values())).rs if p1 else 0
-            d0 = next(iter(p0.values())).rs if p0 else 0
-        dst = a.dst_for(raw1_reg if a.dst_index_from_src1 else None)
+            # (pending / _forward are called only for a register with a producer in flight)
+            lp = self.lane_prod
+            d1 = d0 = 0
+            if src1_value is None and src1_addr is not None:
+                b = src1_addr * 3
+                if lp[b] is not None or lp[b + 1] is not None or lp[b + 2] is not None:
+                    p1 = self.pending(src1_addr, c)
+                    if c is not None:
+                        raw1 = self._forward(raw1, src1_addr, c)
+                    if p1:
+                        d1 = next(iter(p1.values())).rs
+            if src0_addr is not None:
+                b = src0_addr * 3
+                if lp[b] is not None or lp[b + 1] is not None or lp[b + 2] is not None:
+                    p0 = self.pending(src0_addr, c)
+                    if c is not None:
+                        raw0 = self._forward(raw0, src0_addr, c)
+                    if p0:
+                        d0 = next(iter(p0.values())).rs
+        if dix:  # IMM mode 011: the raw SRC1.x indexes the destination
+            dst = (dst + raw1_reg[0]) & 0xFF
         we = w >> 42 & 7
         if not sid:
             if q.rtl_scoreboard and not w >> 57 & 1:
@@ -178,14 +233,14 @@ class VPCycleModel:
         else:
             op.src0 = mod0
         if self.trace:
-            k1 = 7 if a.src1_value is not None else (known[a.src1_addr]
-                                                      if a.src1_addr is not None else 7)
-            k0 = known[a.src0_addr] if a.src0_addr is not None else 7
+            k1 = 7 if src1_value is not None else (known[src1_addr]
+                                                   if src1_addr is not None else 7)
+            k0 = known[src0_addr] if src0_addr is not None else 7
             self.events.append(ev.Issue(
                 t, iiu.thread, (iiu.pc - 1) & 0xFFFFFFFF, iiu.prev_pc, w, sid, dst, we, off,
                 idx, d1, d0, raw1, raw0, k1, k0, mod1, mod0, raw1_reg[0],
-                a.src1_addr if a.src1_addr is not None else 0,
-                a.src0_addr if a.src0_addr is not None else 0))
+                src1_addr if src1_addr is not None else 0,
+                src0_addr if src0_addr is not None else 0))
         self.issues += 1
         iiu.issued += 1
         if not op.branch and op.io != 0:  # an OMWRITE has no register result
@@ -215,7 +270,7 @@ class VPCycleModel:
             # ignores the issue (it never executes, never commits, is not busy)
             self.dropped += 1
             return op
-        st = self.stations[sid]
+        st = stations[sid]
         st.busy_from = t + 1
         if d1 or d0:
             op.waits = True
@@ -223,6 +278,18 @@ class VPCycleModel:
             self.n_waiting += 1
             st.busy_end = NEVER
             self.smu.claim((d1 > 0) + (d0 > 0))
+        elif opc != OP_IO:  # _start, inlined for the operations that compute
+            st.executed += 1
+            op.start = t
+            if opc == OP_ADD:
+                op.result = add(mod1, mod0)
+            else:
+                op.result = execute(w, mod1, mod0) or ZERO
+            arb = self.arb
+            st.out.append((t + (self._div_latency if opc == OP_DIV else 1), op))
+            arb.pending += 1
+            arb.only = st if arb.pending == 1 else None
+            st.busy_end = NEVER
         else:
             self._start(op, t)
         return op
@@ -298,24 +365,27 @@ class VPCycleModel:
         """Write ``op``'s result (cycle ``t``) and forward it to the stations waiting."""
         self.commits += 1
         we = op.we
+        rtl_sb = self._rtl_sb
         if we:
             d = op.dst
-            if not self.quirks.rtl_scoreboard:  # a younger writer's lanes stay
+            if not rtl_sb:  # a younger writer's lanes stay
                 base = d * 3
                 own = self.lane_owner
                 seq = op.seq
                 we = ((4 if own[base] == seq else 0) | (2 if own[base + 1] == seq else 0)
                       | (1 if own[base + 2] == seq else 0)) & we
-            self.rf[d] = _merge(self.rf[d], op.result, we)
+            rf = self.rf
+            rf[d] = op.result if we == 7 else _merge(rf[d], op.result, we)
             self.known[d] |= we
             we = op.we
         if self.trace:
             self.events.append(ev.Commit(t, op.thread, op.rs, op.word, op.dst, we, op.result, 7))
-        for iiu in self.iius:
-            if iiu.branch_op is op:
-                iiu.commit_seen(op)
-        q = self.quirks
-        if not q.rtl_scoreboard:
+        i0, i1 = self.iius
+        if i0.branch_op is op:
+            i0.commit_seen(op)
+        if i1.branch_op is op:
+            i1.commit_seen(op)
+        if not rtl_sb:
             lp = self.lane_prod
             base = op.dst * 3
             if lp[base] is op:
@@ -329,6 +399,7 @@ class VPCycleModel:
             return
         if not self.n_waiting:
             return
+        q = self.quirks
         k = 0
         for st in self.stations:
             wo = st.waiting
@@ -452,35 +523,55 @@ class VPCycleModel:
         t = self.cycle
         arb = self.arb
         iiu = self.iius[0]
+        step = iiu.step
+        stations = self.stations
+        rf = self.rf
+        trace = self.trace
+        busy_log = self.busy_log
+        commit = self._commit
         limit = t + max_cycles
         stop = NEVER if until is None else until
+        steps = self.steps
         while not self.done:
             if t >= stop:
                 break
             if t >= limit:
                 self.cycle = t
+                self.steps = steps
                 raise EmulationError(f"cycle limit reached ({max_cycles} cycles) at PC "
                                      f"{iiu.pc}; use a larger limit or check for a livelock")
-            c = arb.grant(t) if arb.pending else None
-            if c is not None and c.rs != RS_IO:
-                st = self.stations[c.rs]
-                st.busy_end = t if (c.waits or c.word >> 48 & 7 == OP_DIV) else t - 1
-                if self.trace and st.busy_end >= st.busy_from:
-                    self.busy_log.append((c.rs, st.busy_from, st.busy_end))
-            self.steps += 1
-            if self.rf[2][2] & 1:
+            c = None
+            if arb.pending:
+                s = arb.only
+                if s is not None:  # a single result pending (Arbiter.grant, inlined)
+                    out = s.out
+                    if out[0][0] <= t:
+                        arb.last = s.id
+                        arb.grants += 1
+                        arb.pending = 0
+                        arb.only = None
+                        c = out.popleft()[1]
+                else:
+                    c = arb.grant(t)
+                if c is not None and c.rs != RS_IO:
+                    st = stations[c.rs]
+                    st.busy_end = t if (c.waits or c.word >> 48 & 7 == OP_DIV) else t - 1
+                    if trace and st.busy_end >= st.busy_from:
+                        busy_log.append((c.rs, st.busy_from, st.busy_end))
+            steps += 1
+            if rf[2][2] & 1:
                 if not self.mt_on:  # the second unit leaves reset at its code offset
                     self.mt_on = True
-                    self.iius[1].reset((self.rf[2][2] >> 1) & 0xFFFF)
+                    self.iius[1].reset((rf[2][2] >> 1) & 0xFFFF)
                 self._smt_step(t, c)
             else:
-                iiu.step(t, c)
+                step(t, c)
                 if self.mt_on:
                     self._smt_off(t)
             if self.done:
                 break
             if c is not None:
-                self._commit(c, t)
+                commit(c, t)
             t += 1
             if iiu.ended and self._all_ended() and not self._in_flight():
                 self.finish(t)
@@ -494,6 +585,7 @@ class VPCycleModel:
                     break
                 if nt > t:
                     t = min(nt, stop)
+        self.steps = steps
         self.cycle = t
         return self
 
