@@ -21,9 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...core.errors import SourceLoc
-from .errors import CompileError, LineMap
-from .lexer import VALUE_KINDS, Token, tokenize
+from .cursor import TokenCursor
+from .lexer import Token
 from .literals import c_atoi, hex_value
 from .preprocess import Preprocessed
 
@@ -74,13 +73,9 @@ class CpInstr:
         return f"{self.word():x}\t\t//{name}{ops}"
 
 
-class CpCompiler:
+class CpCompiler(TokenCursor):
     def __init__(self, pre: Preprocessed) -> None:
-        self.pre = pre
-        self.linemap: LineMap = pre.linemap
-        self.toks = tokenize(pre.text, pre.linemap, cp=True)
-        self.pos = 0
-        self.last_value = ""
+        super().__init__(pre, cp=True)
         self.code: list[CpInstr] = []
         self.branches: list[int] = []
         self.inserted = 0
@@ -89,40 +84,6 @@ class CpCompiler:
         self.var_index = VAR_START
         self.temp_index = TEMP_START
         self.depth = 0
-        self.warnings: list[tuple[SourceLoc, str]] = []
-
-    def warn(self, tok: Token, msg: str) -> None:
-        """Note code that upstream generates (and so do we) but that does not do what the
-        program says."""
-        self.warnings.append((self.loc(tok), msg))
-
-    # -- tokens --------------------------------------------------------------------------------
-    def peek(self, k: int = 0) -> Token:
-        return self.toks[min(self.pos + k, len(self.toks) - 1)]
-
-    def next(self) -> Token:
-        tok = self.toks[self.pos]
-        if self.pos < len(self.toks) - 1:
-            self.pos += 1
-        if tok.kind in VALUE_KINDS:
-            self.last_value = tok.text
-        return tok
-
-    def at(self, *kinds: str) -> bool:
-        return self.peek().kind in kinds
-
-    def loc(self, tok: Token) -> SourceLoc:
-        return self.linemap.loc(tok.line, tok.col)
-
-    def error(self, msg: str, tok: Token | None = None) -> CompileError:
-        return CompileError(msg, self.loc(tok or self.peek()))
-
-    def expect(self, kind: str, what: str | None = None) -> Token:
-        tok = self.peek()
-        if tok.kind != kind:
-            found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
-            raise self.error(f"expected {what or repr(kind)}, found {found}", tok)
-        return self.next()
 
     # -- registers -----------------------------------------------------------------------------
     def address(self, name: str, tok: Token) -> int:

@@ -29,9 +29,9 @@ Extensions over the upstream grammar (the manual's language): ``v.x`` as a sourc
 
 from __future__ import annotations
 
-from ...core.errors import SourceLoc
-from .errors import CompileError, LineMap
-from .lexer import VALUE_KINDS, Token, tokenize
+from .cursor import TokenCursor
+from .errors import CompileError
+from .lexer import Token
 from .literals import dec_value, hex_value
 from .operands import (
     NULL,
@@ -98,15 +98,11 @@ NUMBERS = ("DEC", "HEX", "BIN", "FP")
 # --------------------------------------------------------------------------------------------
 
 
-class VpCompiler:
+class VpCompiler(TokenCursor):
     """Parses a preprocessed VP program and generates its instructions."""
 
     def __init__(self, pre: Preprocessed) -> None:
-        self.pre = pre
-        self.linemap: LineMap = pre.linemap
-        self.toks = tokenize(pre.text, pre.linemap)
-        self.pos = 0
-        self.last_value = ""  # text of the last token that carried a value
+        super().__init__(pre, cp=False)
         self.code: list[VpInstr] = []
         self.symbols: dict[str, int] = {}
         self.threads: dict[str, int] = {}
@@ -123,40 +119,6 @@ class VpCompiler:
         self.temp_index = 1
         self.fixed_point = False
         self.depth = 0
-        self.warnings: list[tuple[SourceLoc, str]] = []
-
-    # -- tokens --------------------------------------------------------------------------------
-    def peek(self, k: int = 0) -> Token:
-        return self.toks[min(self.pos + k, len(self.toks) - 1)]
-
-    def next(self) -> Token:
-        tok = self.toks[self.pos]
-        if self.pos < len(self.toks) - 1:
-            self.pos += 1
-        if tok.kind in VALUE_KINDS:
-            self.last_value = tok.text
-        return tok
-
-    def at(self, *kinds: str) -> bool:
-        return self.peek().kind in kinds
-
-    def loc(self, tok: Token) -> SourceLoc:
-        return self.linemap.loc(tok.line, tok.col)
-
-    def warn(self, tok: Token, msg: str) -> None:
-        """Note code that upstream generates (and so do we) but that does not do what the
-        program says."""
-        self.warnings.append((self.loc(tok), msg))
-
-    def error(self, msg: str, tok: Token | None = None) -> CompileError:
-        return CompileError(msg, self.loc(tok or self.peek()))
-
-    def expect(self, kind: str, what: str | None = None) -> Token:
-        tok = self.peek()
-        if tok.kind != kind:
-            found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
-            raise self.error(f"expected {what or repr(kind)}, found {found}", tok)
-        return self.next()
 
     # -- registers -----------------------------------------------------------------------------
     def _check_reg(self, n: int, tok: Token | None, what: str) -> int:
