@@ -604,6 +604,17 @@ class CodeGen:
             out.append(f"    {t} = m.rd_data()")
             return t
 
+        def move(d: int, src_reg: int, src: str) -> list[str]:
+            """An (xmovN) extra move; in the fast path its $data read and write are inlined
+            (as statements of their own, under the move's condition)."""
+            if not inline:
+                return self.wr(d, src, traced)
+            saved = len(out)
+            wr(d, rd(src_reg))
+            lines = out[saved:]
+            del out[saved:]
+            return lines
+
         def wr(n: int, expr: str) -> None:
             if n == REG_DATA and inline:
                 out.extend(self.wr_data_inline(expr))
@@ -645,7 +656,7 @@ class CodeGen:
                     out.append(f"{kw} {cond}:")
                     for d in seqs[k]:
                         out.extend("    " + s for s in dump)
-                        out.extend("    " + s for s in self.wr(d, src, traced))
+                        out.extend("    " + s for s in move(d, f.get("SRC2", 0), src))
             return out
         if name == "movi":
             wr(f["DST"], f"{(f['RIMMED'] << f['SHIFT']) & M32:#x}")
