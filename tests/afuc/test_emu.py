@@ -161,6 +161,16 @@ def test_cli_run(tmp_path):
     assert "3 packets" in r.output
     r = CliRunner().invoke(cli_main, ["afuc", "run", "--max-steps", "10", str(fw), str(s)])
     assert r.exit_code == 1 and "step limit of 10" in r.output and "$00=" in r.output
+    r = CliRunner().invoke(cli_main, ["afuc", "run", "--gpu", "a630", str(fw), str(s)])
+    assert r.exit_code == 0 and "3 packets" in r.output
+    r = CliRunner().invoke(cli_main, ["afuc", "run", "--gpu", "a999", str(fw), str(s)])
+    assert r.exit_code == 1 and "unknown firmware id 0xa999" in r.output
+    s.write_text("CP_ME_INIT 0\nraw 0x12345678\n")
+    r = CliRunner().invoke(cli_main, ["afuc", "run", str(fw), str(s)])
+    assert r.exit_code == 1 and "bad packet header 12345678" in r.output
+    s.write_text("CP_ME_INIT 0\nraw 0x703d0004 0x1000\n")  # CP_MEM_WRITE cut short
+    r = CliRunner().invoke(cli_main, ["afuc", "run", str(fw), str(s)])
+    assert r.exit_code == 1 and "ended inside a packet" in r.output and "ROQ" in r.output
     s.write_text("CP_BOGUS 1\n")
     r = CliRunner().invoke(cli_main, ["afuc", "run", str(fw), str(s)])
     assert r.exit_code == 1 and "neither a PM4 packet nor a register" in r.output

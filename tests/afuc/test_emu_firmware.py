@@ -228,3 +228,22 @@ cwrite $03, [$00 + @REG_WRITE]
     assert [(e.proc, e.value) for e in emu.effects if e.kind == "reg"] == [
         ("BV", 0xB0), ("LPAC", 0x1AC)]
     assert all(p.waitin_pending for p in emu.procs)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_load_store_with_load_store_hi(exact):
+    src = A6 + """
+mov $02, 0x1
+cwrite $02, [$00 + @LOAD_STORE_HI]
+mov $03, 0x2000
+mov $04, 0xbeef
+store $04, [$03 + 0x8]
+store $04, [$03 + 0x4]!
+load $05, [$03 + 0x4]
+""" + END
+    emu = run(src, exact=exact)
+    base = (1 << 32) + 0x2000
+    assert emu.read_mem(base + 4, 2) == [0xBEEF, 0xBEEF]
+    assert [(e.addr, e.value) for e in emu.effects if e.kind == "mem"] == [
+        (base + 8, 0xBEEF), (base + 4, 0xBEEF)]
+    assert regs(emu, 3, 5) == [0x2004, 0xBEEF]  # pre-increment wrote $03
