@@ -145,7 +145,12 @@ def _result(word: int, a: _Operand, b: _Operand, out: list[str], tag: str
     if op == alu.OP_MUL:
         scaled = bool(word >> 61 & 1)
         out.append("    vp.muls += 1")
-        return [f"mul32({a.lane(i)}, {b.lane(i)}, {scaled})" for i in range(3)]
+        if scaled:
+            return [f"mul32({a.lane(i)}, {b.lane(i)}, True)" for i in range(3)]
+        # while 3|a| fits in 32 bits the radix-4 multiplier is exact: inline that case
+        return [f"({a.lane(i)} * {b.lane(i)} & {M} if {a.lane(i)} <= 1431655765 or "
+                f"{a.lane(i)} >= 2863311531 else mul32({a.lane(i)}, {b.lane(i)}, False))"
+                for i in range(3)]
     if op == alu.OP_DIV:
         uns = word >> 61 & 1
         sdd = not uns and bool(word >> 60 & 1)
