@@ -819,7 +819,8 @@ def mvmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: in
     and added to Dst rows 0, 2, 4, 6 of the 7-row block (the documented odd broadcast)."""
     fast = _fast_cfg(cfg)
     kernels = _jit() if fast is not None else None
-    if kernels is not None:
+    if kernels is not None:  # Python ints and bools: other types would compile new variants
+        srca_row, srcb_row, dst_row, phase = int(srca_row), int(srcb_row), int(dst_row), int(phase)
         if bcast_srcb_row:
             base, step, n, b_row, b_step = dst_row & (0x400 - 7), 2, 4, srcb_row & 0x3F, 0
         else:
@@ -849,6 +850,7 @@ def gapool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: i
     fast = _fast_cfg(cfg)
     kernels = _jit() if fast is not None else None
     if kernels is not None:
+        srca_row, srcb_row, dst_row, phase = int(srca_row), int(srcb_row), int(dst_row), int(phase)
         kernels[0](dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, dst_row & 0x3FC,
                    1, 4, srca.cells, srca.matrix_bank, srca_row & 0x30, srcb.cells,
                    srcb.matrix_bank, srcb_row & 0x38, 1, fast.a_mask, fast.b_mask, phase & 3,
@@ -866,12 +868,13 @@ def _elw(dst: Dst, srca: SrcRegs, srcb: SrcRegs, op: str, srca_row: int, srcb_ro
     fast = _fast_cfg(cfg)
     kernels = _jit() if fast is not None else None
     if kernels is not None:
+        srca_row, srcb_row, dst_row, phase = int(srca_row), int(srcb_row), int(dst_row), int(phase)
         b_row, b_step = (srcb_row & 0x3F, 0) if bcast_srcb_row else (srcb_row & 0x38, 1)
         kernels[1](dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, dst_row & 0x3F8,
                    srca.cells, srca.matrix_bank, srca_row & 0x38, srcb.cells,
-                   srcb.matrix_bank, b_row, b_step, bcast_srcb_col, fast.a_mask, fast.b_mask,
-                   _ELW_OPS[op], accumulate_dst, phase & 3, fast.adj[phase & 3], fast.is32,
-                   fast.exp8, _SCRATCH)
+                   srcb.matrix_bank, b_row, b_step, bool(bcast_srcb_col), fast.a_mask,
+                   fast.b_mask, _ELW_OPS[op], bool(accumulate_dst), phase & 3,
+                   fast.adj[phase & 3], fast.is32, fast.exp8, _SCRATCH)
         return
     _check_formats(cfg)
     style = cfg.style
