@@ -169,6 +169,21 @@ def test_data_copies_and_the_lost_request_quirk() -> None:
     assert quirky.register(1, 7) == (0, 0, 0) and len(quirky.mcu.lost) == 1
 
 
+def test_unrouted_copy_and_start_are_reported() -> None:
+    gpu = Gpu(cores=4)
+    gpu.load([imm(10, 1), EOF], cp("""
+        ADD R3 R0 R0
+        COPYBLOCK DstId: R0 SrcOffset: R0 DstOffsetAndLen: R0
+        DELIVERCOMMAND R32 R0 R0
+        EXIT R0 R0 R0
+    """))
+    result = gpu.run()
+    assert result.started == []
+    assert any("DstId 0" in n for n in result.notes)
+    assert any("message to 32" in n for n in result.notes)
+    assert any("no VP was started" in n for n in result.notes)
+
+
 def test_ccb_routing() -> None:
     assert route(Message(3, 0, 0), 4) == [2]
     assert route(Message(0x80, 0, 0), 4) == [0, 1, 2, 3]

@@ -95,6 +95,7 @@ class Gpu:
         self.cp = self._new_cp(())
         self.vps = [VectorProcessor(i, self.tmem, omem_size, self.quirks) for i in range(cores)]
         self.messages: list[Message] = []
+        self.unrouted_messages: list[Message] = []
 
     def _new_cp(self, program: Sequence[int]) -> ControlProcessor:
         cp = ControlProcessor(program, exit_is_noop="cp-exit-noop" in self.quirks,
@@ -164,7 +165,10 @@ class Gpu:
 
     def cp_message(self, message: Message) -> None:
         self.messages.append(message)
-        for i in route(message, self.cores):
+        targets = route(message, self.cores)
+        if not targets:
+            self.unrouted_messages.append(message)
+        for i in targets:
             if message.command == CMD_START:
                 self.vps[i].start()
             elif message.command == CMD_STOP:
@@ -270,6 +274,11 @@ class Gpu:
         if self.cp.nots and "cp-not-noop" not in q:
             notes.append(f"{self.cp.nots} CP NOT(s) executed; the RTL has no NOT "
                          "(--rtl-quirk cp-not-noop)")
+        for req in self.mcu.unrouted:
+            notes.append(f"{req} reached no VP (DstId {req.dst_id} on a {self.cores}-VP GPU)")
+        for msg in self.unrouted_messages:
+            notes.append(f"CCB message to {msg.dst} (command {msg.command}) reached no VP: VP i "
+                         "answers to i + 1, and a broadcast needs bit 7 (128)")
         dropped = sum(vp.omem_dropped for vp in self.vps)
         if dropped:
             notes.append(f"{dropped} OMEM write(s) past the {self.omem_size}-word OMEM were "

@@ -105,6 +105,7 @@ class MemoryController:
         self.pending = False  # a request not yet observed complete by a STATUS read
         self.done: list[CopyRequest] = []
         self.lost: list[CopyRequest] = []
+        self.unrouted: list[CopyRequest] = []  # NULL destination or no such VP
         self.back_to_back = 0  # requests made while another was pending (RTL loses them)
 
     def target(self, request: CopyRequest) -> int | None:
@@ -121,6 +122,7 @@ class MemoryController:
         ``write_data(vp, row, lanes)`` store into the VPs."""
         vp = self.target(req)
         if vp is None:
+            self.unrouted.append(req)
             return
         if self.pending:
             self.back_to_back += 1
