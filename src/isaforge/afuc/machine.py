@@ -103,7 +103,7 @@ class Processor:
                  "gen", "gpr", "gpu", "header", "ib", "ib_level", "image", "is_me5", "jmptbl",
                  "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
                  "packets", "pc", "pipe", "pipe_thresh", "rb", "sp_reg", "sqe", "stack0",
-                 "steps", "stopped", "tw", "waitin_pending")
+                 "steps", "tw", "waitin_pending")
 
     def __init__(self, emu: Emulator, name: str, image: list[int], base: int) -> None:
         self.emu = emu
@@ -137,7 +137,6 @@ class Processor:
         self.limit = 1 << 62
         self.packets = 0
         self.header: int | None = None
-        self.stopped = False
         self._slow: dict[int, Callable] = {}
         self._fast: dict[int, tuple[Callable, int]] = {}
         self._fast_fn: dict[int, Callable] = {}  # the same blocks, for chaining
@@ -530,10 +529,6 @@ class Processor:
 _HEADERS: dict[int, tuple[bool, int, int]] = {}  # header -> (type 4?, id, count)
 
 
-def _fmt_hex(v: int) -> str:
-    return f"{v:#x}"
-
-
 NEXT = "return F.get(m.pc) if m.bt is None and not m.waitin_pending else None"
 
 
@@ -630,7 +625,7 @@ class CodeGen:
         alu = ALU_SRC.get(op)
         if alu is not None:
             if op in ("not", "msb"):
-                a = rd(f["SRC1"]) if "SRC1" in f else _fmt_hex(f["IMMED"])
+                a = rd(f["SRC1"]) if "SRC1" in f else f"{f['IMMED']:#x}"
                 out.append(f"a = {a}")
             else:
                 out.append(f"a = {rd(f['SRC1'])}")
