@@ -264,3 +264,27 @@ def test_two_hardware_threads_both_run() -> None:
     assert gpu.register(2, 67) == (0xACED,) * 3  # thread 1's verdict
     assert gpu.register(2, 131) == (10, 11, 12)  # thread 1's 'b = a + i' after its loop
     assert gpu.register(2, 2)[2] == 0  # the thread switched multithreading off at its end
+
+
+@pytest.mark.parametrize(("op", "a", "b", "taken"), [
+    ("BEQ", 5, 5, True), ("BEQ", 5, 6, False), ("BNE", 5, 6, True), ("BNE", 5, 5, False),
+    ("BG", 6, 5, True), ("BG", 5, 5, False), ("BL", 4, 5, True), ("BL", 5, 5, False),
+    ("BGE", 5, 5, True), ("BGE", 4, 5, False), ("BLE", 5, 5, True), ("BLE", 6, 5, False),
+])
+def test_cp_conditional_branches(op: str, a: int, b: int, taken: bool) -> None:
+    gpu = Gpu(cores=1)
+    gpu.load([], cp(f"""
+        ASSIGN R10 I({a} )
+        ASSIGN R11 I({b} )
+        {op} R6 R10 R11
+        NOP R0 R0 R0
+        ASSIGN R20 I(1 )
+        EXIT R0 R0 R0
+        AND R21 R10 R11
+        SHR R22 R10 R0
+        EXIT R0 R0 R0
+    """))
+    gpu.run()
+    regs = gpu.cp.regs
+    assert regs[20] == (0 if taken else 1)
+    assert (regs[21], regs[22]) == ((a & b, a) if taken else (0, 0))
