@@ -61,7 +61,7 @@ def _effect_text(e) -> str:
 @click.argument("stream", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--json", "as_json", is_flag=True, help="effects as JSON lines")
 @click.option("--trace", is_flag=True, help="each executed instruction and what it changed "
-              "(Mesa's afuc-disasm -e format)")
+              "(Mesa's afuc-disasm -e format, real pc), instead of the effect list")
 @click.option("--max-steps", default=10_000_000, show_default=True, type=click.IntRange(1),
               help="stop a runaway firmware after this many steps")
 @click.option("--gpu", "-g", metavar="ID", help=GPU_HELP)
