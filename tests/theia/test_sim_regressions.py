@@ -127,3 +127,17 @@ def test_default_run_of_multicore_smoke_ends_with_the_cp_spinning() -> None:
     gpu = _run(refdata("theia", "multicore_smoke"))
     assert [m.dst for m in gpu.messages] == [1, 2, 3, 4]
     assert len(gpu.mcu.done) == 4
+
+
+def test_run_compiles_a_vp_program_without_images_beside_it(tmp_path: Path) -> None:
+    src = refdata("theia", "regressions", "test_expressions")
+    for suffix in (".vp", ".cp"):
+        (tmp_path / f"test_expressions{suffix}").write_text(
+            (src / f"test_expressions{suffix}").read_text())
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["theia", "run", str(tmp_path / "test_expressions.vp"),
+                                  "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert not (tmp_path / "code.mem").exists()  # compiled into a scratch directory
+    vp = _run(src).vps[2]  # the reference compiler's images, run the same way
+    assert (out / "rf.vp.2.log").read_text() == dumps.format_rf(vp.registers, vp.written)
