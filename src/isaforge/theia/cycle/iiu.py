@@ -186,6 +186,7 @@ class IssueUnit:
         ``one_more``: it is the first of the thread's two cycles; ``mt``: SMT is on.
         """
         m = self.m
+        fifo = self.fifo
         w = self.imem[self.prev_pc]
         st = self.state
         if st == 0:  # out of reset: one cycle, then FETCH
@@ -194,7 +195,7 @@ class IssueUnit:
             return
         if t == self.resume_at:  # RTL: the branch with a dependency is fetched again
             self.resume_at = NEVER
-            self.fifo.clear()
+            fifo.clear()
             st = FETCH
         if w >> 58 & 1 and self.eof_stops:
             m.finish(t)
@@ -214,8 +215,8 @@ class IssueUnit:
         if st == FETCH:
             if self.bubble:  # designed: the word at the new PC arrives next cycle
                 self.bubble = False
-                if self.fifo:
-                    self.fifo.popleft()
+                if fifo:
+                    fifo.popleft()
                 if c is not None:
                     self._push(c)
                 self.latched = c
@@ -254,10 +255,10 @@ class IssueUnit:
             branch = w >> 57 & 1
             if c is not None and self.rtl_sb:
                 self.sb[c.dst] = 0
-            inc = not busy and not branch and (not self.fifo or c is not None)
+            inc = not busy and not branch and (not fifo or c is not None)
             if c is not None and not busy and (not mt or one_more):
                 nxt = ISSUE_FWD
-            elif self.fifo:
+            elif fifo:
                 nxt = FIFO_UPDATE
             elif busy or (mt and not one_more):
                 nxt = FETCH
@@ -272,7 +273,7 @@ class IssueUnit:
             if st == ISSUE_FWD:
                 pop = True
             if not enabled:
-                nxt = FIFO_UPDATE if self.fifo else st
+                nxt = FIFO_UPDATE if fifo else st
             elif w >> 58 & 1:  # EOF: the thread ends here (the RTL just never issues it)
                 if not m.quirks.stop_at_eof:
                     self.ended = True
@@ -291,8 +292,8 @@ class IssueUnit:
                 else:
                     nxt = FETCH
         elif st == FIFO_UPDATE:
-            if self.fifo:
-                self._clear_rtl(self.fifo[0].dst)
+            if fifo:
+                self._clear_rtl(fifo[0].dst)
             pop = True
             sid, busy = self.station_for(w, t)
             busy = busy or not enabled
@@ -310,9 +311,9 @@ class IssueUnit:
                 # RTL: the FIFO is popped (the entry is lost); the PC is loaded whenever the
                 # commit bus shows a result of the station this instruction would use that
                 # meets its branch condition (any thread's result, any cycle in this state)
-                had_fifo = bool(self.fifo)
-                if self.fifo:
-                    self.fifo.popleft()
+                had_fifo = bool(fifo)
+                if fifo:
+                    fifo.popleft()
                 if (c_raw is not None and w >> 57 & 1
                         and c_raw.rs == self.station_for(w, t)[0]):
                     zero, sign = flags(c_raw.result)
@@ -345,7 +346,7 @@ class IssueUnit:
                     self.branch_target = None
                     nxt = FETCH
                     self.bubble = True
-                elif self.fifo:
+                elif fifo:
                     nxt = FIFO_UPDATE
                 else:
                     m.idle_hint = True
@@ -355,7 +356,6 @@ class IssueUnit:
             m.idle_hint = True
             return
         # end of cycle: FIFO, PC, instruction memory address, state
-        fifo = self.fifo
         if pop and fifo:
             fifo.popleft()
         if c is not None:

@@ -48,6 +48,15 @@ def _tag_lanes(t: int) -> Lanes:
     return (0, 0, t)
 
 
+def _static_info(w: int) -> tuple[bool, int, bool, Lanes, Lanes]:
+    """What issue needs of a word that does not depend on the machine state: branch, IO kind
+    (-1: not IO), whether the SMU modifies register operands at issue, and the tags shown
+    for pending SRC1 / SRC0."""
+    modified = bool(w >> 59 & 9 == 9 or (not w >> 63 and (w >> 25 & 0x1FF or w >> 8 & 0x1FF)))
+    io = w >> 59 & 7 if w >> 48 & 7 == OP_IO else -1
+    return bool(w >> 57 & 1), io, modified, _tag_lanes(tag(w, 1)), _tag_lanes(tag(w, 0))
+
+
 class VPCycleModel:
     """One VP running one program (thread 0), cycle by cycle."""
 
@@ -98,6 +107,7 @@ class VPCycleModel:
         self.n_waiting = 0  # stations holding an op that waits for an operand
         self._addr_cache: dict[tuple[int, int, int], Addressing] = {}
         self._rtl_sb = quirks.rtl_scoreboard
+        self._static: dict[int, tuple[bool, int, bool, Lanes, Lanes]] = {}
         self._div_latency = quirks.timing.div
 
     # ---------------------------------------------------------------------------------------
@@ -216,20 +226,24 @@ class VPCycleModel:
             if q.rtl_scoreboard and not w >> 57 & 1:
                 iiu.sb[dst] = 0
             return None
-        self.seq += 1
-        op = Op(w, iiu.thread, sid, dst, we, t, self.seq)
-        if w >> 59 & 9 == 9 or (not w >> 63 and (w >> 25 & 0x1FF or w >> 8 & 0x1FF)):
+        info = self._static.get(w)
+        if info is None:
+            info = self._static[w] = _static_info(w)
+        branch, io, modified, tag1, tag0 = info
+        self.seq = seq = self.seq + 1
+        op = Op(w, iiu.thread, sid, dst, we, t, seq, branch, io)
+        if modified:
             mod1, mod0 = issue_sources(w, raw1, raw0)
         else:  # no sign, swizzle or scale: the SMU passes the operands through
             mod1, mod0 = raw1, raw0
         if d1:
             op.dep1 = d1
-            mod1 = _tag_lanes(tag(w, 1))
+            mod1 = tag1
         else:
             op.src1 = mod1
         if d0:
             op.dep0 = d0
-            mod0 = _tag_lanes(tag(w, 0))
+            mod0 = tag0
         else:
             op.src0 = mod0
         if self.trace:
@@ -243,13 +257,12 @@ class VPCycleModel:
                 src0_addr if src0_addr is not None else 0))
         self.issues += 1
         iiu.issued += 1
-        if not op.branch and op.io != 0:  # an OMWRITE has no register result
+        if not branch and io != 0:  # an OMWRITE has no register result
             iiu.sb[dst] = sid
-        if we and not q.rtl_scoreboard and op.io != 0:  # a branch writes its WE lanes too
+        if we and not self._rtl_sb and io != 0:  # a branch writes its WE lanes too
             base = dst * 3
             own = self.lane_owner
             lp = self.lane_prod
-            seq = op.seq
             if we & 4:
                 own[base] = seq
                 lp[base] = op
@@ -532,7 +545,10 @@ class VPCycleModel:
         limit = t + max_cycles
         stop = NEVER if until is None else until
         steps = self.steps
-        while not self.done:
+        mt_on = self.mt_on
+        if self.done:
+            return self
+        while True:
             if t >= stop:
                 break
             if t >= limit:
@@ -560,14 +576,15 @@ class VPCycleModel:
                         busy_log.append((c.rs, st.busy_from, st.busy_end))
             steps += 1
             if rf[2][2] & 1:
-                if not self.mt_on:  # the second unit leaves reset at its code offset
-                    self.mt_on = True
+                if not mt_on:  # the second unit leaves reset at its code offset
+                    self.mt_on = mt_on = True
                     self.iius[1].reset((rf[2][2] >> 1) & 0xFFFF)
                 self._smt_step(t, c)
             else:
                 step(t, c)
-                if self.mt_on:
+                if mt_on:
                     self._smt_off(t)
+                    mt_on = False
             if self.done:
                 break
             if c is not None:

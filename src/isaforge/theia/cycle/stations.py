@@ -29,7 +29,7 @@ class Op:
                  "raw1", "raw0")
 
     def __init__(self, word: int, thread: int, rs: int, dst: int, we: int, issue: int,
-                 seq: int) -> None:
+                 seq: int, branch: bool | None = None, io: int | None = None) -> None:
         self.word = word
         self.thread = thread
         self.rs = rs
@@ -42,8 +42,9 @@ class Op:
         self.issue = issue
         self.start = NEVER  # cycle the execution unit starts
         self.result: Lanes = (0, 0, 0)
-        self.branch = bool(word >> 57 & 1)
-        self.io = word >> 59 & 7 if word >> 48 & 7 == OP_IO else -1  # 0 OMWRITE, 1 TMREAD
+        self.branch = bool(word >> 57 & 1) if branch is None else branch
+        # 0 OMWRITE, 1 TMREAD, -1 not IO
+        self.io = (word >> 59 & 7 if word >> 48 & 7 == OP_IO else -1) if io is None else io
         self.seq = seq
         self.waits = False  # issued with a dependency (waited in its station)
         # designed renaming: lanes of SRC1/SRC0 still to come, lane -> producing op, and the
