@@ -1,4 +1,5 @@
-"""The Matrix Unit (FPU) of the Tensix coprocessor, bit-exact and vectorised with numpy.
+"""The Matrix Unit (FPU) of the Tensix coprocessor, bit-exact, vectorised with numpy and
+(optionally) compiled with numba.
 
 Two levels:
 
@@ -15,7 +16,9 @@ Two levels:
   DEST_REGW_BASE``) and the effective fidelity phase; each function applies its own alignment
   masks, reads ``SrcX.matrix_bank``, treats invalid Dst rows as the identity (0, or minus
   infinity for GMPOOL) and marks written rows valid. Bank flips and RWC updates are the
-  caller's job.
+  caller's job. With numba installed the float arithmetic instructions run as compiled
+  kernels (same results, bit for bit; ~30x faster); :func:`mvmul_batch` is the compiled twin
+  of :func:`mvmul_kernel` for many blocks at once.
 
 Arithmetic (the model of the official simulator, which the oracle vectors in
 ``refdata/tensix/oracle/fpu`` were produced by):
@@ -373,16 +376,18 @@ def logical_dst_to_frame(bits: np.ndarray, cfg: MathConfig) -> np.ndarray:
 # Compiled instruction path (numba)
 # --------------------------------------------------------------------------------------------
 #
-# The instructions below spend almost all their time in numpy's per-call overhead: an MVMUL
+# The instructions below spent almost all their time in numpy's per-call overhead: an MVMUL
 # is 2,048 products, far too few for array operations to pay off. When numba is importable
 # the float MVMUL / GAPOOL / ELWADD / ELWSUB / ELWMUL instead run as one compiled function
 # each, straight on ``Dst.bits``/``Dst.valid`` and the Src cells: decode the operands, form
-# the products, group, align, accumulate, round and store, with the arithmetic of the numpy
-# kernels above written per element in int64 (every step is an exact integer operation, so
-# the two are the same function; tests/tensix/test_fpu_fast.py checks that on random and edge
-# operands). The kernels compile on first use (``cache=True``: later processes load the
-# machine code from ``__pycache__``); ``import numba`` happens then too, not at import time.
-# Integer "8" math and the moves keep the numpy path. ``USE_JIT = False`` forces numpy.
+# the products, group, align, accumulate, round and store. The arithmetic is that of the numpy
+# kernels above, per element: the 8-product groups in exact float64 (as in mvmul_kernel), the
+# rest in int64; every step is exact, so the two paths are the same function
+# (tests/tensix/test_fpu_fast.py checks it on random and edge operands, and the oracle tests
+# run through the compiled path). The kernels compile on first use (``cache=True``: later
+# processes load the machine code from ``__pycache__``); ``import numba`` happens then too,
+# not at import time. Integer "8" math, GMPOOL and the moves keep the numpy path.
+# ``USE_JIT = False`` forces numpy everywhere; without numba that is what happens.
 
 #: Use the compiled kernels when numba is available (tests switch this off to compare).
 USE_JIT = True
