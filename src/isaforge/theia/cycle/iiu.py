@@ -53,7 +53,8 @@ class IssueUnit:
     __slots__ = ("m", "thread", "pc", "prev_pc", "state", "sb", "fifo", "latched",
                  "branch_op", "branch_target", "resume_at", "ended", "bubble", "issued",
                  "stall_cycles", "reg_base", "reg_mask", "eof_stops", "rtl_sb", "refetch",
-                 "bnc", "bdr", "smu_check", "checked", "imem", "trace")
+                 "bnc", "bdr", "smu_check", "checked", "imem", "trace",
+                 "issue")
 
     def __init__(self, model: VPCycleModel, thread: int, code_offset: int = 0) -> None:
         self.m = model
@@ -77,6 +78,7 @@ class IssueUnit:
         self.imem = model.code[:PC_MASK + 1] + [0] * (PC_MASK + 1 - min(len(model.code),
                                                                          PC_MASK + 1))
         self.trace = model.trace
+        self.issue = model.issue
         # the quirk flags, read every cycle (the model's quirks never change)
         q = model.quirks
         self.eof_stops = thread == 0 and q.stop_at_eof
@@ -280,7 +282,7 @@ class IssueUnit:
                     m.idle_hint = True
                     nxt = 0
             else:
-                op = m.issue(self, w, t, fwd, c)
+                op = self.issue(self, w, t, fwd, c)
                 if w >> 57 & 1:
                     nxt = UPDATE_PC
                     self.branch_op = op

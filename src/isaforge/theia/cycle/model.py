@@ -98,8 +98,7 @@ class VPCycleModel:
         self.done = False
         self.finished_at: int | None = None
         self.deadlock = False
-        self.seq = 0
-        self.issues = 0
+        self.seq = 0  # ops issued so far (each has its number)
         self.commits = 0
         self.fifo_overflows = 0
         self.dropped = 0
@@ -113,6 +112,11 @@ class VPCycleModel:
     # ---------------------------------------------------------------------------------------
     # State the issue unit reads
     # ---------------------------------------------------------------------------------------
+
+    @property
+    def issues(self) -> int:
+        """Instructions issued to a station (NOPs excluded)."""
+        return self.seq
 
     @property
     def offset(self) -> int:
@@ -255,7 +259,6 @@ class VPCycleModel:
                 idx, d1, d0, raw1, raw0, k1, k0, mod1, mod0, raw1_reg[0],
                 src1_addr if src1_addr is not None else 0,
                 src0_addr if src0_addr is not None else 0))
-        self.issues += 1
         iiu.issued += 1
         if not branch and io != 0:  # an OMWRITE has no register result
             iiu.sb[dst] = sid
