@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -281,3 +283,23 @@ def test_mvmul_batch_reproduces_the_oracle(cfg_name: str) -> None:
         out[sel] = fpu.frame_to_logical_dst(r, mc)
     bad = np.argwhere(out != d["dst_out"])
     assert bad.size == 0, f"{len(bad)} of {out.size} datums differ; first {bad[0].tolist()}"
+
+
+def test_without_numba_the_numpy_path_runs() -> None:
+    """A process where ``import numba`` fails still emulates (on the numpy path)."""
+    code = (
+        "import sys; sys.modules['numba'] = None\n"
+        "import numpy as np\n"
+        "from isaforge.tensix import fpu\n"
+        "from isaforge.tensix.regfiles import Dst, SrcRegs\n"
+        "d, a, b = Dst(), SrcRegs(), SrcRegs()\n"
+        "a.load(0, np.eye(16), 'bf16'); b.load(0, np.full((8, 16), 2.0), 'bf16')\n"
+        "d.invalidate_physical(slice(None))\n"
+        "fpu.mvmul(d, a, b, srca_row=0, srcb_row=0, dst_row=0, phase=0, "
+        "cfg=fpu.MathConfig(fp32_dst=True))\n"
+        "assert fpu._jit() is None\n"
+        "print(d.read('fp32', np.arange(8)).sum())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(8 * 16 * 2.0)

@@ -674,7 +674,8 @@ _KERNELS = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_operand", "_
 
 
 def _jit() -> tuple | None:
-    """(mvmul, elw) compiled kernels, or None when numba is missing or ``USE_JIT`` is off.
+    """(mvmul, elw, mvmul_batch) compiled kernels; None when numba is missing or ``USE_JIT``
+    is off.
     The first call imports numba and swaps the module's kernel functions for their compiled
     versions (callees first, so the compiled kernels call compiled helpers)."""
     if not USE_JIT:
