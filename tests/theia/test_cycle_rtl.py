@@ -179,3 +179,18 @@ def test_div_livelock_tail_after_two_million_cycles() -> None:
     start = next(i for i, r in enumerate(ours) if r.ns == tail[0].ns and r.kind == tail[0].kind)
     assert differences(ours[start:start + len(tail)], tail) == []
     assert len(tail) >= 8
+
+
+@pytest.mark.parametrize("name", REGRESSIONS)
+def test_untraced_run_is_the_same_machine(name: str) -> None:
+    # without a trace the step loop takes its fast paths (the inlined commit of the RTL
+    # scoreboard); the machine must not notice: same end cycle, steps, issues, commits,
+    # registers, known lanes and OMEM as the traced run that matches the RTL's log
+    d = refdata("theia", "regressions", name, "vp.2.log").parent
+    code = read_mem((d / "code.mem").read_text())
+    runs = [run_cycles(code, quirks=Quirks.rtl(), tmem=_tmem(d), trace=tr) for tr in (True, False)]
+    a, b = runs
+    assert (a.finished_at, a.steps, a.issues, a.commits, a.dropped) == (
+        b.finished_at, b.steps, b.issues, b.commits, b.dropped)
+    assert a.rf == b.rf and a.known == b.known
+    assert (a.omem == b.omem).all()

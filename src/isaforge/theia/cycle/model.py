@@ -545,6 +545,9 @@ class VPCycleModel:
         trace = self.trace
         busy_log = self.busy_log
         commit = self._commit
+        fast_commit = self._rtl_sb and not trace
+        known = self.known
+        i0, i1 = self.iius
         limit = t + max_cycles
         stop = NEVER if until is None else until
         steps = self.steps
@@ -591,7 +594,21 @@ class VPCycleModel:
             if self.done:
                 break
             if c is not None:
-                commit(c, t)
+                if fast_commit and not self.n_waiting:
+                    # _commit, inlined for the RTL scoreboard with nothing waiting and no
+                    # trace: write the RF, tell a branch waiting for it
+                    self.commits += 1
+                    we = c.we
+                    if we:
+                        d = c.dst
+                        rf[d] = c.result if we == 7 else _merge(rf[d], c.result, we)
+                        known[d] |= we
+                    if i0.branch_op is c:
+                        i0.commit_seen(c)
+                    if i1.branch_op is c:
+                        i1.commit_seen(c)
+                else:
+                    commit(c, t)
             t += 1
             if iiu.ended and self._all_ended() and not self._in_flight():
                 self.finish(t)
