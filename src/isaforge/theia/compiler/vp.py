@@ -91,6 +91,16 @@ CONDITIONS = {"!=": IF_ZERO, "==": IF_NOT_ZERO, ">": IF_ZERO_OR_SIGN, "<": IF_ZE
               "<=": IF_NOT_SIGN, ">=": IF_SIGN}
 LETTER_MASK = {"x": WE_X, "y": WE_Y, "z": WE_Z}
 NUMBERS = ("DEC", "HEX", "BIN", "FP")
+LETTERS = frozenset({"X", "Y", "Z", "N"})
+MASK_KINDS = LETTERS | {"."}
+
+
+def _after_dot(toks: list[Token], i: int) -> bool:
+    """Whether letter token ``i`` continues a ``.`` swizzle or write mask (``.x-y`` too)."""
+    prev = toks[i - 1].kind if i > 0 else ""
+    if prev == "-" and i > 1:
+        prev = toks[i - 2].kind
+    return prev in MASK_KINDS
 
 
 # --------------------------------------------------------------------------------------------
@@ -103,6 +113,11 @@ class VpCompiler(TokenCursor):
 
     def __init__(self, pre: Preprocessed) -> None:
         super().__init__(pre, cp=False)
+        # ``n``, ``x``, ``y``, ``z`` alone are names (the manual's ``vector a, b, n, z;``):
+        # the scanner makes them letters of write masks and swizzles (R5.xyn, v.x-yz)
+        toks = self.toks
+        self.toks = [Token("ID", t.text, t.line, t.col) if t.kind in LETTERS
+                     and not _after_dot(toks, i) else t for i, t in enumerate(toks)]
         self.code: list[VpInstr] = []
         self.symbols: dict[str, int] = {}
         self.threads: dict[str, int] = {}
@@ -286,7 +301,7 @@ class VpCompiler(TokenCursor):
         self.emit(ins)
 
     def block(self) -> None:
-        self.expect("{")
+        self.expect("{", "'{' (blocks need braces, even around one statement)")
         self.depth += 1
         if self.depth > 200:
             raise self.error("blocks nested too deeply")
@@ -338,6 +353,10 @@ class VpCompiler(TokenCursor):
             self.call(name, args, end)
         elif k in ("ID", "REG", "out"):
             self.simple_statement(";")
+        elif k == ";":  # an empty statement (e.g. a #define value ending in ';')
+            self.next()
+        elif k in ("*", "&"):
+            raise self.pointer_error(tok)
         else:
             found = "end of file" if k == "EOF" else f"'{tok.text}'"
             raise self.error(f"expected a statement, found {found}", tok)
@@ -347,16 +366,25 @@ class VpCompiler(TokenCursor):
         self.next()
         items = []
         while True:
-            name = self.expect("ID", "a variable name")
-            if self.at("="):
+            name = self.declared_name()
+            if self.at("."):
+                # the manual's ``vector v.x = 17fp2.5;``: only the named lanes are set
+                we = self.write_mask(name, allow_n=False)
+                self.expect("=", "'=' (a declaration with lanes, e.g. v.x, initialises them)")
+                items.append((name, None, (we, self.constant())))
+            elif self.at("="):
                 self.next()
-                self.expect("(", "'(' (a vector is initialised with (x, y, z))")
-                values = [self.constant()]
-                for _ in range(2):
-                    self.expect(",", "','")
-                    values.append(self.constant())
-                self.expect(")", "')'")
-                items.append((name, None, values))
+                if self.at(*NUMBERS):  # ``vector i = 0;``: every lane
+                    items.append((name, None, (WE_XYZ, self.constant())))
+                else:
+                    self.expect("(", "'(' or a number (a vector is initialised with "
+                                     "(x, y, z) or one number)")
+                    values = [self.constant()]
+                    for _ in range(2):
+                        self.expect(",", "','")
+                        values.append(self.constant())
+                    self.expect(")", "')'")
+                    items.append((name, None, values))
             else:
                 size = None
                 if self.at("["):
@@ -383,6 +411,16 @@ class VpCompiler(TokenCursor):
                 self.autovars[name.text] = self.alloc(n, name)
                 continue
             reg = self.autovars[name.text] = self.alloc(1, name)
+            if isinstance(values, tuple):  # an extension: one immediate, some or all lanes
+                mask, value = values
+                ins = VpInstr(line=end.line)
+                ins.set_dest(reg)
+                ins.set_we(mask)
+                ins.set_imm(hex_value(value))
+                ins.addressing(True, False, True)
+                ins.set_code(ADD)
+                self.emit(ins)
+                continue
             for lane, we in enumerate((WE_X, WE_Y, WE_Z)):
                 ins = VpInstr()
                 ins.set_dest(reg)
@@ -394,11 +432,30 @@ class VpCompiler(TokenCursor):
                     ins.line = end.line
                 self.emit(ins)
 
+    def declared_name(self) -> Token:
+        tok = self.peek()
+        if tok.kind == "REG":
+            raise self.error(f"'{tok.text}' is a register (r0..r255 and R0..R255 are reserved "
+                             "words): use it without a declaration, or choose another name",
+                             tok)
+        if tok.kind == "*":
+            raise self.pointer_error(tok)
+        return self.expect("ID", "a variable name")
+
+    def pointer_error(self, tok: Token) -> CompileError:
+        return self.error("pointers are not supported (the T-Language manual leaves them TBD, "
+                          "section 8); use an array and an index variable, v[i]", tok)
+
     def constant(self) -> str:
         """A literal as the hex digits the compiler keeps for it."""
         tok = self.peek()
         if tok.kind == "DEC":
             self.next()
+            if self.at(".") and self.peek(1).kind == "DEC" and self.peek().col == \
+                    tok.col + len(tok.text) and self.peek().line == tok.line:
+                frac = f"{tok.text}.{self.peek(1).text}"
+                raise self.error(f"'{frac}' is not a number the VP can hold: write a "
+                                 f"fixed-point literal, e.g. 17fp{frac} (scale 17)", tok)
             return f"{dec_value(tok.text) & 0xFFFFFFFF:x}"
         if tok.kind == "HEX":
             self.next()
@@ -837,7 +894,8 @@ class VpCompiler(TokenCursor):
         left = self.expression()
         op = self.peek()
         if op.kind not in CONDITIONS:
-            raise self.error("expected a comparison (==, !=, <, >, <=, >=)", op)
+            hint = " ('=' assigns; compare with '==')" if op.kind == "=" else ""
+            raise self.error(f"expected a comparison (==, !=, <, >, <=, >=){hint}", op)
         self.next()
         right = self.expression()
         close = self.expect(")", "')'")
@@ -923,7 +981,8 @@ class VpCompiler(TokenCursor):
         left = self.expression()
         op = self.peek()
         if op.kind not in CONDITIONS:
-            raise self.error("expected a comparison (==, !=, <, >, <=, >=)", op)
+            hint = " ('=' assigns; compare with '==')" if op.kind == "=" else ""
+            raise self.error(f"expected a comparison (==, !=, <, >, <=, >=){hint}", op)
         self.next()
         right = self.expression()
         end = self.expect(terminator, f"'{terminator}'")
