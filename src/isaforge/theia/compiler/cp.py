@@ -13,7 +13,8 @@ every initialiser but the last is read as decimal from its hex digits (``a = 16,
 ``x++`` adds the register loaded with ASSIGN's opcode-less literal, i.e. adds 0; the counter of
 instructions emitted by expressions is only reset by assignments and loops, so a source-line
 comment can land on an earlier instruction; nested loops share one "loop start".
-Extensions: ``if (...) {...} else {...}``; a constant alone as a loop condition.
+Extensions: ``if (...) {...} else {...}``; a constant alone as a loop condition; ``~x``
+(NOT); chains of ``<<``, ``>>`` and ``&`` in one term, with C's precedence.
 """
 
 from __future__ import annotations
@@ -296,15 +297,32 @@ class CpCompiler(TokenCursor):
         return left
 
     def term(self) -> tuple[str, Token]:
+        # upstream takes one '<<', '>>' or '&' per term; chains are an extension, with C's
+        # precedence (shifts bind tighter than '&')
+        left = self.shift()
+        while self.at("&"):
+            tok = self.next()
+            right = self.shift()
+            left = self.operation(AND, left, right, tok)
+        return left
+
+    def shift(self) -> tuple[str, Token]:
         left = self.factor()
-        if self.at("<<", ">>", "&"):
+        while self.at("<<", ">>"):
             tok = self.next()
             right = self.factor()
-            return self.operation({"<<": SHL, ">>": SHR, "&": AND}[tok.kind], left, right, tok)
+            left = self.operation(SHL if tok.kind == "<<" else SHR, left, right, tok)
         return left
 
     def factor(self) -> tuple[str, Token]:
         tok = self.peek()
+        if tok.kind == "~":  # an extension (the manual's bitwise NOT): NOT writes ~R[SRC1]
+            self.next()
+            value = self.factor()
+            temp = self.free_temp(tok)
+            self.emit(CpInstr(NOT, dest=temp, src1=self.address(*value)))
+            self.inserted += 1
+            return f"R{temp}", tok
         if tok.kind == "ID":
             self.next()
             return tok.text, tok

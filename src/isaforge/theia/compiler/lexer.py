@@ -49,7 +49,7 @@ CP_RULES = (
     _NUMBERS
     + _lit("if", "else", "while", "&", "|", "exit", "scalar", "start", "copy_data_block",
            "copy_code_block", "block_transfer_in_progress", "(", ")", "{", "}", "-", "==", "!=",
-           "<=", ">=", "=", "<<", ">>", ">", "<", "+", ";", ",")
+           "<=", ">=", "=", "<<", ">>", ">", "<", "+", ";", ",", "~")
     + [_IDENT]
 )
 _BLANK = re.compile(r'[ \t\r"]+')
@@ -110,7 +110,13 @@ def tokenize(text: str, linemap: LineMap, cp: bool = False) -> list[Token]:
             if size > best_len:
                 best_kind, best_len = kind, size
         if not best_len:
-            raise CompileError(f"unexpected character '{c}'", linemap.loc(line, pos - bol + 1))
+            hint = ""
+            if c in "\u2013\u2014\u2212":
+                hint = f" (U+{ord(c):04X}, a typographic dash: the minus sign is '-')"
+            elif not c.isascii():
+                hint = f" (U+{ord(c):04X})"
+            raise CompileError(f"unexpected character '{c}'{hint}",
+                               linemap.loc(line, pos - bol + 1))
         out.append(Token(best_kind, text[pos:pos + best_len], line, pos - bol + 1))
         pos += best_len
     out.append(Token("EOF", "", line, pos - bol + 1))

@@ -86,6 +86,8 @@ THREAD_AUTOVAR_START = 128
 PARAM_START = 4
 PARAM_LIMIT = 10  # parameters live in R4..R9
 MAX_REGISTER = 255
+SCALE = 17  # the fixed-point scale of the hardware
+SCALE_SRC1_RIGHT = 0b1001  # SCOP bits 62 and 59: SRC1 shifted right by SCALE at issue
 
 CONDITIONS = {"!=": IF_ZERO, "==": IF_NOT_ZERO, ">": IF_ZERO_OR_SIGN, "<": IF_ZERO_OR_NOT_SIGN,
               "<=": IF_NOT_SIGN, ">=": IF_SIGN}
@@ -449,6 +451,10 @@ class VpCompiler(TokenCursor):
     def constant(self) -> str:
         """A literal as the hex digits the compiler keeps for it."""
         tok = self.peek()
+        if tok.kind == "-" and self.peek(1).kind in NUMBERS:
+            # an extension: a negative literal is its 32-bit two's complement
+            self.next()
+            return f"{-hex_value(self.constant()) & 0xFFFFFFFF:x}"
         if tok.kind == "DEC":
             self.next()
             if self.at(".") and self.peek(1).kind == "DEC" and self.peek().col == \
@@ -803,7 +809,9 @@ class VpCompiler(TokenCursor):
             self.inserted += 1
             return Val("reg", reg=temp, off=True)
         if tok.kind == "(":
-            if self.peek(1).kind in NUMBERS and self.peek(2).kind == ",":
+            if (self.peek(1).kind in NUMBERS and self.peek(2).kind == ",") or (
+                    self.peek(1).kind == "-" and self.peek(2).kind in NUMBERS
+                    and self.peek(3).kind == ","):
                 return self.triple()
             self.next()
             val = self.expression()
@@ -854,7 +862,18 @@ class VpCompiler(TokenCursor):
 
     def source(self) -> Val:
         tok = self.peek()
-        if tok.kind in NUMBERS:
+        if tok.kind == "-" and self.peek(1).kind in ("ID", "REG"):
+            # an extension: -v is v with every lane negated (the manual's -Normal)
+            self.next()
+            val = self.source()
+            if val.kind != "reg" or val.elem is not None:
+                raise self.error("'-' applies to a variable or register here; write "
+                                 "v.-x-y-z", tok)
+            lanes = val.swz or ("X", "Y", "Z")
+            return Val("reg", reg=val.reg, off=val.off,
+                       swz=tuple(c[1:] if c.startswith("-") else "-" + c  # type: ignore[arg-type]
+                                 for c in lanes))
+        if tok.kind in NUMBERS or (tok.kind == "-" and self.peek(1).kind in NUMBERS):
             text = self.constant()
             value = hex_value(text)
             if value in (0, 1, 2):
@@ -877,6 +896,10 @@ class VpCompiler(TokenCursor):
             if self.at("."):
                 return Val("reg", reg=reg, swz=self.swizzle(tok))
             return Val("reg", reg=reg)
+        if tok.kind in ("scale", "unscale") and not (
+                self.peek(1).kind == "(" and self.peek(2).kind == "REG"
+                and self.peek(3).kind == ")"):
+            return self.scaled(tok)
         if tok.kind in ("scale", "unscale"):
             # upstream: the operand becomes "<<Rn" / ">>Rn", whose register number reads as 0
             self.next()
@@ -887,6 +910,49 @@ class VpCompiler(TokenCursor):
             return Val("reg", reg=0)
         found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
         raise self.error(f"expected an operand, found {found}", tok)
+
+    def scaled(self, tok: Token) -> Val:
+        """``scale(expr)`` / ``unscale(expr)`` (an extension; upstream takes only a register,
+        and reads R0): unscale is an ADD of the operand shifted right by SCALE at issue (SCOP
+        bits 62 and 59) and R0.x; scale multiplies by 2**SCALE, loaded first (the SMU's left
+        scale is a no-op in the RTL)."""
+        self.next()
+        self.expect("(", "'('")
+        val = self.expression()
+        self.expect(")", "')'")
+        if val.kind == "in":
+            raise self.error("in[...] cannot be combined with other operands", tok)
+        if val.kind == "const":
+            raise self.error(f"{tok.text}() of a constant: write the scaled constant, e.g. "
+                             "17fp2.5", tok)
+        self.extra_dest = 0
+        src0 = R0_XXX
+        if tok.kind == "scale":
+            factor = self.free_temp(tok)
+            ins = VpInstr()
+            ins.set_code(ADD)
+            ins.set_dest(factor)
+            ins.set_imm(1 << SCALE)
+            ins.dest_zero(True)
+            ins.src0_displaced(True)
+            ins.set_we(WE_XYZ)
+            self.emit(ins)
+            self.inserted += 1
+            src0 = Val("reg", reg=factor, off=True)
+        temp = self.free_temp(tok)
+        ins = VpInstr()
+        ins.set_dest(temp)
+        ins.dest_zero(True)
+        ins.set_we(WE_XYZ)
+        if tok.kind == "scale":
+            ins.set_code(MUL)
+        else:
+            ins.set_code(ADD)
+            ins.set_scale(SCALE_SRC1_RIGHT)
+        self.sources(val, src0, ins)
+        self.emit(ins)
+        self.inserted += 1
+        return Val("reg", reg=temp, off=True)
 
     # -- control flow --------------------------------------------------------------------------
     def condition(self) -> None:
