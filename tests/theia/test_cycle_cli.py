@@ -56,3 +56,15 @@ def test_quirk_names_map_to_flags() -> None:
     q = quirks_from_names(["div-reissue", "tmem-row0"])
     assert q.refetch_after_fifo and q.tmem_row0 and not q.stop_at_eof
     assert quirks_from_names(["all"]).rtl_scoreboard
+
+
+def test_control_program_starting_nothing_falls_back_to_cycle_0(tmp_path: Path) -> None:
+    from isaforge.theia.cycle.runner import write_cycle_outputs
+    from isaforge.theia.disasm import read_mem
+
+    d = refdata("theia", "regressions", "test_omem_1", "code.mem").parent
+    code = read_mem((d / "code.mem").read_text())
+    lines = write_cycle_outputs(code, None, [2], tmp_path, control=[0x0D000000] * 8)
+    assert any("started no VP" in line and "cycle 0" in line for line in lines)
+    first = parse_log((tmp_path / "vp.2.log").read_text())[0]
+    assert first.kind == "I" and first.ns == 20  # FETCH in cycle 0, issue in cycle 1
