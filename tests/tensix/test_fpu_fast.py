@@ -91,7 +91,7 @@ def _files(seed: int, fp16: bool, remap: bool, swizzle: bool
         src.matrix_bank = int(rng.integers(0, 2))
     # whole zero groups (SrcB half-rows, SrcA rows): all-zero products still vote with their
     # exponent, which then decides how Dst is aligned
-    half = rng.random((2, 64, 2)) < 0.2
+    half = (rng.random((2, 64, 2)) < 0.2) | (rng.random((2, 64, 1)) < 0.1)
     srcb.cells[:] &= np.where(np.repeat(half, 8, axis=2), 0x7FF00, 0x7FFFF).astype(np.uint32)
     srca.cells[rng.random((2, 64)) < 0.1] &= 0x7FF00
     return dst, srca, srcb
@@ -241,6 +241,7 @@ def test_mvmul_batch_equals_mvmul_kernel(seed: int, cfg: tuple, phase: int, rows
     a = _logical(rng, batch + (16, 16), cfg[0], fp16)
     b = _logical(rng, batch + (rows, 16), cfg[1], fp16)
     b[..., : rows // 2, :8] &= 0x403FF  # zero half-rows: all-zero product groups
+    b[..., rows - 1, :] &= 0x403FF  # a zero row: both groups zero
     frame = fpu.dst_to_frame(_dst_bits(rng)[: int(np.prod(batch + (rows,)))]
                              .reshape(batch + (rows, 16)), mc)
     args = (a, b, frame, phase, mc.use_dst32b, mc.exp8)
@@ -303,3 +304,21 @@ def test_without_numba_the_numpy_path_runs() -> None:
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(8 * 16 * 2.0)
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_all_zero_groups_still_set_the_exponent(jit: bool) -> None:
+    """FP16 into an FP32 Dst (adj = +97 in phase 0): a product with a zero operand votes
+    with exponent 97 (oracle README, facts 3 and 5), so with SrcB all zero a small Dst value
+    (exponent 95) is aligned to exponent 97 and loses its two low bits (rounded half up)."""
+    dst, srca, srcb = Dst(), SrcRegs("SrcA"), SrcRegs("SrcB")
+    srca.load(0, np.full((16, 16), 1.5), "fp16")
+    prior = np.full((8, 16), 0x2F800001, dtype=np.uint32)  # exponent 95, mantissa ...01
+    prior[:, 1] = 0x2F800003  # ...11: rounds up to ...100
+    dst.write("fp32", prior.view(np.float32))
+    with _jit(jit):
+        fpu.mvmul(dst, srca, srcb, srca_row=0, srcb_row=0, dst_row=0, phase=0,
+                  cfg=fpu.MathConfig(srca_fmt=1, srcb_fmt=1, fp32_dst=True))
+    got = F.dst32_to_fp32(dst.read32(np.arange(8)))
+    assert (got[:, 0] == 0x2F800000).all() and (got[:, 2:] == 0x2F800000).all()
+    assert (got[:, 1] == 0x2F800004).all()

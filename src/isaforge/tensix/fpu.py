@@ -532,9 +532,13 @@ def _k_mvmul_core(fa: np.ndarray, ea: np.ndarray, fb: np.ndarray, eb: np.ndarray
                 i = 8 * g + j
                 ebi = eb[k, i]
                 for c in range(16):
-                    x = ea[i, c] + ebi
-                    top[g, c] = max(top[g, c], x if x > _K_ZERO // 2 else zx)
+                    top[g, c] = max(top[g, c], ea[i, c] + ebi)
             for c in range(16):
+                # Zero products are left out above: their vote (zx) only matters when the
+                # whole group is zero. (With adj <= 0 a non-zero top below zx makes the group
+                # +0 either way; with adj > 0 every non-zero product exceeds zx = 0.)
+                if top[g, c] < _K_ZERO // 2:
+                    top[g, c] = zx
                 scale[g, c] = pow2[_P2 - top[g, c]]
             for j in range(8):
                 i = 8 * g + j
