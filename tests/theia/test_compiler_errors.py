@@ -37,7 +37,7 @@ VP_CASES = {
     "duplicated-variable": ("vector a, b, a;\n", r"duplicated symbol 'a'", 1, 14),
     "undefined-function": ("vector a;\nfoo(a);\n", r"function definition for 'foo' not found",
                            2, 1),
-    "undefined-thread": ("start T();\nthread T() { R70 = 1; }\n", r"undefined thread 'T'", 1, 7),
+    "undefined-thread": ("start T();\nthread U() { R70 = 1; }\n", r"undefined thread 'T'", 1, 7),
     "unknown-character": ("vector a;\na = 3 $ 4;\n", r"unexpected character '\$'", 2, 7),
     "constant-argument": ("function f(p) { return; }\nvector a;\nf(7);\n",
                           r"undefined variable '7'.*cannot be passed", 3, 3),

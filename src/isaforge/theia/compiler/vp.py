@@ -123,6 +123,7 @@ class VpCompiler(TokenCursor):
         self.code: list[VpInstr] = []
         self.symbols: dict[str, int] = {}
         self.threads: dict[str, int] = {}
+        self.thread_starts: list[tuple[int, Token]] = []  # starts of threads not yet defined
         self.branches: list[int] = []
         self.inserted = 0
         self.extra_dest = 0
@@ -275,6 +276,7 @@ class VpCompiler(TokenCursor):
         self.prologue()
         while not self.at("EOF"):
             self.statement()
+        self.resolve_thread_starts()
         return self.code
 
     def prologue(self) -> None:
@@ -358,7 +360,7 @@ class VpCompiler(TokenCursor):
         elif k == ";":  # an empty statement (e.g. a #define value ending in ';')
             self.next()
         elif k in ("*", "&"):
-            raise self.pointer_error(tok)
+            raise self.pointer_error(tok, "a statement")
         else:
             found = "end of file" if k == "EOF" else f"'{tok.text}'"
             raise self.error(f"expected a statement, found {found}", tok)
@@ -440,13 +442,14 @@ class VpCompiler(TokenCursor):
             raise self.error(f"'{tok.text}' is a register (r0..r255 and R0..R255 are reserved "
                              "words): use it without a declaration, or choose another name",
                              tok)
-        if tok.kind == "*":
-            raise self.pointer_error(tok)
+        if tok.kind in ("*", "&"):
+            raise self.pointer_error(tok, "a variable name")
         return self.expect("ID", "a variable name")
 
-    def pointer_error(self, tok: Token) -> CompileError:
-        return self.error("pointers are not supported (the T-Language manual leaves them TBD, "
-                          "section 8); use an array and an index variable, v[i]", tok)
+    def pointer_error(self, tok: Token, what: str) -> CompileError:
+        return self.error(f"expected {what}, found '{tok.text}' (pointers are not supported: "
+                          "the T-Language manual leaves them TBD, section 8; use an array "
+                          "and an index variable, v[i])", tok)
 
     def constant(self) -> str:
         """A literal as the hex digits the compiler keeps for it."""
@@ -908,6 +911,8 @@ class VpCompiler(TokenCursor):
             self.expect(")", "')'")
             self.warn(tok, f"{tok.text}(...) reads R0, as upstream compiles it")
             return Val("reg", reg=0)
+        if tok.kind in ("*", "&"):
+            raise self.pointer_error(tok, "an operand")
         found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
         raise self.error(f"expected an operand, found {found}", tok)
 
@@ -1122,19 +1127,33 @@ class VpCompiler(TokenCursor):
         self.expect("(", "'('")
         self.expect(")", "')'")
         self.expect(";", "';'")
+        # a thread defined further down (the manual's Figure 25) is an extension: upstream
+        # needs the definition first; the two immediates are patched at the end
+        offset = self.threads.get(name.text, 0)
         if name.text not in self.threads:
-            raise self.error(f"undefined thread '{name.text}' (a thread must be defined "
-                             "before it is started)", name)
-        offset = self.threads[name.text]
-        for comment, value in ((f"Set thread instruction offset to 8'd{offset}", offset << 1),
-                               ("Enable multi-threading", offset << 1 | 1)):
-            ins = VpInstr(comment=comment)
+            self.thread_starts.append((len(self.code), name))
+        for value in (offset << 1, offset << 1 | 1):
+            ins = VpInstr()
             ins.set_code(ADD)
             ins.set_dest(CONTROL_REG0)
             ins.set_imm(value)
             ins.dest_zero(True)
             ins.set_we(WE_Z)
             self.emit(ins)
+        self.thread_offset(len(self.code) - 2, offset)
+
+    def thread_offset(self, at: int, offset: int) -> None:
+        first, second = self.code[at], self.code[at + 1]
+        first.set_imm(offset << 1)
+        second.set_imm(offset << 1 | 1)
+        first.comment = f"Set thread instruction offset to 8'd{offset}"
+        second.comment = "Enable multi-threading"
+
+    def resolve_thread_starts(self) -> None:
+        for at, name in self.thread_starts:
+            if name.text not in self.threads:
+                raise self.error(f"undefined thread '{name.text}'", name)
+            self.thread_offset(at, self.threads[name.text])
 
     def call_arguments(self) -> list[tuple[Val, Token]]:
         self.expect("(", "'('")
