@@ -11,6 +11,7 @@ from isaforge.afuc import Emulator
 from isaforge.afuc.machine import StepLimitError, StreamEndError
 from isaforge.afuc.stream import BadPacketError, parse_header, pkt4_header, pkt7_header
 from isaforge.cli import main as cli_main
+from isaforge.core.errors import EmulationError
 from tests.refdata import refdata
 
 
@@ -200,3 +201,22 @@ def test_breakpoints_and_single_steps():
     assert emu.read_reg("gpu", "RB_RENDER_CNTL") == 0x11
     assert emu.run() == "idle"
     assert emu.step() is False  # waiting for a header
+
+
+def test_resume_after_the_stream_ends_inside_a_packet():
+    cut = [pkt7_header(0x48, 1), 0, pkt7_header(0x3D, 4), 0x10000, 0, 0xA]
+    emu = Emulator(a630())
+    emu.feed(cut)
+    with pytest.raises(StreamEndError):
+        emu.run(exact=True)
+    emu.feed([0xB, pkt4_header(0x8801, 1), 0x11])
+    assert emu.run(exact=True) == "idle"
+    assert emu.read_mem(0x10000, 2) == [0xA, 0xB]
+    assert emu.read_reg("gpu", "RB_RENDER_CNTL") == 0x11
+    fast = Emulator(a630())
+    fast.feed(cut)
+    with pytest.raises(StreamEndError):
+        fast.run()
+    fast.feed([0xB])
+    with pytest.raises(EmulationError, match="cannot continue"):
+        fast.run()

@@ -103,7 +103,7 @@ class Processor:
                  "gen", "gpr", "gpu", "header", "ib", "ib_level", "image", "is_me5", "jmptbl",
                  "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
                  "packets", "pc", "pipe", "pipe_thresh", "rb", "sp_reg", "sqe", "stack0",
-                 "steps", "tw", "waitin_pending")
+                 "steps", "tw", "waitin_pending", "midblock")
 
     def __init__(self, emu: Emulator, name: str, image: list[int], base: int) -> None:
         self.emu = emu
@@ -134,6 +134,7 @@ class Processor:
         self.is_me5 = False  # a5xx ME: memory and register reads through GPU registers
         self.tw: Any = None  # trace bookkeeping (trace.TraceState) or None
         self.steps = 0
+        self.midblock = False  # an error stopped a compiled block: pc is not exact
         self.limit = 1 << 62
         self.packets = 0
         self.header: int | None = None
@@ -466,8 +467,16 @@ class Processor:
                 fn(self, hdr)
 
     # -- execution ----------------------------------------------------------------------------
+    def _check_resumable(self) -> None:
+        if self.midblock:
+            raise EmulationError(f"{self.name}: an error stopped a compiled block, so the exact "
+                                 "pc is unknown and the run cannot continue; run with "
+                                 "exact=True to continue after errors")
+
     def step(self) -> None:
         """Execute one instruction (all (rep) iterations), exactly, with trace and hooks."""
+        if self.midblock:
+            self._check_resumable()
         pc = self.pc
         fn = self._slow.get(pc)
         if fn is None:
@@ -480,7 +489,12 @@ class Processor:
         tw = self.tw
         if tw is not None:
             tw.line(self, pc)
-        fn(self, self.gpr, tw)
+        try:
+            fn(self, self.gpr, tw)
+        except StreamEndError:
+            # feed more and step again: the instruction restarts (what it read stays read)
+            self.bt, self.waitin_pending = bt, wait
+            raise
         self.pc = pc + 1 if bt is None else bt
         if wait:
             self.dispatch(hdr)  # type: ignore[arg-type]
@@ -489,6 +503,7 @@ class Processor:
 
     def run_fast(self, max_steps: int) -> None:
         """Run blocks until idle or until ``steps`` reaches ``max_steps`` (then exact steps)."""
+        self._check_resumable()
         self.limit = max_steps
         fast, codegen = self._fast, self.emu.codegen
         g = self.gpr
@@ -522,8 +537,12 @@ class Processor:
                     self.limit_hit()
                 self.step()
                 continue
-            while fn is not None:  # each block returns the next one when it is compiled
-                fn = fn(self, g)
+            try:
+                while fn is not None:  # each block returns the next one when it is compiled
+                    fn = fn(self, g)
+            except EmulationError:
+                self.midblock = True
+                raise
 
 
 _HEADERS: dict[int, tuple[bool, int, int]] = {}  # header -> (type 4?, id, count)
