@@ -269,7 +269,9 @@ class Emulator:
         until ``until``: "packet" stops before the next packet's handler runs; pc numbers
         stop before the main processor executes that pc ("breakpoint"). Exceeding
         ``max_steps`` steps in total raises :class:`StepLimitError`. Traced, stopping or
-        ``exact`` runs take the exact path; otherwise compiled blocks run."""
+        ``exact`` runs take the exact path; otherwise compiled blocks run. After an error
+        (e.g. the stream ended inside a packet) only an exact run can continue: feed more
+        and run again; a fast run stopped inside a block refuses to continue."""
         stops: set[int] = set()
         if isinstance(until, int):
             stops = {until}
