@@ -861,7 +861,24 @@ class VpCompiler(TokenCursor):
         if len(lanes) != 3 or self.at("X", "Y", "Z", "N", "ID"):
             raise CompileError(f"bad swizzle for '{owner.text}': expected three of x, y, z "
                                "(each optionally negated, e.g. .x-yz), or one", self.loc(dot))
-        return (lanes[0], lanes[1], lanes[2])
+        return self.signs_by_lane(lanes, owner, dot)
+
+    def signs_by_lane(self, lanes: list[str], owner: Token, dot: Token) -> tuple[str, str, str]:
+        """The hardware negates *source* lanes, then swizzles (the SMU's order), while the
+        manual writes a sign on each *result* lane (``a.-zx-y`` is (-a.z, a.x, -a.y)).
+        Move each sign to the lane it reads; upstream keeps it on the position, which gives a
+        different value whenever a negated letter is not in its own position (no regression
+        has one). A lane read with both signs cannot be encoded."""
+        wanted: dict[str, bool] = {}
+        for c in lanes:
+            neg, letter = c.startswith("-"), c[-1]
+            if wanted.setdefault(letter, neg) != neg:
+                raise CompileError(f"bad swizzle for '{owner.text}': lane {letter.lower()} is "
+                                   "read both negated and not (the hardware negates a source "
+                                   "lane before the swizzle)", self.loc(dot))
+        out = [("-" if wanted.get(lane, False) else "") + c[-1]
+               for lane, c in zip(("X", "Y", "Z"), lanes, strict=True)]
+        return (out[0], out[1], out[2])
 
     def source(self) -> Val:
         tok = self.peek()
