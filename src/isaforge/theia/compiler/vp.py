@@ -844,7 +844,34 @@ class VpCompiler(TokenCursor):
         self.extra_dest = 2
         return Val("reg", reg=temp, off=True)
 
-    def swizzle(self, owner: Token) -> tuple[str, str, str]:
+    def swizzled(self, reg: int, off: bool, owner: Token) -> Val:
+        """A register operand with a swizzle. When a lane is read both negated and not
+        (the manual's ``Argument1.y-yy``), one operand cannot encode it (the hardware negates
+        source lanes before it swizzles): the swizzle is applied by one ADD into a temporary
+        and the signs by a second one (an extension: upstream encodes the signs by position,
+        which gives another value)."""
+        swz, split = self.swizzle(owner)
+        if split is None:
+            return Val("reg", reg=reg, off=off, swz=swz)
+        val = Val("reg", reg=reg, off=off, swz=swz)
+        for step in range(2):
+            temp = self.free_temp(owner)
+            ins = VpInstr()
+            ins.set_dest(temp)
+            ins.dest_zero(True)
+            ins.set_we(WE_XYZ)
+            ins.set_code(ADD)
+            self.sources(val, R0_XXX, ins)
+            self.emit(ins)
+            self.inserted += 1
+            val = Val("reg", reg=temp, off=True, swz=split if step == 0 else None)
+        self.extra_dest = 0
+        return val
+
+    def swizzle(self, owner: Token) -> tuple[tuple[str, str, str],
+                                             tuple[str, str, str] | None]:
+        """The operand swizzle (signs by source lane) and, when it cannot carry the signs,
+        the signs to apply afterwards on the swizzled value (by position)."""
         dot = self.next()
         lanes = []
         while len(lanes) < 3:
@@ -861,21 +888,25 @@ class VpCompiler(TokenCursor):
         if len(lanes) != 3 or self.at("X", "Y", "Z", "N", "ID"):
             raise CompileError(f"bad swizzle for '{owner.text}': expected three of x, y, z "
                                "(each optionally negated, e.g. .x-yz), or one", self.loc(dot))
-        return self.signs_by_lane(lanes, owner, dot)
+        by_lane = self.signs_by_lane(lanes)
+        if by_lane is not None:
+            return by_lane, None
+        letters = tuple(c[-1] for c in lanes)
+        signs = tuple(("-" if c.startswith("-") else "") + lane
+                      for lane, c in zip(("X", "Y", "Z"), lanes, strict=True))
+        return letters, signs  # type: ignore[return-value]
 
-    def signs_by_lane(self, lanes: list[str], owner: Token, dot: Token) -> tuple[str, str, str]:
+    def signs_by_lane(self, lanes: list[str]) -> tuple[str, str, str] | None:
         """The hardware negates *source* lanes, then swizzles (the SMU's order), while the
         manual writes a sign on each *result* lane (``a.-zx-y`` is (-a.z, a.x, -a.y)).
         Move each sign to the lane it reads; upstream keeps it on the position, which gives a
         different value whenever a negated letter is not in its own position (no regression
-        has one). A lane read with both signs cannot be encoded."""
+        has one). A lane read with both signs cannot be encoded: None."""
         wanted: dict[str, bool] = {}
         for c in lanes:
             neg, letter = c.startswith("-"), c[-1]
             if wanted.setdefault(letter, neg) != neg:
-                raise CompileError(f"bad swizzle for '{owner.text}': lane {letter.lower()} is "
-                                   "read both negated and not (the hardware negates a source "
-                                   "lane before the swizzle)", self.loc(dot))
+                return None
         out = [("-" if wanted.get(lane, False) else "") + c[-1]
                for lane, c in zip(("X", "Y", "Z"), lanes, strict=True)]
         return (out[0], out[1], out[2])
@@ -902,10 +933,9 @@ class VpCompiler(TokenCursor):
         if tok.kind == "ID":
             self.next()
             if self.at("."):
-                swz = self.swizzle(tok)
                 if tok.text in self.params:
-                    return Val("reg", reg=self.params[tok.text], swz=swz)
-                return Val("reg", reg=self.var(tok), off=True, swz=swz)
+                    return self.swizzled(self.params[tok.text], False, tok)
+                return self.swizzled(self.var(tok), True, tok)
             param = self.params.get(tok.text)
             reg = param if param is not None else self.var(tok)
             elem = self.array_index()
@@ -914,7 +944,7 @@ class VpCompiler(TokenCursor):
             self.next()
             reg = self.reg_token(tok)
             if self.at("."):
-                return Val("reg", reg=reg, swz=self.swizzle(tok))
+                return self.swizzled(reg, False, tok)
             return Val("reg", reg=reg)
         if tok.kind in ("scale", "unscale") and not (
                 self.peek(1).kind == "(" and self.peek(2).kind == "REG"
