@@ -175,6 +175,39 @@ def test_elementwise_compiled_equal_numpy(seed: int, cfg: tuple, op: str, phase:
     _both_paths(run, seed, mc.style == "fp16", remap, swizzle)
 
 
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1),
+       cfg=st.sampled_from(CONFIGS + [(14, 14, False, False), (1, 5, True, False)]),
+       int8=st.booleans(), srca_row=src_rows, srcb_row=src_rows, dst_row=rows,
+       remap=st.booleans(), swizzle=st.booleans())
+def test_gmpool_compiled_equal_numpy(seed: int, cfg: tuple, int8: bool, srca_row: int,
+                                     srcb_row: int, dst_row: int, remap: bool,
+                                     swizzle: bool) -> None:
+    """Every style (incl. integer "8" and a mixed FP16/BF16 pair, which GMPOOL accepts)."""
+    mc = fpu.MathConfig(srca_fmt=cfg[0], srcb_fmt=cfg[1], fp32_dst=cfg[2],
+                        fp16a_force=cfg[3], int8_math=int8 and cfg[0] == 14)
+
+    def run(dst: Dst, srca: SrcRegs, srcb: SrcRegs) -> None:
+        fpu.gmpool(dst, srca, srcb, srca_row=srca_row, srcb_row=srcb_row, dst_row=dst_row,
+                   cfg=mc)
+
+    _both_paths(run, seed, mc.style in ("fp16", "int8"), remap, swizzle)
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_gmpool_ties_go_to_the_later_row(jit: bool) -> None:
+    """Equal keys: the SrcA row wins over Dst (``>=``). Visible with integer "32" -0 in Dst
+    against flushed (exponent-0) SrcA values: the result is +0."""
+    dst, srca, srcb = Dst(), SrcRegs("SrcA"), SrcRegs("SrcB")
+    srcb.cells[0, 0] = 0x10  # non-zero exponents in SrcB: no minus infinity
+    srca.cells[0, :16] = 0x40100  # sign set, magnitude 1, exponent 0: flushed to +0
+    dst.write32(np.arange(4), np.full((4, 16), 0x80000000))  # int32 -0 (sign-magnitude)
+    with _jit(jit):
+        fpu.gmpool(dst, srca, srcb, srca_row=0, srcb_row=0, dst_row=0,
+                   cfg=fpu.MathConfig(srca_fmt=14, srcb_fmt=14, int8_math=True))
+    assert (dst.read32(np.arange(4)) == 0).all()
+
+
 @pytest.mark.parametrize("cfg", CONFIGS[:4] + CONFIGS[8:10])
 def test_matmul_sequence_compiled_equal_numpy(cfg: tuple) -> None:
     """A whole 32x32x32 HiFi4 tile (64 dependent MVMULs, Dst starting invalid): the rounding

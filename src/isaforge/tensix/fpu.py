@@ -667,6 +667,87 @@ def _k_elw(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int, ds
         valid[p] = True
 
 
+def _k_gm_key(sign: int, exp: int, mag: int) -> int:
+    v = (exp << 10) + mag
+    return -v if sign == 1 else v
+
+
+def _k_gmpool(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, is32: bool,
+              dst_row: int, a_cells: np.ndarray, a_bank: int, a_row0: int,
+              b_cells: np.ndarray, b_bank: int, b_row: int, style: int, dst_style: int
+              ) -> None:
+    """GMPOOL (see :func:`gmpool`): ``style`` 0 BF16, 1 FP16, 2 TF32, 3 Int8; ``dst_style``
+    0 BF16, 1 FP16, 2 TF32, 3 Int32 (the functions ``_gm_*`` written per element)."""
+    row = dst_row & 0x3FC
+    p = table[row]
+    for c in range(16):
+        if not valid[p]:
+            dv = np.int64(0xFFFFFFFF) if is32 else np.int64(0xFFFF0000)
+        elif is32:
+            dv = (np.int64(bits[p, c]) << 16) | np.int64(bits[p + 8, c])
+        else:
+            dv = np.int64(bits[p, c]) << 16
+        bs = (dv >> 31) & 1
+        if dst_style == 3:
+            bm = dv & 0x3FF
+            be = ((dv >> 10) & 0x3F) + (((dv >> 24) & 7) << 6)
+        elif dst_style == 1:
+            be = ((dv >> 16) & 0x1F) + 15
+            bm = (dv >> 21) & 0x3FF
+        else:
+            be = ((dv >> 16) & 0xFF) + 127
+            bm = ((dv >> 24) & 0x7F) << 3
+            if dst_style == 2:
+                bm += (dv >> 13) & 7
+        be &= 0x1FF
+        best = _k_gm_key(bs, be, bm)
+        for ii in range(16):  # rows 4..7, 0..3, 8..15
+            i = ii ^ 4 if ii < 8 else ii
+            a = np.int64(a_cells[a_bank, (a_row0 + i) & 0x3F, c])
+            bexp = np.int64(b_cells[b_bank, b_row, i]) & 0xFF
+            aexp = a & 0xFF
+            if bexp == 0:  # reads as minus infinity
+                sign, exp, mag = 1, 0x1FF, 0x3FF
+            elif aexp == 0:  # flushed to zero
+                sign, exp, mag = 0, 0, 0
+            else:
+                sign = a >> 18
+                mag = (a >> 8) & 0x3FF
+                if style == 3:
+                    exp = 0
+                elif style == 1:
+                    exp = (aexp & 0x1F) + (bexp & 0x1F)
+                else:
+                    exp = aexp + bexp
+                    if style == 0:
+                        mag &= 0x3F8
+                exp &= 0x1FF
+            k = _k_gm_key(sign, exp, mag)
+            if k >= best:
+                best, bs, be, bm = k, sign, exp, mag
+        if dst_style == 3:
+            out = (bs << 31) | ((be & 7) << 10) | bm
+        elif dst_style == 1:
+            out = 0 if (be & 0x3F) == 0 else (bs << 31) | (bm << 21) | (((be - 15) & 0x1F) << 16)
+        else:
+            out = (bs << 31) | ((bm & 0x3F8) << 21) | (((be - 127) & 0xFF) << 16)
+            if dst_style == 2:
+                out += (bm & 7) << 13
+            if be == 0:
+                out = 0
+        bits[p, c] = (out >> 16) & 0xFFFF
+        if is32:
+            bits[p + 8, c] = out & 0xFFFF
+        for r in range(1, 4):
+            q = table[(row + r) & 0x3FF]
+            bits[q, c] = 0
+            if is32:
+                bits[q + 8, c] = 0
+    for r in range(4):
+        valid[table[(row + r) & 0x3FF]] = True
+
+
+_GM_STYLES = {"bf16": 0, "fp16": 1, "tf32": 2, "int8": 3, "int32": 3}
 _ELW_OPS = {"add": 0, "sub": 1, "mul": 2}
 
 #: Work space of the compiled kernels (they run one at a time: the GIL is held).
@@ -674,11 +755,12 @@ _SCRATCH = np.zeros((9, 16, 16), dtype=np.int64)
 _FSCRATCH = np.zeros((3, 16, 16), dtype=np.float64)
 
 _KERNELS = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_operand", "_k_decode",
-            "_k_mvmul_core", "_k_mvmul", "_k_mvmul_batch", "_k_logical", "_k_elw")
+            "_k_mvmul_core", "_k_mvmul", "_k_mvmul_batch", "_k_logical", "_k_elw", "_k_gm_key",
+            "_k_gmpool")
 
 
 def _jit() -> tuple | None:
-    """(mvmul, elw, mvmul_batch) compiled kernels; None when numba is missing or ``USE_JIT``
+    """(mvmul, elw, mvmul_batch, gmpool) compiled kernels; None when numba is missing or ``USE_JIT``
     is off.
     The first call imports numba and swaps the module's kernel functions for their compiled
     versions (callees first, so the compiled kernels call compiled helpers)."""
@@ -693,7 +775,8 @@ def _jit() -> tuple | None:
         g = globals()
         for name in _KERNELS:
             g[name] = numba.njit(cache=True)(g[name])
-        _JIT_STATE["kernels"] = (g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"])
+        _JIT_STATE["kernels"] = (g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"],
+                                 g["_k_gmpool"])
     return _JIT_STATE["kernels"]  # type: ignore[return-value]
 
 
@@ -959,6 +1042,12 @@ def gmpool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: i
         dst_style = "tf32" if is32 else "bf16"
     else:
         dst_style = "tf32" if is32 else style
+    kernels = _jit()
+    if kernels is not None:
+        kernels[3](dst.bits, dst.valid, dst.phys_table(is32), is32, int(dst_row), srca.cells,
+                   srca.matrix_bank, int(srca_row) & 0x30, srcb.cells, srcb.matrix_bank,
+                   int(srcb_row) & 0x38, _GM_STYLES[style], _GM_STYLES[dst_style])
+        return
     row = dst_row & 0x3FC
     a_rows = ((srca_row & 0x30) + np.arange(16)) & 0x3F
     a = srca.cells[srca.matrix_bank][a_rows].astype(I64)  # [i, j] physical cells
