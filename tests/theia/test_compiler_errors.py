@@ -52,7 +52,8 @@ VP_CASES = {
 CP_CASES = {
     "undefined-variable": ("scalar a;\na = b + 1;\n", r"undefined variable 'b'", 2, 5),
     "syntax-error": ("scalar a;\na = 1\nexit;\n", r"expected ';', found 'exit'", 3, 1),
-    "bad-comparison": ("scalar a;\nwhile (a != 1) {}\n", r"expected '==' or '<='", 2, 10),
+    "bad-comparison": ("scalar a;\nwhile (a = 1) {}\n",
+                       r"expected a comparison .*compare with '=='", 2, 10),
     "decrement": ("scalar a;\na--;\n", r"'--' is not supported", 2, 2),
     "duplicated": ("scalar a, a;\n", r"duplicated symbol 'a'", 1, 11),
     "too-many-temporaries": ("scalar a;\na = " + " + ".join(["1"] * 130) + ";\n",

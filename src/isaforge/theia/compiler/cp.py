@@ -13,8 +13,11 @@ every initialiser but the last is read as decimal from its hex digits (``a = 16,
 ``x++`` adds the register loaded with ASSIGN's opcode-less literal, i.e. adds 0; the counter of
 instructions emitted by expressions is only reset by assignments and loops, so a source-line
 comment can land on an earlier instruction; nested loops share one "loop start".
-Extensions: ``if (...) {...} else {...}``; a constant alone as a loop condition; ``~x``
-(NOT); chains of ``<<``, ``>>`` and ``&`` in one term, with C's precedence.
+``<=`` in a condition branches out when it holds (BLE, as upstream; multicore_smoke depends
+on it): the block runs while ``a > b`` (warned).
+Extensions: ``if (...) {...} else {...}``; ``!=``, ``<``, ``>``, ``>=`` in conditions; a constant
+alone as a loop condition; ``~x`` (NOT); chains of ``<<``, ``>>`` and ``&`` in one term, with
+C's precedence.
 """
 
 from __future__ import annotations
@@ -32,6 +35,11 @@ OPCODES = ["NOP", "DELIVERCOMMAND", "ADD", "SUB", "AND", "OR", "BRANCH", "BEQ", 
 (NOP, DELIVERCOMMAND, ADD, SUB, AND, OR, BRANCH, BEQ, BNE, BG, BL, BGE, BLE, ASSIGN, COPYBLOCK,
  EXIT, NOT, SHL, SHR) = range(19)
 STATUS_REG = 2
+# a condition branches out of its block when it is false: on the opposite comparison.
+# Upstream has only '==' (BNE) and '<=', for which it emits BLE, i.e. it leaves the block
+# when the condition holds; the reference outputs (multicore_smoke) depend on it, so '<='
+# keeps BLE, with a warning. The other four are extensions, branching on the opposite.
+BRANCH_OUT = {"==": BNE, "!=": BEQ, "<=": BLE, "<": BGE, ">": BLE, ">=": BL}
 BLOCK_DST_REG = 3
 START_MAIN_THREAD = 0
 VAR_START = 9
@@ -358,11 +366,15 @@ class CpCompiler(TokenCursor):
         else:
             left = self.expression()
             op = self.peek()
-            if op.kind not in ("==", "<="):
-                raise self.error("expected '==' or '<=' (the CP compares only these ways)", op)
+            if op.kind not in BRANCH_OUT:
+                hint = " ('=' assigns; compare with '==')" if op.kind == "=" else ""
+                raise self.error(f"expected a comparison (==, !=, <, >, <=, >=){hint}", op)
             self.next()
+            if op.kind == "<=":
+                self.warn(op, "'<=' leaves the block when it holds (BLE), as upstream compiles "
+                              "it; write '>' for what the source says")
             right = self.expression()
-            branch = CpInstr(BNE if op.kind == "==" else BLE, dest=0,
+            branch = CpInstr(BRANCH_OUT[op.kind], dest=0,
                              src1=self.address(*left), src0=self.address(*right))
         self.expect(")", "')'")
         self.emit(branch)
