@@ -1049,3 +1049,21 @@ def test_section_12_5_cp_while() -> None:
 
 def test_section_12_cp_has_no_multiplication() -> None:
     err("scalar a, b;\na = a * b;\n", r"m\.cp:2:7: error: unexpected character '\*'", cp=True)
+
+
+# -- limits of the machine ---------------------------------------------------------------------
+
+def test_a_branch_past_instruction_255_is_an_error() -> None:
+    body = "R70 = R70 + R71;\n" * 260
+    text = err(f"vector i;\nwhile (i.x < 3) {{\n{body} i++;\n}}\n",
+               r"m\.vp:2:1: error: instruction \d+ branches to instruction 2\d\d, past the "
+               r"8-bit branch destination")
+    assert "\n" not in text
+    err(body + "f();\nexit;\nfunction f() { return; }\n", r"the call of 'f' branches to")
+    # straight-line code may be longer: only branch targets are 8 bits
+    assert len(vp(body + "exit;\n")) > 256
+
+
+def test_a_cp_program_larger_than_the_cp_memory_is_an_error() -> None:
+    err("scalar a;\n" + "a = a + a;\n" * 300, r"m\.cp:\d+:1: error: the CP program has 604 "
+        r"instructions: the control processor's memory .* holds 256", cp=True)

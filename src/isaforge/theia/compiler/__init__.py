@@ -165,6 +165,28 @@ def _warnings(found: Sequence[tuple[object, str]]) -> list[str]:
     return [f"{loc}: warning: {msg}" for loc, msg in found]
 
 
+MAX_BRANCH_TARGET = 0xFF  # a branch's DST literal is 8 bits
+CP_MEMORY_SIZE = 256  # the CP's instruction memory, addressed by an 8-bit IP
+
+
+def _check_branch_targets(code: Sequence[VpInstr], symbols: Mapping[str, int],
+                          pre: Preprocessed) -> None:
+    """A branch to an instruction past 255 cannot be encoded (upstream cuts it to 8 bits)."""
+    line = 1
+    for i, ins in enumerate(code):
+        if ins.line > 0:
+            line = ins.line
+        if not ins.op >> 9 & 1 or ins.op >> 15 & 1:  # not a branch, or through a register
+            continue
+        target = symbols.get(ins.symbol, 0) if ins.symbol else ins.target
+        if target > MAX_BRANCH_TARGET:
+            what = f"the call of '{ins.symbol}'" if ins.symbol else f"instruction {i}"
+            raise CompileError(f"{what} branches to instruction {target}, past the 8-bit "
+                               f"branch destination (at most {MAX_BRANCH_TARGET}); move "
+                               "loops, ifs and functions into the first 256 instructions",
+                               pre.linemap.loc(line))
+
+
 def compile_vp(text: str, filename: str = "<input>",
                include_dirs: Sequence[str | Path] = (),
                headers: Mapping[str, str] | None = None) -> VpProgram:
@@ -172,6 +194,7 @@ def compile_vp(text: str, filename: str = "<input>",
     pre = preprocess(text, filename, cp=False, include_dirs=include_dirs, headers=headers)
     compiler = _vp.compile_tokens(pre)
     code, symbols = compiler.code, compiler.symbols
+    _check_branch_targets(code, symbols, pre)
     listing = _listing([LISTING_HEADER], pre.lines, code, symbols, _vp_assembly)
     words = []
     for ins in code:
@@ -194,6 +217,10 @@ def compile_cp(text: str, filename: str = "<input>",
     pre = preprocess(text, filename, cp=True, include_dirs=include_dirs, headers=headers)
     compiler = _cp.compile_tokens(pre)
     code = compiler.code
+    if len(code) > CP_MEMORY_SIZE:
+        raise CompileError(f"the CP program has {len(code)} instructions: the control "
+                           f"processor's memory (and 8-bit IP) holds {CP_MEMORY_SIZE}",
+                           pre.linemap.loc(max((ins.line for ins in code), default=1)))
     listing = _listing([LISTING_HEADER], pre.lines, code, {}, lambda ins: ins.text())
     mem = "".join(line + "\n" for line in [CP_MEM_HEADER, *(ins.text() for ins in code)])
     return CpProgram([ins.word() for ins in code], listing, mem, pre,

@@ -47,6 +47,7 @@ class VpInstr:
     comment: str = ""
     line: int = -1  # 1-based line of the preprocessed source quoted in the listing
     triple: bool = False  # last of the three instructions of a (a, b, c) constant
+    target: int = 0  # the destination as set, before it is cut to 8 bits
 
     # -- operation section ---------------------------------------------------------------------
     def set_code(self, code: int) -> None:
@@ -107,6 +108,7 @@ class VpInstr:
         self.dst |= (mask & 7) << 8
 
     def set_dest(self, address: int) -> None:
+        self.target = address
         self.dst = (self.dst & ~0xFF) | (address & 0xFF)
 
     # -- sources -------------------------------------------------------------------------------
