@@ -31,15 +31,47 @@ list them here (details in the ``vp`` and ``cp`` modules):
   parameters a call's arguments go after them; a constant other than 0, 1, 2 cannot be an
   argument;
 * the CP reads any identifier containing ``R`` as a register, ``x++`` adds 0, ``x--`` fails,
-  and a scalar initialiser other than the last of its list is read as decimal from its hex
-  digits; an identifier cannot start with x, y or z, and ``n`` alone is not a name.
+  a scalar initialiser other than the last of its list is read as decimal from its hex
+  digits, a binary literal's bits are read back as hex digits (0b101 is 0x101), and ``<=``
+  in a condition leaves the block when it holds (refdata multicore_smoke depends on it);
+* a VP condition on vectors tests the ALU's flags of ``left - right``: ZERO when all lanes
+  are 0, SIGN when all three are negative; so ``<`` and ``==`` hold when they hold on every
+  lane, but ``<=`` is ``<`` on every lane (an equal lane fails it), ``>=`` holds unless
+  every lane is less, ``>`` unless every lane is less or every lane equal, ``!=`` when one
+  lane differs (test_branches_1 depends on the encoding);
+* an identifier cannot start with x, y or z (the scanner's longest match).
 
 Deviations from upstream (where it fails or the manual asks for more): ``#include`` works in
 VP code too (upstream ignores it there); ``#macro`` only counts as the first word of a line;
 an unterminated ``//`` comment at the end of a file is accepted; ``\\r`` is a blank; register
-numbers above R255 and too many variables are errors (upstream truncates them to 8 bits);
-extensions: ``for``, ``-=``, one-lane sources (``v.x``), multi-lane write masks (``v.xy``),
-fixed-point literals (``17fp2.5``), CP ``if``/``else``, a constant as a CP loop condition.
+numbers above R255, too many variables, a VP branch to an instruction past 255 and a CP
+program past its 256-word memory are errors (upstream cuts them to 8 bits); a sign in a
+swizzle applies to the lane of the result it is written on (``a.-zx-y`` is
+(-a.z, a.x, -a.y), as the manual means): the hardware negates source lanes before it
+swizzles, so the compiler moves each sign to the lane it reads, and a lane read both negated
+and not (the manual's ``Argument1.y-yy``) takes a second ADD (upstream keeps signs on their
+positions, which computes something else; no regression has a sign in a swizzle).
+
+Extensions (each from the manual; none occurs in the regressions, whose outputs they leave
+unchanged): ``for``; ``-=``; one-lane sources (``v.x``); multi-lane write masks (``v.xy``);
+fixed-point literals (``17fp2.5``) and negative literals (``-2``, also in ``(1,3,-2)``);
+``-v`` (every lane negated); declarations initialised with one number (``vector i = 0;``) or
+on some lanes (``vector MyNumber.x = 17fp2.5;``: an ADD of the immediate with that write
+mask, the form of a lane of ``(x, y, z)``; upstream's grammar has neither); ``n``, ``x``,
+``y``, ``z`` alone as names; ``scale(expr)`` (a MUL by 2**17 loaded first: the SMU's left
+scale does nothing) and ``unscale(expr)`` (an ADD whose source 1 the SMU shifts right by 17),
+where upstream takes only a register and reads R0 (kept for ``scale(Rn)``, warned); a thread
+started before its definition; an empty statement ``;``; CP ``if``/``else``, ``!=``, ``<``,
+``>``, ``>=``, ``~x`` (NOT) and chains of ``<<``/``>>``/``&`` with C's precedence; a constant
+as a CP loop condition.
+
+Unsupported: pointers (the manual's section 8 is "TBD"). A ``*`` or ``&`` where a variable
+name, an operand or a statement starts is refused with
+``file:line:col: error: expected an operand, found '*' (pointers are not supported: the
+T-Language manual leaves them TBD, section 8; use an array and an index variable, v[i])``.
+Also refused with a hint: a fraction without a fixed-point prefix (``2.5``), a register
+declared as a variable (``vector R1;``), ``=`` in a condition, a block without braces, the
+manual's typographic dash (U+2013) for minus.
 Where the upstream-compatible code does not do what the source says, the result carries a
 ``file:line:col: warning: ...`` (the CLI prints them on stderr).
 """

@@ -24,7 +24,10 @@ digits spell NAME's last token; ``scale(Rn)`` / ``unscale(Rn)`` read R0; ``x = a
 ignores the index; the frame size pushed by a call counts names, not registers.
 
 Extensions over the upstream grammar (the manual's language): ``v.x`` as a source means
-``v.xxx``; ``a.xy = ...`` on variables; ``v -= constant``; ``for (init; cond; step) {...}``.
+``v.xxx``; ``a.xy = ...`` on variables; ``v -= constant``; ``for (init; cond; step) {...}``;
+``vector v.x = c;`` and ``vector v = c;``; negative literals and ``-v``; ``scale(expr)`` and
+``unscale(expr)``; a thread started before its definition; signs in a swizzle by result lane
+(see the package docstring, with the pointers the compiler refuses).
 """
 
 from __future__ import annotations
