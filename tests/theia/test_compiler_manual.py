@@ -1067,3 +1067,37 @@ def test_a_branch_past_instruction_255_is_an_error() -> None:
 def test_a_cp_program_larger_than_the_cp_memory_is_an_error() -> None:
     err("scalar a;\n" + "a = a + a;\n" * 300, r"m\.cp:\d+:1: error: the CP program has 604 "
         r"instructions: the control processor's memory .* holds 256", cp=True)
+
+
+# -- section 6.1: the anded comparisons, operator by operator -----------------------------------
+
+ANDED = ("the manual: a comparison of vectors is the AND of the lanes' comparisons; the "
+         "upstream-compatible code tests the flags of left - right (ZERO: all lanes 0, SIGN: "
+         "all lanes negative), which gives this only for '<' and '=='")
+
+
+@pytest.mark.parametrize(("op", "left", "right"), [
+    ("<", (1, 2, 3), (2, 3, 4)), ("<", (1, 3, 3), (2, 3, 4)),
+    ("==", (1, 2, 3), (1, 2, 3)), ("==", (1, 2, 4), (1, 2, 3)),
+    (">=", (5, 3, 4), (2, 3, 4)), ("!=", (5, 6, 7), (1, 2, 3)),
+    (">", (5, 6, 7), (1, 2, 3)), ("<=", (1, 2, 3), (2, 3, 4)),
+    pytest.param("<=", (1, 3, 3), (2, 3, 4), marks=pytest.mark.xfail(strict=True, reason=ANDED)),
+    pytest.param(">", (5, 0, 7), (1, 2, 3), marks=pytest.mark.xfail(strict=True, reason=ANDED)),
+    pytest.param(">=", (5, 0, 7), (1, 2, 3), marks=pytest.mark.xfail(strict=True, reason=ANDED)),
+    pytest.param("!=", (5, 2, 3), (1, 2, 3), marks=pytest.mark.xfail(strict=True, reason=ANDED)),
+])
+def test_section_6_1_comparisons_are_anded_over_the_lanes(
+        op: str, left: tuple[int, int, int], right: tuple[int, int, int]) -> None:
+    import operator
+    test = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+            "==": operator.eq, "!=": operator.ne}[op]
+    expected = all(test(a, b) for a, b in zip(left, right, strict=True))
+    src = (f"vector l = ({left[0]},{left[1]},{left[2]}), r = ({right[0]},{right[1]},{right[2]});"
+           f"\nR70 = 0;\nif (l {op} r) {{\n R70 = 1;\n}}\nexit;\n")
+    assert reg(run(src), 70)[0] == int(expected)
+
+
+def test_cp_less_or_equal_is_warned() -> None:
+    prog = compile_cp("scalar a, b;\nwhile (a <= b) { a = b; }\nexit;\n", filename="m.cp")
+    assert [w.split(": warning: ")[0] for w in prog.warnings] == ["m.cp:2:10"]
+    assert "leaves the block when it holds" in prog.warnings[0]
