@@ -327,7 +327,8 @@ EXAMPLE_VPS = sorted(p.name for p in EXAMPLES.glob("*.vp"))
 
 
 def test_examples_are_bundled() -> None:
-    assert EXAMPLE_VPS == ["cross_product.vp", "sum_loop.vp", "two_threads.vp"]
+    assert EXAMPLE_VPS == ["cross_product.vp", "manual_tour.vp", "sum_loop.vp",
+                           "two_threads.vp"]
     for name in EXAMPLE_VPS:
         assert (EXAMPLES / name).with_suffix(".cp").is_file()
 
