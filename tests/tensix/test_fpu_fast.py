@@ -63,7 +63,8 @@ def _cells(rng: np.random.Generator, shape: tuple[int, ...], fp16: bool) -> np.n
     centre = int(rng.integers(1, top + 1))
     exp = np.clip(centre + rng.integers(-4, 5, shape), 0, top)
     wild = rng.random(shape) < 0.25
-    exp = np.where(wild, rng.choice([0, 0, 1, top, int(rng.integers(0, top + 1))], shape), exp)
+    odd = [0, 0, 1, top, 128 if top == 255 else 16, int(rng.integers(0, top + 1))]
+    exp = np.where(wild, rng.choice(odd, shape), exp)
     if fp16:
         exp = exp | (rng.integers(0, 8, shape) << 5) * (rng.random(shape) < 0.2)
     man = rng.integers(0, 1024, shape)
@@ -108,8 +109,9 @@ def _jit(enabled: bool) -> Iterator[None]:
 
 
 def _both_paths(run: Callable[[Dst, SrcRegs, SrcRegs], None], seed: int, fp16: bool,
-                remap: bool, swizzle: bool) -> None:
-    """Run ``run`` compiled and on numpy, from the same state; compare everything."""
+                remap: bool, swizzle: bool, compare_src: bool = True) -> None:
+    """Run ``run`` compiled and on numpy, from the same state; compare everything (the Src
+    banks must be unchanged, unless ``compare_src`` is False: then they must be equal)."""
     results = []
     for jit in (True, False):
         with _jit(jit):
@@ -124,7 +126,10 @@ def _both_paths(run: Callable[[Dst, SrcRegs, SrcRegs], None], seed: int, fp16: b
                            f"compiled {bits[tuple(bad[0])]:#06x}, "
                            f"numpy {ref_bits[tuple(bad[0])]:#06x}")
     assert (valid == ref_valid).all(), "Dst valid bits differ"
-    assert (ca == ref_ca).all() and (cb == ref_cb).all(), "Src banks must not change"
+    assert (ca == ref_ca).all() and (cb == ref_cb).all(), "Src banks differ"
+    if compare_src:
+        dst, srca, srcb = _files(seed, fp16, remap, swizzle)
+        assert (ca == srca.cells).all() and (cb == srcb.cells).all(), "Src banks changed"
 
 
 rows = st.integers(0, 1023)
@@ -192,6 +197,45 @@ def test_gmpool_compiled_equal_numpy(seed: int, cfg: tuple, int8: bool, srca_row
                    cfg=mc)
 
     _both_paths(run, seed, mc.style in ("fp16", "int8"), remap, swizzle)
+
+
+MOVE_CONFIGS = CONFIGS + [(14, 14, True, False), (14, 14, False, False), (4, 4, True, False),
+                          (4, 1, True, False)]  # TF32 twice more: its moves differ most
+
+
+@pytest.mark.parametrize("op", ["movd2a", "movd2b", "mova2d", "movb2d", "movb2a"])
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cfg=st.sampled_from(MOVE_CONFIGS), src_row=src_rows,
+       dst_row=rows, flags=st.integers(0, 15), lo=st.booleans(),
+       no_flush=st.booleans(), remap=st.booleans(), swizzle=st.booleans())
+def test_moves_compiled_equal_numpy(op: str, seed: int, cfg: tuple, src_row: int,
+                                    dst_row: int, flags: int, lo: bool, no_flush: bool,
+                                    remap: bool, swizzle: bool) -> None:
+    """MOV* in every format, row count, broadcast and Dst view (incl. UseDst32bLo); the
+    combinations the numpy path rejects must be rejected the same way, before any change."""
+    mc = fpu.MathConfig(srca_fmt=cfg[0], srcb_fmt=cfg[1], fp32_dst=cfg[2],
+                        fp16a_force=cfg[3], zero_flag_disabled_src=no_flush)
+    four, bcast_row, bcast_col = bool(flags & 1), bool(flags & 2), bool(flags & 4)
+
+    def run(dst: Dst, srca: SrcRegs, srcb: SrcRegs) -> None:
+        if op in ("movd2a", "movd2b"):
+            src = srca if op == "movd2a" else srcb
+            try:
+                getattr(fpu, op)(dst, src, dst_row=dst_row, src_row=src_row, cfg=mc,
+                                 four_rows=four, use_dst32b_lo=lo)
+            except fpu.FpuError as e:
+                dst.bits[0, 0] ^= len(str(e))  # the error (and its text) is part of the state
+        elif op == "mova2d":
+            fpu.mova2d(dst, srca, src_row=src_row, dst_row=dst_row, cfg=mc,
+                       eight_rows=bool(flags & 8), use_dst32b_lo=lo)
+        elif op == "movb2d":
+            fpu.movb2d(dst, srcb, src_row=src_row, dst_row=dst_row, cfg=mc, four_rows=four,
+                       bcast_row_to8=bcast_row, bcast_col0=bcast_col, use_dst32b_lo=lo)
+        else:
+            fpu.movb2a(srca, srcb, srcb_row=src_row, srca_row=dst_row & 0x3F,
+                       four_rows=four)
+
+    _both_paths(run, seed, mc.style in ("fp16", "int8"), remap, swizzle, compare_src=False)
 
 
 @pytest.mark.parametrize("jit", [True, False])

@@ -16,9 +16,9 @@ Two levels:
   DEST_REGW_BASE``) and the effective fidelity phase; each function applies its own alignment
   masks, reads ``SrcX.matrix_bank``, treats invalid Dst rows as the identity (0, or minus
   infinity for GMPOOL) and marks written rows valid. Bank flips and RWC updates are the
-  caller's job. With numba installed the float arithmetic instructions run as compiled
-  kernels (same results, bit for bit; ~30x faster); :func:`mvmul_batch` is the compiled twin
-  of :func:`mvmul_kernel` for many blocks at once.
+  caller's job. With numba installed the instructions run as compiled kernels (same results,
+  bit for bit; 30-50x faster), except integer "8" arithmetic; :func:`mvmul_batch` is the
+  compiled twin of :func:`mvmul_kernel` for many blocks at once.
 
 Arithmetic (the model of the official simulator, which the oracle vectors in
 ``refdata/tensix/oracle/fpu`` were produced by):
@@ -386,7 +386,8 @@ def logical_dst_to_frame(bits: np.ndarray, cfg: MathConfig) -> np.ndarray:
 # (tests/tensix/test_fpu_fast.py checks it on random and edge operands, and the oracle tests
 # run through the compiled path). The kernels compile on first use (``cache=True``: later
 # processes load the machine code from ``__pycache__``); ``import numba`` happens then too,
-# not at import time. Integer "8" math, GMPOOL and the moves keep the numpy path.
+# not at import time. GMPOOL and the MOV* instructions are compiled too (tiny, but numpy's
+# overhead made them 25-350 us each); integer "8" MVMUL/ELW* keep the numpy path.
 # ``USE_JIT = False`` forces numpy everywhere; without numba that is what happens.
 
 #: Use the compiled kernels when numba is available (tests switch this off to compare).
@@ -747,6 +748,71 @@ def _k_gmpool(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, is32: bool
         valid[table[(row + r) & 0x3FF]] = True
 
 
+def _k_movd2x(bits: np.ndarray, table: np.ndarray, is32: bool, drow0: int, n: int,
+              cells: np.ndarray, bank: int, srow0: int, style: int, lo: bool) -> None:
+    """MOVD2A/MOVD2B (see :func:`dst_to_src_cells`): Dst view rows ``drow0 + k`` -> Src rows
+    ``srow0 + k`` (k < n); ``style`` 0 BF16, 1 FP16/Int8, 2 TF32."""
+    for k in range(n):
+        p = table[(drow0 + k) & 0x3FF]
+        row = (srow0 + k) & 0x3F
+        for c in range(16):
+            v = np.int64(bits[p, c])
+            if is32:
+                v = (v << 16) | np.int64(bits[p + 8, c])
+                if lo:
+                    v = ((v << 16) | (v & 0xFFFF)) & 0xFFFFFFFF
+                if style == 2:
+                    x = v >> 13
+                    cell = (x & 0x7F800) | ((x & 7) << 8) | ((x & 0x7F8) >> 3)
+                    if lo:
+                        cell = v & 0x1FFF
+                    cells[bank, row, c] = cell
+                    continue
+                v >>= 16
+            if style == 0:
+                cells[bank, row, c] = ((v & 0xFF00) << 3) | (v & 0xFF)
+            else:
+                cells[bank, row, c] = ((v & 0xFFE0) << 3) | (v & 0x1F)
+
+
+def _k_src2dst(bits: np.ndarray, valid: np.ndarray, table16: np.ndarray,
+               table32: np.ndarray, drow0: int, n: int, cells: np.ndarray, bank: int,
+               srow0: int, sstep: int, col0: bool, flush: bool, bf16: bool, tf32: bool,
+               lo: bool) -> None:
+    """MOVA2D/MOVB2D (see :func:`_write_moved`): Src rows ``srow0 + k * sstep`` (column 0
+    only with ``col0``) -> Dst view rows ``drow0 + k`` (k < n)."""
+    for k in range(n):
+        drow = (drow0 + k) & 0x3FF
+        row = (srow0 + k * sstep) & 0x3F
+        p = table32[drow] if tf32 or lo else table16[drow]
+        for c in range(16):
+            cell = np.int64(cells[bank, row, 0 if col0 else c])
+            if flush and (cell & 0xFF) == 0:
+                cell = 0
+            if bf16:
+                val16 = ((cell >> 3) & 0xFF00) | (cell & 0xFF)
+            else:
+                val16 = ((cell >> 3) & 0xFFE0) | (cell & 0x1F)
+            if tf32:
+                low = ((cell >> 8) & 7) << 13
+                bits[p, c] = val16
+                bits[p + 8, c] = (low | val16) if lo else low
+            elif lo:
+                bits[p + 8, c] = val16
+            else:
+                bits[p, c] = val16
+        valid[p] = True
+
+
+def _k_copy_rows(dst: np.ndarray, dbank: int, drow0: int, src: np.ndarray, sbank: int,
+                 srow0: int, n: int) -> None:
+    """MOVB2A: ``n`` Src rows from one register file to another (19-bit cells)."""
+    for k in range(n):
+        for c in range(16):
+            dst[dbank, (drow0 + k) & 0x3F, c] = src[sbank, (srow0 + k) & 0x3F, c] & 0x7FFFF
+
+
+_MOV_STYLES = {"bf16": 0, "fp16": 1, "tf32": 2}
 _GM_STYLES = {"bf16": 0, "fp16": 1, "tf32": 2, "int8": 3, "int32": 3}
 _ELW_OPS = {"add": 0, "sub": 1, "mul": 2}
 
@@ -756,12 +822,12 @@ _FSCRATCH = np.zeros((3, 16, 16), dtype=np.float64)
 
 _KERNELS = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_operand", "_k_decode",
             "_k_mvmul_core", "_k_mvmul", "_k_mvmul_batch", "_k_logical", "_k_elw", "_k_gm_key",
-            "_k_gmpool")
+            "_k_gmpool", "_k_movd2x", "_k_src2dst", "_k_copy_rows")
 
 
 def _jit() -> tuple | None:
-    """(mvmul, elw, mvmul_batch, gmpool) compiled kernels; None when numba is missing or ``USE_JIT``
-    is off.
+    """The compiled kernels (mvmul, elw, mvmul_batch, gmpool, movd2x, src2dst, copy_rows);
+    None when numba is missing or ``USE_JIT`` is off.
     The first call imports numba and swaps the module's kernel functions for their compiled
     versions (callees first, so the compiled kernels call compiled helpers)."""
     if not USE_JIT:
@@ -776,7 +842,8 @@ def _jit() -> tuple | None:
         for name in _KERNELS:
             g[name] = numba.njit(cache=True)(g[name])
         _JIT_STATE["kernels"] = (g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"],
-                                 g["_k_gmpool"])
+                                 g["_k_gmpool"], g["_k_movd2x"], g["_k_src2dst"],
+                                 g["_k_copy_rows"])
     return _JIT_STATE["kernels"]  # type: ignore[return-value]
 
 
@@ -1188,6 +1255,16 @@ def movd2b(dst: Dst, srcb: SrcRegs, *, dst_row: int, src_row: int, cfg: MathConf
 
 def _movd2x(dst: Dst, src: SrcRegs, dst_row: int, src_row: int, cfg: MathConfig,
             four_rows: bool, lo: bool) -> None:
+    kernels = _jit()
+    if kernels is not None:
+        style = _mov_style(cfg)
+        if not cfg.use_dst32b:
+            dst_to_src_cells(np.zeros(0, I64), cfg, lo)  # the same errors, before any change
+        n, drow, srow = (4, int(dst_row) & 0x3FC, int(src_row) & 0x3C) if four_rows else (
+            1, int(dst_row) & 0x3FF, int(src_row) & 0x3F)
+        kernels[4](dst.bits, dst.phys_table(cfg.use_dst32b), cfg.use_dst32b, drow, n,
+                   src.cells, src.matrix_bank, srow, _MOV_STYLES[style], bool(lo))
+        return
     if four_rows:
         drows = (dst_row & 0x3FC) + np.arange(4)
         srows = (src_row & 0x3C) + np.arange(4)
@@ -1233,12 +1310,29 @@ def _write_moved(dst: Dst, rows: np.ndarray, cells: np.ndarray, cfg: MathConfig,
         dst.set_valid(rows, False)
 
 
+def _src2dst(dst: Dst, src: SrcRegs, drow0: int, n: int, srow0: int, sstep: int,
+             col0: bool, cfg: MathConfig, lo: bool) -> bool:
+    """MOVA2D/MOVB2D on the compiled path; False when it is not available."""
+    kernels = _jit()
+    if kernels is None:
+        return False
+    bf16 = not cfg.fp16a_force and F.src_style(cfg.srca_fmt) in ("bf16", "tf32")
+    tf32 = not cfg.fp16a_force and int(cfg.srca_fmt) == F.DataFormat.TF32
+    kernels[5](dst.bits, dst.valid, dst.phys_table(False), dst.phys_table(True), drow0, n,
+               src.cells, src.matrix_bank, srow0, sstep, bool(col0),
+               not cfg.zero_flag_disabled_src, bf16, tf32, bool(lo))
+    return True
+
+
 def mova2d(dst: Dst, srca: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConfig,
            eight_rows: bool = True, use_dst32b_lo: bool = False) -> None:
     """MOVA2D: 1 or 8 aligned rows of ``SrcA[matrix_bank]`` -> Dst (see :func:`_write_moved`
     for which view is written: Dst16b for BF16/FP16/Int8 even when Dst is 32-bit, as the
     documentation's model does)."""
     n = 8 if eight_rows else 1
+    if _src2dst(dst, srca, int(dst_row) & (0x400 - n), n, int(src_row) & (0x40 - n), 1,
+                False, cfg, use_dst32b_lo):
+        return
     srows = ((src_row & (0x40 - n)) + np.arange(n)) & 0x3F
     drows = ((dst_row & (0x400 - n)) + np.arange(n)) & 0x3FF
     _write_moved(dst, drows, srca.cells[srca.matrix_bank][srows], cfg, use_dst32b_lo)
@@ -1250,6 +1344,15 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
     """MOVB2D: 1 or 4 rows of ``SrcB[matrix_bank]`` -> Dst; ``bcast_row_to8`` copies one SrcB
     row into 8 Dst rows, ``bcast_col0`` replicates column 0 across the row. The conversion
     follows SrcA's format, as on the hardware."""
+    src_row, dst_row = int(src_row), int(dst_row)
+    if bcast_row_to8:
+        fast = (dst_row & 0x3F8, 8, src_row & 0x3F, 0)
+    elif four_rows:
+        fast = (dst_row & 0x3FC, 4, src_row & 0x3C, 1)
+    else:
+        fast = (dst_row & 0x3FF, 1, src_row & 0x3F, 1)
+    if _src2dst(dst, srcb, *fast, bcast_col0, cfg, use_dst32b_lo):
+        return
     if bcast_row_to8:
         srows = np.full(8, src_row & 0x3F)
         drows = (dst_row & 0x3F8) + np.arange(8)
@@ -1268,6 +1371,12 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
 def movb2a(srca: SrcRegs, srcb: SrcRegs, *, srcb_row: int, srca_row: int,
            four_rows: bool = False) -> None:
     """MOVB2A: 1 or 4 aligned rows of ``SrcB[matrix_bank]`` -> ``SrcA[matrix_bank]``."""
+    kernels = _jit()
+    if kernels is not None:
+        n, mask = (4, 0x3C) if four_rows else (1, 0x3F)
+        kernels[6](srca.cells, srca.matrix_bank, int(srca_row) & mask, srcb.cells,
+                   srcb.matrix_bank, int(srcb_row) & mask, n)
+        return
     if four_rows:
         brows = (srcb_row & 0x3C) + np.arange(4)
         arows = (srca_row & 0x3C) + np.arange(4)
