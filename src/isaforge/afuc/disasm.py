@@ -15,16 +15,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..core.errors import EmulationError, FirmwareError
 from ..core.isa import Branch, Instr, template_parts
-from .executor import PROC_BV, PROC_LPAC, PROC_SQE, Core
 from .firmware import Firmware, generation, load_firmware, parse_gpu
 from .firmware import variant as variant_of
 from .isa import REG_ADDR, isa_for, nop_literal
 from .regdb import RegDB
 
+if TYPE_CHECKING:
+    from .machine import Processor
+
 JUMPTABLE_SIZE = 0x80
+PROC_SQE, PROC_BV, PROC_LPAC = "SQE", "BV", "LPAC"  # the images boot code is run for
 
 
 @dataclass
@@ -176,19 +180,30 @@ def _find_table(words: list[int], size: int, table: list[int]) -> int | None:
     return None
 
 
-def _boot(fw: Firmware, processor: str, offset: int) -> Core:
-    core = Core(fw, processor, image_offset=1 + offset)
+def _boot(fw: Firmware, processor: str, offset: int) -> Processor:
+    """Run the boot code of one image on the emulator's processor (see
+    :func:`isaforge.afuc.emu.run_boot_code`) to learn the packet table it writes."""
+    from .emu import run_boot_code  # the emulator (numpy) only when boot code runs
+
     try:
-        core.run_bootstrap()
+        core = run_boot_code(fw, processor, offset)
     except EmulationError as e:
+        name, _, rest = e.message.partition(": ")
+        msg = rest if name in ("SQE", "BR", "BV", "LPAC") else e.message
         raise FirmwareError(
-            f"cannot find the packet table: {e.message}. The firmware id "
+            f"cannot find the packet table: the {processor} boot code did not reach waitin: "
+            f"{msg}. The firmware id "
             f"{fw.fwid:03x} ({fw.gpu_name}) may be wrong for this file; try another with --gpu"
         ) from None
     return core
 
 
-def _section(out: list[str], dec: Decoder, fw: Firmware, core: Core, start: int, size: int,
+def _gpu64(core: Processor, name: str) -> int:
+    off = core.db.gpu_reg(name)
+    return 0 if off is None else int(core.gpu[off]) | int(core.gpu[off + 1]) << 32
+
+
+def _section(out: list[str], dec: Decoder, fw: Firmware, core: Processor, start: int, size: int,
              verbose: bool, align: bool) -> None:
     words = fw.words[1 + start : 1 + start + size]
     table = core.jmptbl
@@ -231,15 +246,15 @@ def listing(data: bytes, gpu: str | int | None = None, verbose: bool = False,
     size = len(words) - 1
     core = _boot(fw, PROC_SQE, 0)
     bv = lpac = 0
+    base = _gpu64(core, "CP_SQE_INSTR_BASE")
     if fw.gen >= 7:
-        base = core.gpu64("CP_SQE_INSTR_BASE")
-        bv = ((core.control64("BV_INSTR_BASE") - base) & 0xFFFFFFFFFFFFFFFF) // 4
-        lpac = ((core.control64("LPAC_INSTR_BASE") - base) & 0xFFFFFFFFFFFFFFFF) // 4
+        bv = ((core.ctrl64("BV_INSTR_BASE") - base) & 0xFFFFFFFFFFFFFFFF) // 4
+        lpac = ((core.ctrl64("LPAC_INSTR_BASE") - base) & 0xFFFFFFFFFFFFFFFF) // 4
         main_size = min(bv, lpac)
     else:
-        lpac_base = core.gpu64("CP_LPAC_SQE_INSTR_BASE")
+        lpac_base = _gpu64(core, "CP_LPAC_SQE_INSTR_BASE")
         if lpac_base:
-            lpac = ((lpac_base - core.gpu64("CP_SQE_INSTR_BASE")) & 0xFFFFFFFFFFFFFFFF) // 4
+            lpac = ((lpac_base - base) & 0xFFFFFFFFFFFFFFFF) // 4
         main_size = lpac if lpac else size
     for name, off in (("BV", bv), ("LPAC", lpac)):
         if off and not 0 < off < size:

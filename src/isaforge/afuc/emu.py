@@ -24,7 +24,7 @@ import numpy as np
 from ..core.errors import EmulationError
 from .firmware import Firmware, load_firmware
 from .isa import REG_REM, isa_for
-from .machine import M32, CodeGen, Idle, ListQueue, Processor, StepLimitError
+from .machine import M32, BootQueue, CodeGen, Idle, ListQueue, Processor, StepLimitError
 from .regdb import RegDB
 from .stream import Stream, packet_words, parse_stream, parse_text
 
@@ -67,6 +67,7 @@ class Emulator:
         self.pkt4_id = self.db.pm4_packet_id("PKT4") or 4
         self.ib_end_id = self.db.pm4_packet_id("IN_IB_END")
         self.tracer: Any = None
+        self.bootstrap = False  # a boot-code run (run_boot_code): BV/LPAC are not started
         self.fast_append: Callable[[tuple], None] | None = None
         self.emit: Callable[[str, int, int, Processor], None] | None = None
         self._update_emit()
@@ -127,7 +128,7 @@ class Emulator:
         if ts is not None:  # what the started processor's boot code reports back
             bit = 1 << (1 if kind == "BV" else 2)
             parent.control[ts] = int(parent.control[ts]) & ~bit
-        if any(p.name == kind for p in self.procs):
+        if self.bootstrap or any(p.name == kind for p in self.procs):
             return
         base_reg = parent.c[f"{kind}_INSTR_BASE"]
         base = int(parent.control[base_reg]) | int(parent.control[base_reg + 1]) << 32
@@ -404,4 +405,47 @@ class Emulator:
         return "\n".join(lines)
 
 
-__all__ = ["Effect", "Emulator", "StepLimitError"]
+BOOT_KINDS = ("SQE", "BV", "LPAC")
+
+
+def run_boot_code(fw: Firmware, kind: str = "SQE", offset: int = 0,
+                  max_steps: int = 200_000) -> Processor:
+    """Run one image's boot code the way the disassembler needs it (Mesa's disassembler-side
+    emulation): the ``kind`` image ("SQE" is the main one, also for a7xx BR; "BV"/"LPAC" start
+    ``offset`` dwords into the image) runs on a :class:`Processor` until it executes
+    ``waitin`` or reads (or peeks) ``$data``, which gives 0 and ends the run; writing
+    @BV_CNTL/@LPAC_CNTL only acknowledges in @THREAD_SYNC, starting nothing. The processor
+    is returned (its packet table ``jmptbl``, control and GPU registers are what the boot code
+    set up). A run longer than ``max_steps`` raises :class:`StepLimitError`."""
+    if fw.gen < 6:
+        raise EmulationError("a5xx firmware has no boot code to run (its packet table is data)")
+    if kind not in BOOT_KINDS:
+        raise EmulationError(f"unknown processor {kind!r}; one of: " + ", ".join(BOOT_KINDS))
+    emu = Emulator(fw, record=False)
+    emu.bootstrap = True
+    p = emu.main
+    if kind != "SQE":
+        base = p.base + 4 * offset
+        p = Processor(emu, kind, p.image[offset:], base)
+        if kind == "BV" or fw.gen >= 7:
+            reg = p.c[f"{kind}_INSTR_BASE"]
+            if reg is None:
+                raise EmulationError(f"control register {kind}_INSTR_BASE is unknown on "
+                                     f"{fw.variant}")
+            p.control[reg], p.control[reg + 1] = base & M32, base >> 32
+        else:
+            emu._set_gpu64("CP_LPAC_SQE_INSTR_BASE", base)
+        emu._reset_values(p)
+        if fw.gen == 6 and kind == "LPAC" and p.c["THREAD_SYNC"] is not None:
+            p.control[p.c["THREAD_SYNC"]] = 1
+        emu.procs, emu.main = [p], p
+    p.rb = p.bootq = BootQueue()  # type: ignore[assignment]
+    p.limit = max_steps
+    while not p.bootq.finished and not p.waitin_pending:
+        if p.steps >= max_steps:
+            p.limit_hit()
+        p.step()
+    return p
+
+
+__all__ = ["Effect", "Emulator", "StepLimitError", "run_boot_code"]

@@ -84,6 +84,25 @@ class ListQueue(deque):
         return self.popleft() if self else None
 
 
+class BootQueue:
+    """The ROQ of a boot-code run (the disassembler finding the packet table, as Mesa's
+    disassembler does): any ``$data`` read or peek gives 0 and marks the boot code finished."""
+
+    __slots__ = ("finished",)
+
+    def __init__(self) -> None:
+        self.finished = False
+
+    def __len__(self) -> int:
+        return 0
+
+    def peek(self) -> int:
+        self.finished = True
+        return 0
+
+    pop = peek
+
+
 class DrawState:
     """The draw-state RAM: 32 groups of header fields, base and SDS position."""
 
@@ -98,8 +117,9 @@ class DrawState:
 class Processor:
     """An afuc core (SQE, BR, BV, LPAC, or a5xx PFP/ME) attached to an :class:`Emulator`."""
 
-    __slots__ = ("_decoded", "_fast", "_fast_fn", "_slow", "base", "bt", "c", "carry", "control",
-                 "ctl_special", "data_mode", "db", "draw", "emu", "fast_append", "fast_regs",
+    __slots__ = ("_decoded", "_fast", "_fast_fn", "_slow", "base", "bootq", "bt", "c", "carry",
+                 "control", "ctl_special", "data_mode", "db", "draw", "emu", "fast_append",
+                 "fast_regs",
                  "gen", "gpr", "gpu", "header", "ib", "ib_level", "image", "is_me5", "jmptbl",
                  "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
                  "packets", "pc", "pipe", "pipe_thresh", "rb", "sp_reg", "sqe", "stack0",
@@ -128,6 +148,7 @@ class Processor:
         self.ib: dict[int, RegionQueue] = {}
         self.meq: ListQueue | None = None  # an a5xx PFP forwards $data writes here
         self.ib_level = 0  # @IB_LEVEL & 3: which ROQ queue $data reads
+        self.bootq: BootQueue | None = None  # set for a boot-code run: $data reads end it
         self.gpu = emu.gpu
         self.fast_regs = False  # effects are only recorded: the fast path may inline writes
         self.fast_append: Callable | None = None
@@ -298,6 +319,8 @@ class Processor:
 
     # -- special GPRs -----------------------------------------------------------------------
     def queue(self) -> Any:
+        if self.bootq is not None:
+            return self.bootq
         if self.meq is not None and not self.is_me5:
             return self.rb
         if self.is_me5:
@@ -413,6 +436,9 @@ class Processor:
         sp = int(self.sqe[self.sp_reg])
         if sp == 0:
             raise EmulationError(f"{self.name}: ret with an empty call stack")
+        if sp > STACK_DEPTH:
+            raise EmulationError(f"{self.name}: ret with a call stack pointer of {sp} (the "
+                                 f"stack holds {STACK_DEPTH})")
         target = int(self.sqe[self.stack0 + sp - 1])
         self.wr_sqe(self.sp_reg, sp - 1)
         return target
