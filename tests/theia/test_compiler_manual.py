@@ -1116,3 +1116,11 @@ def test_the_bundled_manual_tour_runs(tmp_path: Path) -> None:
     assert omem[0:3] == (2 * 6 - 3 * 5, 3 * 4 - 1 * 6, 1 * 5 - 2 * 4)  # (1,2,3) x (4,5,6)
     assert omem[3:6] == (2, -2, 4)  # (2.5, -1.5, 4.0) >> 17, rounding down
     assert omem[6:9] == (10, 1 << 17, 10)
+
+
+def test_for_step_is_one_statement() -> None:
+    # Figure 26 ends its step with ';' (accepted); anything more is an error, not ignored
+    assert vp("vector i;\nfor (i.x = 0; i.x < 3; i.x++;) { R70 = i; }\n") == \
+        vp("vector i;\nfor (i.x = 0; i.x < 3; i.x++) { R70 = i; }\n")
+    err("vector i;\nfor (i.x = 0; i.x < 3; i.x++; R70 = 1) { }\n",
+        r"m\.vp:2:31: error: expected '\)' after the for step, found 'R70'")

@@ -1093,6 +1093,10 @@ class VpCompiler(TokenCursor):
         self.toks, self.pos = [*step, end, Token("EOF", "", close.line, close.col)], 0
         try:
             self.simple_statement(";")
+            while self.at(";"):  # the manual's "for ( ...; i.x++;)"
+                self.next()
+            if not self.at("EOF"):
+                raise self.error(f"expected ')' after the for step, found '{self.peek().text}'")
         finally:
             self.toks, self.pos = saved
         self.code[self.branches.pop()].set_dest(len(self.code) + 1)
