@@ -122,6 +122,7 @@ def main() -> None:
     ap.add_argument("--inst-tiles", type=int, default=32,
                     help="tiles for the compiled instruction path (the numpy one runs 1/8)")
     args = ap.parse_args()
+    fpu.JIT_AFTER = 0  # compiled from the first instruction (the default waits 1000 calls)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(_jit_status())
     rng = np.random.default_rng(0)

@@ -1,11 +1,12 @@
 """The compiled (numba) instruction path of the Matrix Unit against the numpy path it replaces.
 
-``fpu.mvmul``/``gapool``/``elwadd``/``elwsub``/``elwmul`` run as compiled kernels on the
-register files when numba is importable; with ``fpu.USE_JIT = False`` they take the numpy
-path (the vectorised kernels that the oracle tests check case by case). Here both run on
-identical copies of the register files, on random and edge operands, in every float
-configuration, fidelity phase, row offset, broadcast and Dst addressing mode, and the whole
-of ``Dst.bits`` and ``Dst.valid`` must come out identical, bit for bit."""
+``fpu.mvmul``/``gapool``/``elwadd``/``elwsub``/``elwmul``/``gmpool`` and the MOV*s run as
+compiled kernels on the register files when numba is importable (after ``fpu.JIT_AFTER``
+calls; 0 here); with ``fpu.USE_JIT = False`` they take the numpy path (the vectorised kernels
+that the oracle tests check case by case). Here both run on identical copies of the register
+files, on random and edge operands, in every configuration, fidelity phase, row offset,
+broadcast and Dst addressing mode, and ``Dst.bits``, ``Dst.valid`` and the Src banks must
+come out identical, bit for bit."""
 
 from __future__ import annotations
 
@@ -38,8 +39,12 @@ def _require_numba() -> None:
 
 
 @pytest.fixture(autouse=True)
-def _numba_present() -> None:
+def _numba_present() -> Iterator[None]:
     _require_numba()
+    saved = fpu.JIT_AFTER
+    fpu.JIT_AFTER = 0  # compiled from the first instruction on
+    yield
+    fpu.JIT_AFTER = saved
 
 
 #: (srca_fmt, srcb_fmt, fp32_dst, fp16a_force): every float style, both Dst widths, formats
@@ -369,6 +374,7 @@ def test_without_numba_the_numpy_path_runs() -> None:
         "import sys; sys.modules['numba'] = None\n"
         "import numpy as np\n"
         "from isaforge.tensix import fpu\n"
+        "fpu.JIT_AFTER = 0\n"
         "from isaforge.tensix.regfiles import Dst, SrcRegs\n"
         "d, a, b = Dst(), SrcRegs(), SrcRegs()\n"
         "a.load(0, np.eye(16), 'bf16'); b.load(0, np.full((8, 16), 2.0), 'bf16')\n"

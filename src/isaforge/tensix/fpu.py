@@ -392,6 +392,11 @@ def logical_dst_to_frame(bits: np.ndarray, cfg: MathConfig) -> np.ndarray:
 
 #: Use the compiled kernels when numba is available (tests switch this off to compare).
 USE_JIT = True
+#: Instructions run on numpy before the compiled kernels are loaded. Loading them costs
+#: ~0.5-1 s of CPU in each process (``import numba``, then the machine code from the cache;
+#: the first compilation ever takes 5-10 s), which a short program would not win back: the
+#: numpy path takes ~0.3 ms per MVMUL. Bit for bit the two paths agree, so a run can switch.
+JIT_AFTER = 1000
 
 _JIT_STATE: dict[str, object] = {}
 
@@ -827,23 +832,28 @@ _KERNELS = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_operand", "_
 
 def _jit() -> tuple | None:
     """The compiled kernels (mvmul, elw, mvmul_batch, gmpool, movd2x, src2dst, copy_rows);
-    None when numba is missing or ``USE_JIT`` is off.
-    The first call imports numba and swaps the module's kernel functions for their compiled
-    versions (callees first, so the compiled kernels call compiled helpers)."""
+    None when numba is missing, ``USE_JIT`` is off, or fewer than :data:`JIT_AFTER` calls
+    have been made. Loading imports numba and swaps the module's kernel functions for their
+    compiled versions (callees first, so the compiled kernels call compiled helpers)."""
     if not USE_JIT:
         return None
-    if "kernels" not in _JIT_STATE:
-        try:
-            import numba
-        except ImportError:
-            _JIT_STATE["kernels"] = None
-            return None
-        g = globals()
-        for name in _KERNELS:
-            g[name] = numba.njit(cache=True)(g[name])
-        _JIT_STATE["kernels"] = (g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"],
-                                 g["_k_gmpool"], g["_k_movd2x"], g["_k_src2dst"],
-                                 g["_k_copy_rows"])
+    try:
+        return _JIT_STATE["kernels"]  # type: ignore[return-value]
+    except KeyError:
+        pass
+    calls = _JIT_STATE["calls"] = _JIT_STATE.get("calls", 0) + 1  # type: ignore[operator]
+    if calls <= JIT_AFTER:
+        return None
+    try:
+        import numba
+    except ImportError:
+        _JIT_STATE["kernels"] = None
+        return None
+    g = globals()
+    for name in _KERNELS:
+        g[name] = numba.njit(cache=True)(g[name])
+    _JIT_STATE["kernels"] = (g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"], g["_k_gmpool"],
+                             g["_k_movd2x"], g["_k_src2dst"], g["_k_copy_rows"])
     return _JIT_STATE["kernels"]  # type: ignore[return-value]
 
 
