@@ -1124,3 +1124,18 @@ def test_for_step_is_one_statement() -> None:
         vp("vector i;\nfor (i.x = 0; i.x < 3; i.x++) { R70 = i; }\n")
     err("vector i;\nfor (i.x = 0; i.x < 3; i.x++; R70 = 1) { }\n",
         r"m\.vp:2:31: error: expected '\)' after the for step, found 'R70'")
+
+
+@pytest.mark.parametrize("src", [
+    "vector a = (1, 2, 3), b;\nb = a.-zx-y;\nR70 = b;\n",
+    "vector a = (1, 2, 3), b = (4, 5, 6);\nR70 = a.y-yy + b.-zy-x;\n",
+    "vector a = (0x40000, -0x60000, 0xA0000), b;\nb = scale( unscale( a ) * unscale( a ) );\n"
+    "R70 = b;\n",
+    "vector m.xz = 17fp2.5, i = 0;\nfor (i.x = 0; i.x < 3; i.x++) { m = m + -i; }\nR70 = m;\n",
+])
+def test_new_forms_agree_on_the_cycle_model(src: str) -> None:
+    from isaforge.theia.cycle import run_cycles
+    words = vp(src + "exit;\n")
+    gpu = run(src + "exit;\n")
+    model = run_cycles(words, trace=False)
+    assert tuple(int(v) for v in model.rf[70]) == reg(gpu, 70) != (0, 0, 0)
