@@ -405,3 +405,29 @@ def test_all_zero_groups_still_set_the_exponent(jit: bool) -> None:
     got = F.dst32_to_fp32(dst.read32(np.arange(8)))
     assert (got[:, 0] == 0x2F800000).all() and (got[:, 2:] == 0x2F800000).all()
     assert (got[:, 1] == 0x2F800004).all()
+
+
+def test_kernels_load_after_jit_after_calls() -> None:
+    """Short runs stay on numpy: the kernels are loaded at the (JIT_AFTER + 1)-th call; a
+    batch loads them at once."""
+    code = (
+        "import numpy as np\n"
+        "from isaforge.tensix import fpu\n"
+        "from isaforge.tensix.regfiles import Dst, SrcRegs\n"
+        "fpu.JIT_AFTER = 2\n"
+        "d, a, b = Dst(), SrcRegs(), SrcRegs()\n"
+        "cfg = fpu.MathConfig(fp32_dst=True)\n"
+        "for n in (1, 2, 3):\n"
+        "    fpu.mvmul(d, a, b, srca_row=0, srcb_row=0, dst_row=0, phase=0, cfg=cfg)\n"
+        "    assert ('kernels' in fpu._JIT_STATE) == (n == 3), n\n"
+        "assert fpu._JIT_STATE['kernels'] is not None\n"
+        "import importlib\n"
+        "fpu = importlib.reload(fpu)\n"
+        "z = np.zeros((1, 8, 16), np.int64)\n"
+        "fpu.mvmul_batch(np.zeros((1, 16, 16), np.int64), z, z, 0, True, True)\n"
+        "assert fpu._JIT_STATE['kernels'] is not None\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

@@ -17,8 +17,9 @@ Two levels:
   masks, reads ``SrcX.matrix_bank``, treats invalid Dst rows as the identity (0, or minus
   infinity for GMPOOL) and marks written rows valid. Bank flips and RWC updates are the
   caller's job. With numba installed the instructions run as compiled kernels (same results,
-  bit for bit; 30-50x faster), except integer "8" arithmetic; :func:`mvmul_batch` is the
-  compiled twin of :func:`mvmul_kernel` for many blocks at once.
+  bit for bit; 30-50x faster), except integer "8" arithmetic, once :data:`JIT_AFTER` of them
+  have run on numpy; :func:`mvmul_batch` is the compiled twin of :func:`mvmul_kernel` for
+  many blocks at once.
 
 Arithmetic (the model of the official simulator, which the oracle vectors in
 ``refdata/tensix/oracle/fpu`` were produced by):
@@ -830,11 +831,12 @@ _KERNELS = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_operand", "_
             "_k_gmpool", "_k_movd2x", "_k_src2dst", "_k_copy_rows")
 
 
-def _jit() -> tuple | None:
+def _jit(now: bool = False) -> tuple | None:
     """The compiled kernels (mvmul, elw, mvmul_batch, gmpool, movd2x, src2dst, copy_rows);
     None when numba is missing, ``USE_JIT`` is off, or fewer than :data:`JIT_AFTER` calls
-    have been made. Loading imports numba and swaps the module's kernel functions for their
-    compiled versions (callees first, so the compiled kernels call compiled helpers)."""
+    have been made (unless ``now``: a big batch is worth loading them for). Loading imports
+    numba and swaps the module's kernel functions for their compiled versions (callees
+    first, so the compiled kernels call compiled helpers)."""
     if not USE_JIT:
         return None
     try:
@@ -842,7 +844,7 @@ def _jit() -> tuple | None:
     except KeyError:
         pass
     calls = _JIT_STATE["calls"] = _JIT_STATE.get("calls", 0) + 1  # type: ignore[operator]
-    if calls <= JIT_AFTER:
+    if calls <= JIT_AFTER and not now:
         return None
     try:
         import numba
@@ -898,7 +900,7 @@ def mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, phase: int,
     ``(..., 16, 16)``, ``b`` and ``dst``: ``(..., R, 16)``, batch dimensions broadcast) and
     the same result, bit for bit (uint32 FP32-frame bits). Falls back to
     :func:`mvmul_kernel` when numba is missing or :data:`USE_JIT` is off."""
-    kernels = _jit()
+    kernels = _jit(now=True)
     if kernels is None:
         return mvmul_kernel(a, b, dst, phase, fp32_dst, exp8)
     a, b, dst = (np.asarray(x).astype(I64, copy=False) for x in (a, b, dst))
