@@ -36,6 +36,7 @@ STACK_DEPTH = 8
 BRANCHES = {"brnei", "breqi", "brneb", "breqb", "call", "ret", "iret", "bl", "jumpa", "jumpr",
             "sret", "waitin"}
 DATA_ADDR, DATA_USRADDR, DATA_PIPE = 0, 1, 2
+SDS_KICK, SDS_PENDING, SDS_READY = 0x050, 0x051, 0x052  # a6xx control registers (SdsQueue)
 BLOCK_MAX = 48
 
 
@@ -71,6 +72,58 @@ class RegionQueue:
         v = self.mem.get(self.addr, 0)
         self.addr += 4
         self.left -= 1
+        return v
+
+
+class SdsQueue:
+    """The SDS queue of the a6xx ROQ: the IBs of the draw-state groups the firmware kicked,
+    in kick order, read through ``$data`` at @IB_LEVEL 3.
+
+    Not in the spec; inferred from the a630 SQE firmware (CP_SET_DRAW_STATE and the draw
+    packets' routine that walks @DRAW_STATE_ACTIVE_BITMASK, and the preemption save/restore
+    of the same registers). After selecting a group with @DRAW_STATE_SEL the firmware writes
+    the group number to control register 0x050 (SDS_KICK): the hardware then fetches
+    ``@DRAW_STATE_HDR & 0xffff`` dwords from @DRAW_STATE_BASE. Control register 0x052
+    (SDS_READY) is the mask of groups with dwords still queued; 0x051 (SDS_PENDING) the mask
+    of kicked groups not fetched yet, always 0 here as fetches complete at once. The
+    firmware runs the queued packets with @IB_LEVEL 3 and ``waitin`` until SDS_READY is 0;
+    an empty queue ends with IN_IB_END, as an IB does."""
+
+    __slots__ = ("control", "groups", "mem", "ready")
+
+    def __init__(self, mem: dict[int, int], control: np.ndarray, ready: int) -> None:
+        self.mem, self.control, self.ready = mem, control, ready
+        self.groups: deque[list[int]] = deque()  # [group, next address, dwords left]
+
+    def kick(self, group: int, addr: int, dwords: int) -> None:
+        if dwords:
+            self.groups.append([group, addr, dwords])
+            self.control[self.ready] = int(self.control[self.ready]) | 1 << group
+
+    def __len__(self) -> int:
+        return sum(g[2] for g in self.groups)
+
+    def __iter__(self) -> Any:
+        for _, addr, left in list(self.groups):
+            for i in range(left):
+                yield self.mem.get(addr + 4 * i, 0)
+
+    def peek(self) -> int | None:
+        return self.mem.get(self.groups[0][1], 0) if self.groups else None
+
+    def pop(self) -> int | None:
+        if not self.groups:
+            return None
+        g = self.groups[0]
+        v = self.mem.get(g[1], 0)
+        g[1] += 4
+        g[2] -= 1
+        if not g[2]:
+            self.groups.popleft()
+            mask = 0
+            for other in self.groups:
+                mask |= 1 << other[0]
+            self.control[self.ready] = mask
         return v
 
 
@@ -145,7 +198,7 @@ class Processor:
         self.jmptbl = [0] * 0x80
         self.draw = DrawState()
         self.rb = ListQueue()
-        self.ib: dict[int, RegionQueue] = {}
+        self.ib: dict[int, RegionQueue | SdsQueue] = {}
         self.meq: ListQueue | None = None  # an a5xx PFP forwards $data writes here
         self.ib_level = 0  # @IB_LEVEL & 3: which ROQ queue $data reads
         self.bootq: BootQueue | None = None  # set for a boot-code run: $data reads end it
@@ -183,6 +236,8 @@ class Processor:
         ctl_writes = {c[k] for k in ("PACKET_TABLE_WRITE", "REG_WRITE", "IB1_DWORDS",
                                      "IB2_DWORDS", "SDS_DWORDS", "DRAW_STATE_SET_HDR",
                                      "DRAW_STATE_SEL") if c[k] is not None}
+        if self.gen == 6:  # the SDS queue is fed by kicks (SdsQueue), not by @SDS_DWORDS
+            ctl_writes.add(SDS_KICK)
         if self.gen >= 7:
             ctl_writes |= {c["BV_CNTL"], c["LPAC_CNTL"]}
         if c["IB_LEVEL"] is not None:
@@ -265,6 +320,15 @@ class Processor:
             self.wr_ctrl(sb + 1, ds.sds_base[idx] >> 32)
             self.wr_ctrl(c["SDS_DWORDS"], ds.sds_dwords[idx])
             ds.prev_sel = idx
+        elif self.gen == 6 and n in (SDS_KICK, c["SDS_DWORDS"]):
+            q = self.ib.get(3)
+            if not isinstance(q, SdsQueue):  # (an IN_IB_END may stand in its place)
+                q = self.ib[3] = SdsQueue(self.emu.mem, self.control, SDS_READY)
+            if n == c["SDS_DWORDS"]:  # only records what the group has loaded
+                return
+            b = c["DRAW_STATE_BASE"]
+            addr = int(self.control[b]) | int(self.control[b + 1]) << 32
+            q.kick(v & 0x1F, addr, int(self.control[c["DRAW_STATE_HDR"]]) & 0xFFFF)
         elif n in (c["IB1_DWORDS"], c["IB2_DWORDS"], c["SDS_DWORDS"]):
             level = {c["IB1_DWORDS"]: 1, c["IB2_DWORDS"]: 2, c["SDS_DWORDS"]: 3}[n]
             base = int(self.control[n - 2]) | int(self.control[n - 1]) << 32
@@ -454,7 +518,7 @@ class Processor:
         q = self.queue()
         hdr = q.peek()
         if hdr is None:
-            if isinstance(q, RegionQueue) and self.emu.ib_end_id is not None:
+            if isinstance(q, (RegionQueue, SdsQueue)) and self.emu.ib_end_id is not None:
                 from .stream import pkt7_header
 
                 lvl = int(self.control[self.c["IB_LEVEL"]]) & 3
