@@ -16,6 +16,7 @@ is queued for the ME, which reads its packets from there (``Emulator(pfp, me_fir
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
@@ -31,6 +32,8 @@ from .stream import Stream, packet_words, parse_stream, parse_text
 INSTR_BASE = 0x1000  # where the firmware image sits in GPU memory (as in Mesa's emulator)
 ME_INSTR_BASE = 0x100000  # the a5xx ME image
 KINDS = ("reg", "mem", "pipe", "ctrl")
+GPU_REGS = 0x10000
+assert array("I").itemsize == 4, "array('I') must hold uint32"
 
 
 class Effect(NamedTuple):
@@ -58,7 +61,10 @@ class Emulator:
         self.db = RegDB.for_variant(fw.variant)
         self.isa = isa_for(fw.gen)
         self.codegen = CodeGen(fw.gen)
-        self.gpu = np.zeros(0x10000, dtype=np.uint32)
+        # the 64K GPU registers: uint32 in an array.array, whose item stores cost a third of a
+        # numpy array's from Python (the fast path writes one per register); gpu_regs gives
+        # a numpy view of the same memory
+        self.gpu = array("I", bytes(4 * GPU_REGS))
         self.mem: dict[int, int] = {}
         self.effects_raw: list[tuple[str, int, int, str]] = []
         self.record = record
@@ -97,6 +103,12 @@ class Emulator:
             for i, w in enumerate(p.image):
                 self.mem[p.base + 4 * i] = w
         self.main = self.procs[0]
+
+    @property
+    def gpu_regs(self) -> np.ndarray:
+        """The GPU registers as a numpy uint32 array (a view: writes change the machine, but
+        bypass the firmware's side effects; use :meth:`write_reg` for those)."""
+        return np.frombuffer(self.gpu, dtype=np.uint32)
 
     # -- set-up ---------------------------------------------------------------------------------
     def _add(self, p: Processor) -> Processor:

@@ -17,6 +17,7 @@ step all happen; ``msb`` uses its one source; ``swrite``/``sread`` use their reg
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -639,6 +640,8 @@ _HEADERS: dict[int, tuple[bool, int, int]] = {}  # header -> (type 4?, id, count
 
 
 NEXT = "return F.get(m.pc) if m.bt is None and not m.waitin_pending else None"
+LOOP = "@LOOP@"  # the end of a fast dispatch (next pc in p_): the block may loop
+WAIT_DONE = "m.waitin_pending = False"
 
 
 class CodeGen:
@@ -672,6 +675,7 @@ class CodeGen:
         return out
 
     proc: Processor | None = None
+    nr = ""  # in a fast (rep) body: "nr_ = 1; ", the local count of $data reads
 
     def wr_data_inline(self, expr: str) -> list[str]:
         """A $data write of a GPU register in the fast path, inlined; anything else (pipe
@@ -681,8 +685,8 @@ class CodeGen:
             f"v_ = {expr}",
             f"r_ = {REG_USRADDR} if m.data_mode == {DATA_USRADDR} else {REG_ADDR}",
             "o_ = g[r_]",
-            f"if o_ <= 0xffff and o_ != {lpac if lpac is not None else -1} and m.fast_regs:",
-            "    g[r_] = o_ + 1; m.gpu[o_] = v_; m.fast_append(('reg', o_, v_, m.name))",
+            f"if o_ <= 0xffff and o_ != {lpac if lpac is not None else -1} and fr:",
+            "    g[r_] = o_ + 1; gpu[o_] = v_; app(('reg', o_, v_, nm))",
             "else:",
             "    m.wr_data(v_)",
         ]
@@ -693,6 +697,8 @@ class CodeGen:
         out: list[str] = []
         inline = not traced and proc_plain(self.proc)
         temps = iter(range(1 << 30))
+        nested = [False]  # inside an (xmovN) move, whose reads are conditional
+        self.top_read = False
 
         def rd(n: int, peek: bool = False) -> str:
             """A read; in the fast path a $data read from the ring buffer is inlined as
@@ -700,12 +706,12 @@ class CodeGen:
             if n != REG_DATA or peek or not inline:
                 return self.rd(n, peek)
             t = f"d{next(temps)}"
-            out.append("q = m.rb")
-            out.append("if q and not m.ib_level:")
-            out.append(f"    {t} = q.popleft(); m.nreads += 1; "
-                       f"g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
+            if not nested[0]:
+                self.top_read = True
+            out.append("if rb and not m.ib_level:")
+            out.append(f"    {t} = rb.popleft(); {self.nr}g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
             out.append("else:")
-            out.append(f"    {t} = m.rd_data()")
+            out.append(f"    {t} = m.rd_data(){'; nr_ = 1' if self.nr else ''}")
             return t
 
         def move(d: int, src_reg: int, src: str) -> list[str]:
@@ -714,7 +720,9 @@ class CodeGen:
             if not inline:
                 return self.wr(d, src, traced)
             saved = len(out)
+            nested[0] = True
             wr(d, rd(src_reg))
+            nested[0] = False
             lines = out[saved:]
             del out[saved:]
             return lines
@@ -733,19 +741,37 @@ class CodeGen:
         op = name[:-1] if name[-1] == "i" and name[:-1] in ALU_SRC and name != "setbiti" else name
         alu = ALU_SRC.get(op)
         if alu is not None:
-            if op in ("not", "msb"):
-                a = rd(f["SRC1"]) if "SRC1" in f else f"{f['IMMED']:#x}"
-                out.append(f"a = {a}")
-            else:
-                out.append(f"a = {rd(f['SRC1'])}")
-                if "RIMMED" in f:
-                    out.append(f"b = {f['RIMMED']:#x}")
-                elif "IMMED" in f:
-                    out.append(f"b = {f['IMMED']:#x}")
+            # operands that are pure (constants, temporaries, registers no read changes)
+            # go into the expression itself; others are evaluated first, in order
+            ops: dict[str, str] = {}
+
+            def operand(var: str, expr: str) -> None:
+                if _PURE.fullmatch(expr):
+                    ops[var] = f"({expr})" if expr[0].isdigit() else expr
                 else:
-                    out.append(f"b = {rd(f['SRC2'], bool(f.get('PEEK')))}")
-            out.extend(alu)
-            wr(f["DST"], "r")
+                    out.append(f"{var} = {expr}")
+                    ops[var] = var
+
+            if op in ("not", "msb"):
+                operand("a", rd(f["SRC1"]) if "SRC1" in f else f"{f['IMMED']:#x}")
+            else:
+                operand("a", rd(f["SRC1"]))
+                if "RIMMED" in f:
+                    operand("b", f"{f['RIMMED']:#x}")
+                elif "IMMED" in f:
+                    operand("b", f"{f['IMMED']:#x}")
+                else:
+                    operand("b", rd(f["SRC2"], bool(f.get("PEEK"))))
+            if op in ("or", "xor") and ops["a"] == "(0)":
+                alu = ["r = b"]
+            elif op == "or" and ops.get("b") == "(0)":
+                alu = ["r = a"]
+            alu = [_OPERAND.sub(lambda mo: ops.get(mo.group(0), mo.group(0)), s) for s in alu]
+            if len(alu) == 1 and alu[0].startswith("r = "):
+                wr(f["DST"], alu[0][4:])
+            else:
+                out.extend(alu)
+                wr(f["DST"], "r")
             xmov = f.get("XMOV", 0)
             if xmov:
                 dst = f["DST"]
@@ -845,7 +871,15 @@ class CodeGen:
     def instr(self, name: str, f: dict, pc: int, traced: bool, branch_var: str,
               fast: bool) -> list[str]:
         """One instruction with its (rep) loop and step accounting."""
-        body = self.body(name, f, pc, traced, branch_var)
+        local_nr = fast and f.get("REP") and not traced and proc_plain(self.proc)
+        self.nr = "nr_ = 1; " if local_nr else ""
+        try:
+            body = self.body(name, f, pc, traced, branch_var)
+        finally:
+            self.nr = ""
+        if local_nr and self.top_read:  # every iteration reads $data: $rem is never extra
+            body = [s.replace("nr_ = 1; ", "").replace("; nr_ = 1", "") for s in body]
+            local_nr = None
         if not f.get("REP"):
             if fast:
                 return body
@@ -861,9 +895,13 @@ class CodeGen:
             inner = ["if m.steps >= m.limit: m.limit_hit()", "m.steps += 1"]
         if traced:
             inner.append("tw.clear()")
-        inner.append("m.nreads = 0")
-        inner.extend(body)
-        inner.append(f"if not m.nreads: g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
+        if local_nr is None:
+            inner.extend(body)
+        else:
+            nreads = "nr_" if local_nr else "m.nreads"
+            inner.append(f"{nreads} = 0")
+            inner.extend(body)
+            inner.append(f"if not {nreads}: g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
         if traced:
             inner.append(f"if not m.nreads: tw.gpr.add({REG_REM})")
             inner.append(f"if g[{REG_REM}]: tw.dump(m)")
@@ -910,6 +948,7 @@ class CodeGen:
         lines: list[str] = ["bt = None"]
         pc = start
         maybe_bt = False
+        loops = has_branch = False
         n = 0
         while True:
             name, f, _ = proc.decode(pc)
@@ -924,9 +963,15 @@ class CodeGen:
                     lines.append("m.bt = None")
                     lines.append("return")
                     break
-                lines.extend(self._waitin_tail(proc, pc))
+                tail = self._waitin_tail(proc, pc)
+                loops = tail[-1] == LOOP
+                if loops and body == ["m.waitin_pending = True"]:  # the tail sets it
+                    del lines[-1]
+                    tail.remove(WAIT_DONE)  # (so it is still False)
+                lines.extend(tail[:-1] if loops else tail)
                 break
             if name in BRANCHES:
+                has_branch = True
                 lines.append("nb = None")
                 lines.extend(body)
                 if maybe_bt:
@@ -950,10 +995,25 @@ class CodeGen:
                 lines.append(NEXT)
                 break
         lines[:0] = [f"m.steps += {n}", f"if m.steps > m.limit: m.steps -= {n}; return None"]
-        src = "def block(m, g):\n" + "".join(f"    {s}\n" for s in lines)
-        src = src.replace("  @DS@", "")  # the inlined delay slot counts its own step
+        if not has_branch:
+            lines.remove("bt = None")
+        if loops:  # the packet dispatched at the end may start this block again: loop here
+            # (m.pc stays {start} meanwhile: every other way out sets it)
+            lines = ["while True:", *("    " + s for s in lines),
+                     f"    if p_ != {start}: m.pc = p_; return F.get(p_)"]
+        # the step count and limit live in locals (written back however the block ends);
+        # so do the ring buffer, GPU registers and effect list the inlined code uses
+        body = "".join(f"        {s}\n" for s in lines)
+        body = body.replace("  @DS@", "")  # the inlined delay slot counts its own step
         for i in range(1, n + 1):
-            src = src.replace(f"@K{i}@", str(n - i))
+            body = body.replace(f"@K{i}@", str(n - i))
+        body = re.sub(r"\bm\.limit\b", "L", re.sub(r"\bm\.steps\b", "S", body))
+        body = body.replace("m.STEPS = S", "m.steps = S")  # hooks see the count
+        src = ("def block(m, g):\n"
+               "    rb = m.rb; gpu = m.gpu; app = m.fast_append; fr = m.fast_regs; nm = m.name\n"
+               "    jt = m.jmptbl; p4 = m.emu.pkt4_id; ph = m.emu.packet_hooks; HG = HEADERS.get\n"
+               "    S = m.steps; L = m.limit\n"
+               "    try:\n" + body + "    finally:\n        m.steps = S\n")
         return self._compile(src, "block", F=proc._fast_fn), n
 
 
@@ -967,22 +1027,18 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
         return [*out, "return"]
     if name in BRANCHES or f.get("REP") or proc.meq is not None:
         return [*out, "return"]
-    out.append("q = m.rb if m.ib_level == 0 else None")
-    out.append("if not q: return")
-    out.append("if m.steps >= m.limit: return")
-    out.append("hdr = q[0]")
-    out.append("m.waitin_pending = False")
-    out.append("m.steps += 1  @DS@")
+    out = [f"if m.ib_level or not rb or m.steps >= m.limit: {'; '.join(out)}; return",
+           "hdr = rb[0]", WAIT_DONE, "m.steps += 1  @DS@"]
     out.extend(gen.body(name, f, pc + 1, False, "nb"))
-    out.append("h_ = HEADERS.get(hdr)")
-    out.append("if h_ is None or m.emu.packet_hooks: m.dispatch(hdr); return F.get(m.pc)")
+    out.append("h_ = HG(hdr)")
+    out.append("if h_ is None or ph: m.STEPS = S; m.dispatch(hdr); return F.get(m.pc)")
     out.append("if h_[0]:")
-    out.append("    m.pc = m.jmptbl[m.emu.pkt4_id]")
+    out.append("    p_ = jt[p4]")
     out.append("    if g[1] == hdr: g[1] = hdr & 0x07ffffff")
     out.append("else:")
-    out.append("    m.pc = m.jmptbl[h_[1]]")
+    out.append("    p_ = jt[h_[1]]")
     out.append(f"g[{REG_REM}] = h_[2]; m.packets += 1; m.header = hdr")
-    out.append("return F.get(m.pc)")
+    out.append(LOOP)
     return out
 
 
@@ -1001,6 +1057,10 @@ def _ends_block(proc: Processor, pc: int) -> bool:
         return True
     return False
 
+
+_CHANGED_BY_READS = f"{REG_REM}|{REG_ADDR}|{REG_USRADDR}"  # $data, $regdata reads change them
+_PURE = re.compile(rf"0x[0-9a-f]+|[0-9]+|d[0-9]+|g\[(?!(?:{_CHANGED_BY_READS})\])[0-9]+\]")
+_OPERAND = re.compile(r"\b[ab]\b")
 
 # ALU semantics as source: inputs a, b, carry m.carry; output r
 ALU_SRC: dict[str, list[str]] = {
