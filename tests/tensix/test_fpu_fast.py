@@ -1,12 +1,12 @@
 """The compiled (numba) instruction path of the Matrix Unit against the numpy path it replaces.
 
 ``fpu.mvmul``/``gapool``/``elwadd``/``elwsub``/``elwmul``/``gmpool`` and the MOV*s run as
-compiled kernels on the register files when numba is importable (after ``fpu.JIT_AFTER``
-calls; 0 here); with ``fpu.USE_JIT = False`` they take the numpy path (the vectorised kernels
-that the oracle tests check case by case). Here both run on identical copies of the register
-files, on random and edge operands, in every configuration, fidelity phase, row offset,
-broadcast and Dst addressing mode, and ``Dst.bits``, ``Dst.valid`` and the Src banks must
-come out identical, bit for bit."""
+the compiled kernels of ``fpu_jit`` on the register files when numba is importable (after
+``fpu.JIT_AFTER`` calls; 0 here); with ``fpu.USE_JIT = False`` they take the numpy path
+(the vectorised kernels that the oracle tests check case by case). Here both run on
+identical copies of the register files, on random and edge operands, in every configuration,
+fidelity phase, row offset, broadcast and Dst addressing mode, and ``Dst.bits``,
+``Dst.valid`` and the Src banks must come out identical, bit for bit."""
 
 from __future__ import annotations
 
@@ -412,20 +412,22 @@ def test_kernels_load_after_jit_after_calls() -> None:
     batch loads them at once."""
     code = (
         "import numpy as np\n"
-        "from isaforge.tensix import fpu\n"
+        "from isaforge.tensix import fpu, fpu_jit\n"
         "from isaforge.tensix.regfiles import Dst, SrcRegs\n"
         "fpu.JIT_AFTER = 2\n"
         "d, a, b = Dst(), SrcRegs(), SrcRegs()\n"
         "cfg = fpu.MathConfig(fp32_dst=True)\n"
         "for n in (1, 2, 3):\n"
         "    fpu.mvmul(d, a, b, srca_row=0, srcb_row=0, dst_row=0, phase=0, cfg=cfg)\n"
-        "    assert ('kernels' in fpu._JIT_STATE) == (n == 3), n\n"
-        "assert fpu._JIT_STATE['kernels'] is not None\n"
+        "    assert fpu_jit.is_loaded() == (n == 3), n\n"
+        "assert fpu_jit.load() is not None and fpu._jit() is fpu_jit.load()\n"
         "import importlib\n"
+        "fpu_jit = importlib.reload(fpu_jit)\n"
         "fpu = importlib.reload(fpu)\n"
+        "assert not fpu_jit.is_loaded()\n"
         "z = np.zeros((1, 8, 16), np.int64)\n"
         "fpu.mvmul_batch(np.zeros((1, 16, 16), np.int64), z, z, 0, True, True)\n"
-        "assert fpu._JIT_STATE['kernels'] is not None\n"
+        "assert fpu_jit.is_loaded() and fpu_jit.load() is not None\n"
         "print('ok')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
