@@ -142,6 +142,8 @@ class Coprocessor:
         self.ub = UBPolicy(ub)
         self.steps = 0
         self.rounds = 0
+        #: per thread, (config versions, :class:`~.matrix.MathRegs`): see matrix.math_regs
+        self.math_regs_cache: list[tuple[tuple[int, int], matrix.MathRegs] | None] = [None] * 3
         self._hooks: list[Callable[[Executed], None]] = []
         self._current: tuple[int, str] = (0, "")
 
@@ -192,7 +194,10 @@ class Coprocessor:
 
     @property
     def finished(self) -> bool:
-        return all(th.finished for th in self.threads)
+        for th in self.threads:
+            if th.pending or th.pc < len(th.program):
+                return False
+        return True
 
     def step(self) -> bool:
         """One scheduler round: each unfinished thread tries to issue one instruction.
@@ -204,13 +209,16 @@ class Coprocessor:
         self.rounds += 1
         moved = False
         for th in self.threads:
-            if self._frontend(th) and self._issue(th):
+            if not th.pending and (th.pc >= len(th.program) or not self._frontend(th)):
+                continue  # finished
+            if self._issue(th):
                 moved = True
-        if not moved and not self.finished:
+        finished = self.finished
+        if not moved and not finished:
             reasons = {th.index: th.blocked or "?" for th in self.threads if not th.finished}
             lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
             raise DeadlockError(f"deadlock: no thread can make progress ({lines})", reasons)
-        return not self.finished
+        return not finished
 
     def run(self, max_steps: int | None = 1_000_000) -> RunResult:
         """Run until every thread has finished. ``max_steps`` bounds executed instructions
@@ -249,13 +257,19 @@ class Coprocessor:
             raise EmulationError(f"thread {t}: instruction {th.executed + 1}: {e.message}"
                                  ) from None
         self._current = (t, ins.text)
-        reason = self.sync.gate(t, ins.name) or self._own_wait(t, ins)
+        reason = self.sync.gate(t, ins.name) if self.sync.latched[t] is not None else None
+        if reason is None:
+            reason = self._own_wait(t, ins)
         if reason is not None:
             th.blocked = f"{ins.text.expandtabs(1)}: {reason}"
             return False
         th.blocked = None
         th.pending.popleft()
-        self._execute(t, ins)
+        handler = _DISPATCH.get(ins.name)
+        if handler is not None:
+            handler(self, t, ins.fields)
+        else:
+            self._execute(t, ins)
         th.executed += 1
         self.steps += 1
         if self._hooks:
@@ -283,7 +297,7 @@ class Coprocessor:
 
     def _execute(self, t: int, ins: Decoded) -> None:
         name, f = ins.name, ins.fields
-        handler = _HANDLERS.get(name)
+        handler = _DISPATCH.get(name)
         if handler is not None:
             handler(self, t, f)
         elif name in scalar_ops.NAMES:
@@ -459,5 +473,21 @@ _HANDLERS: dict[str, Callable[[Coprocessor, int, Mapping[str, int]], None]] = {
     **{k: _adc(k) for k in ("SETADC", "SETADCXX", "SETADCXY", "SETADCZW", "INCADCXY",
                             "INCADCZW", "ADDRCRXY", "ADDRCRZW")},
 }
+
+
+
+def _scalar(name: str) -> Callable[[Coprocessor, int, Mapping[str, int]], None]:
+    def run(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+        scalar_ops.execute(name, cp.gpr, t, dict(f), cp.report_ub)
+    return run
+
+
+#: Every instruction's handler in one table, in the precedence :meth:`Coprocessor._execute`
+#: gives them (this module's, then the scalar unit's, the Matrix Unit's, the SFPU's): one
+#: lookup per instruction. Names registered later in those modules still run through the
+#: fallback chain in ``_execute``.
+_DISPATCH: dict[str, Callable[[Coprocessor, int, Mapping[str, int]], None]] = {
+    **sfpu.HANDLERS, **matrix.HANDLERS, **{n: _scalar(n) for n in scalar_ops.NAMES},
+    **_HANDLERS}
 
 __all__ = ["Coprocessor", "Decoded", "Executed", "RunResult", "Thread", "decode"]

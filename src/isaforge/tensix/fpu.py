@@ -427,7 +427,13 @@ _FAST_CFG: dict[MathConfig, _FastCfg | None] = {}
 
 def _fast_cfg(cfg: MathConfig) -> _FastCfg | None:
     """The kernel parameters of ``cfg`` (None for integer "8" math, which stays on numpy);
-    raises :class:`FpuError` for format combinations the hardware rejects."""
+    raises :class:`FpuError` for format combinations the hardware rejects. Remembered per
+    value, and on the instance itself (outside its fields: equality and hashing ignore it),
+    which saves hashing the config on every instruction."""
+    try:
+        return cfg.__dict__["_fast"]  # type: ignore[no-any-return]
+    except KeyError:
+        pass
     try:
         fast = _FAST_CFG[cfg]
     except KeyError:
@@ -442,6 +448,7 @@ def _fast_cfg(cfg: MathConfig) -> _FastCfg | None:
             fast = _FastCfg(0 if is32 else (1 if exp8 else 2), is32, exp8, masks[0], masks[1],
                             tuple(exp_adjust(is32, ph, exp8) for ph in range(4)))
         _FAST_CFG[cfg] = fast
+    cfg.__dict__["_fast"] = fast
     return fast
 
 

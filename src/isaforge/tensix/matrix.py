@@ -27,7 +27,15 @@ from . import formats as F
 from . import fpu
 from .regfiles import SrcClient
 from .rwc import addr_mod_index, apply_addr_mod
-from .state import DST, FIDELITY, SRCA, SRCB, NotImplementedInstruction
+from .state import (
+    DST,
+    FIDELITY,
+    RWC_MASKS,
+    SRCA,
+    SRCB,
+    AddrMod,
+    NotImplementedInstruction,
+)
 
 if TYPE_CHECKING:
     from .coprocessor import Coprocessor
@@ -50,60 +58,186 @@ IMPLIED_CODE = {"bf16": F.DataFormat.FLOAT16_B, "fp16": F.DataFormat.FLOAT16,
 # --------------------------------------------------------------------------------------------
 
 
-def sync_dst_config(cp: Coprocessor, t: int) -> None:
+class MathRegs:
+    """What thread ``t``'s Matrix Unit instructions read from Config and ThreadConfig, read
+    once per configuration (see :func:`math_regs`): the SrcA/SrcB formats the configuration
+    selects, whether the implied (latched) formats win, the accumulator flags, the Dst
+    addressing bits and offsets, FIDELITY_BASE, the CLR_DVALID disables, the decoded
+    AddrMod sections and the RWC updates :func:`advance` has computed with them. The
+    :class:`~.fpu.MathConfig` for a pair of formats is made once and reused
+    (:meth:`math_config`)."""
+
+    __slots__ = ("srca_fmt", "srcb_fmt", "implied_a", "implied_b", "fp32", "int8",
+                 "fp16a_force", "zero_flag_disabled_src", "remap_addrs", "swizzle_32b",
+                 "dst_offset", "fidelity_base", "clr_dvalid_disable", "moves", "signature", "_tc",
+                 "_t",
+                 "_configs", "_addr_mods")
+
+    def __init__(self, cp: Coprocessor, t: int) -> None:
+        cfg, tc = cp.cfg, cp.thread_config.get
+        if cfg(t, "ALU_FORMAT_SPEC_REG_SrcA_override"):
+            self.srca_fmt = cfg(t, "ALU_FORMAT_SPEC_REG_SrcA_val")
+        else:
+            self.srca_fmt = cfg(t, "ALU_FORMAT_SPEC_REG0_SrcA")
+        if cfg(t, "ALU_FORMAT_SPEC_REG_SrcB_override"):
+            self.srcb_fmt = cfg(t, "ALU_FORMAT_SPEC_REG_SrcB_val")
+        else:
+            self.srcb_fmt = cfg(t, "ALU_FORMAT_SPEC_REG1_SrcB")
+        self.implied_a = not tc(t, "DISABLE_IMPLIED_SRCA_FMT_Base")
+        self.implied_b = not tc(t, "DISABLE_IMPLIED_SRCB_FMT_Base")
+        self.fp32 = bool(cfg(t, "ALU_ACC_CTRL_Fp32_enabled"))
+        self.int8 = bool(cfg(t, "ALU_ACC_CTRL_INT8_math_enabled"))
+        self.fp16a_force = bool(tc(t, "FP16A_FORCE_Enable"))
+        self.zero_flag_disabled_src = bool(cfg(t, "ALU_ACC_CTRL_Zero_Flag_disabled_src"))
+        self.remap_addrs = bool(cfg(t, "DEST_ACCESS_CFG_remap_addrs"))
+        self.swizzle_32b = bool(cfg(t, "DEST_ACCESS_CFG_swizzle_32b"))
+        # DEST_TARGET_REG_CFG_MATH_Offset + DEST_REGW_BASE_Base (dst_base adds the rest)
+        self.dst_offset = (tc(t, "DEST_TARGET_REG_CFG_MATH_Offset")
+                           + cfg(t, "DEST_REGW_BASE_Base"))
+        self.fidelity_base = tc(t, "FIDELITY_BASE_Phase")
+        self.clr_dvalid_disable = (bool(tc(t, "CLR_DVALID_SrcA_Disable")),
+                                   bool(tc(t, "CLR_DVALID_SrcB_Disable")))
+        self._tc, self._t = cp.thread_config, t
+        #: everything read above, and the thread's ThreadConfig row (the AddrMod sections)
+        self.signature = (self.srca_fmt, self.srcb_fmt, self.implied_a, self.implied_b,
+                          self.fp32, self.int8, self.fp16a_force, self.zero_flag_disabled_src,
+                          self.remap_addrs, self.swizzle_32b, self.dst_offset,
+                          self.fidelity_base, self.clr_dvalid_disable,
+                          cp.thread_config.regs[t].tobytes())
+        self._configs: dict[tuple[int, int], fpu.MathConfig] = {}
+        self._addr_mods: list[AddrMod | None] = [None] * 8
+        #: (addr_mode, update_fidelity, RWC row) -> RWC row after :func:`advance`
+        self.moves: dict[tuple[int, bool, tuple[int, ...]], np.ndarray] = {}
+
+    def math_config(self, srca_fmt: int, srcb_fmt: int) -> fpu.MathConfig:
+        """The MathConfig with these (effective) Src formats and this configuration's flags."""
+        try:
+            return self._configs[srca_fmt, srcb_fmt]
+        except KeyError:
+            mc = self._configs[srca_fmt, srcb_fmt] = fpu.MathConfig(
+                srca_fmt=srca_fmt, srcb_fmt=srcb_fmt, fp32_dst=self.fp32, int8_math=self.int8,
+                fp16a_force=self.fp16a_force, zero_flag_disabled_src=self.zero_flag_disabled_src)
+            return mc
+
+    def addr_mod(self, index: int) -> AddrMod:
+        """AddrMod section ``index`` of the thread, decoded once."""
+        am = self._addr_mods[index]
+        if am is None:
+            am = self._addr_mods[index] = self._tc.addr_mod(self._t, index)
+        return am
+
+
+def math_regs(cp: Coprocessor, t: int) -> MathRegs:
+    """Thread ``t``'s :class:`MathRegs`, cached on the coprocessor and read again only after a
+    write to Config or ThreadConfig. Every write path goes through the registers' arrays
+    (WRCFG, RMWCIB*, SETC16, ``Config.set``, ``ThreadConfig.set``, a program's ``.config`` /
+    ``.threadconfig``, a user assigning to ``words``/``regs``), and those arrays count writes
+    (:class:`~.state.WriteCountedArray`), so the cache cannot go stale."""
+    key = (cp.config.words._counter[0], cp.thread_config.regs._counter[0])
+    cache = cp.math_regs_cache
+    hit = cache[t]
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    regs = MathRegs(cp, t)
+    if hit is not None and hit[1].signature == regs.signature:
+        regs = hit[1]  # the same values written again (a program's setup, rerun): keep
+    cache[t] = (key, regs)
+    return regs
+
+
+def sync_dst_config(cp: Coprocessor, t: int, regs: MathRegs | None = None) -> None:
     """Keep the Dst addressing bits in step with the configuration."""
-    cp.dst.remap_addrs = bool(cp.cfg(t, "DEST_ACCESS_CFG_remap_addrs"))
-    cp.dst.swizzle_32b = bool(cp.cfg(t, "DEST_ACCESS_CFG_swizzle_32b"))
+    regs = regs or math_regs(cp, t)
+    cp.dst.remap_addrs = regs.remap_addrs
+    cp.dst.swizzle_32b = regs.swizzle_32b
 
 
-def src_format(cp: Coprocessor, t: int, which: str) -> int:
+def src_format(cp: Coprocessor, t: int, which: str, regs: MathRegs | None = None) -> int:
     """The data-format code the Matrix Unit uses for SrcA (``which="A"``) or SrcB."""
+    regs = regs or math_regs(cp, t)
     if which == "A":
-        if cp.cfg(t, "ALU_FORMAT_SPEC_REG_SrcA_override"):
-            fmt = cp.cfg(t, "ALU_FORMAT_SPEC_REG_SrcA_val")
-        else:
-            fmt = cp.cfg(t, "ALU_FORMAT_SPEC_REG0_SrcA")
-        if not cp.thread_config.get(t, "DISABLE_IMPLIED_SRCA_FMT_Base"):
-            fmt = int(cp.srca.implied_fmt[cp.srca.matrix_bank])
-    else:
-        if cp.cfg(t, "ALU_FORMAT_SPEC_REG_SrcB_override"):
-            fmt = cp.cfg(t, "ALU_FORMAT_SPEC_REG_SrcB_val")
-        else:
-            fmt = cp.cfg(t, "ALU_FORMAT_SPEC_REG1_SrcB")
-        if not cp.thread_config.get(t, "DISABLE_IMPLIED_SRCB_FMT_Base"):
-            fmt = int(cp.srcb.implied_fmt[cp.srcb.matrix_bank])
-    return fmt
+        if regs.implied_a:
+            return int(cp.srca.implied_fmt[cp.srca.matrix_bank])
+        return regs.srca_fmt
+    if regs.implied_b:
+        return int(cp.srcb.implied_fmt[cp.srcb.matrix_bank])
+    return regs.srcb_fmt
 
 
-def dst_base(cp: Coprocessor, t: int, field: int) -> int:
+def dst_base(cp: Coprocessor, t: int, field: int, regs: MathRegs | None = None) -> int:
     """``field + DEST_TARGET_REG_CFG_MATH_Offset + RWC.Dst + DEST_REGW_BASE_Base`` (unmasked)."""
-    return (field + cp.thread_config.get(t, "DEST_TARGET_REG_CFG_MATH_Offset")
-            + cp.rwc.get(t, DST) + cp.cfg(t, "DEST_REGW_BASE_Base"))
+    regs = regs or math_regs(cp, t)
+    return field + regs.dst_offset + int(cp.rwc.v[t, DST])
 
 
-def fidelity_phase(cp: Coprocessor, t: int) -> int:
-    return (cp.rwc.get(t, FIDELITY) + cp.thread_config.get(t, "FIDELITY_BASE_Phase")) & 3
+def fidelity_phase(cp: Coprocessor, t: int, regs: MathRegs | None = None) -> int:
+    regs = regs or math_regs(cp, t)
+    return (int(cp.rwc.v[t, FIDELITY]) + regs.fidelity_base) & 3
+
+
+class _CounterRow:
+    """One thread's RWCs as a Python list, in the shape :func:`~.rwc.apply_addr_mod` uses
+    (``get``/``set`` with the counters' widths)."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: list[int]) -> None:
+        self.row = row
+
+    def get(self, thread: int, col: int) -> int:
+        return self.row[col]
+
+    def set(self, thread: int, col: int, value: int) -> None:
+        self.row[col] = value & RWC_MASKS[col]
 
 
 def advance(cp: Coprocessor, t: int, addr_mode: int, update_fidelity: bool = True) -> None:
-    """ApplyAddrMod (or ApplyPartialAddrMod) with the section ``addr_mode`` selects."""
-    am = cp.thread_config.addr_mod(t, addr_mod_index(cp.rwc, cp.thread_config, t, addr_mode))
+    """ApplyAddrMod (or ApplyPartialAddrMod) with the section ``addr_mode`` selects.
+
+    :func:`~.rwc.apply_addr_mod` is a pure function of the counters, the section and
+    ``update_fidelity``; its results are remembered per configuration (in :class:`MathRegs`,
+    which a ThreadConfig write replaces), so a loop that revisits the same counter values
+    (every matmul) pays one dictionary lookup per instruction."""
+    _advance(cp, t, addr_mode, update_fidelity, math_regs(cp, t), cp.rwc.v[t].tolist())
+
+
+def _advance(cp: Coprocessor, t: int, addr_mode: int, update_fidelity: bool, regs: MathRegs,
+             row_list: list[int]) -> None:
+    """:func:`advance` with the thread's :class:`MathRegs` and RWC row already read."""
+    v = cp.rwc.v
+    row = tuple(row_list)
+    moves = regs.moves
+    key = (addr_mode, update_fidelity, row)
+    new = moves.get(key)
+    if new is None:
+        new = moves[key] = _apply(cp, t, addr_mode, update_fidelity, row)
+        if len(moves) > 65536:  # a program wandering through many states: start over
+            moves.clear()
+    v[t] = new
+
+
+def _apply(cp: Coprocessor, t: int, addr_mode: int, update_fidelity: bool,
+           row: tuple[int, ...]) -> np.ndarray:
+    counters = _CounterRow(list(row))
+    am = math_regs(cp, t).addr_mod(addr_mod_index(counters, cp.thread_config, t, addr_mode))
     if am.ab2:
         raise NotImplementedInstruction("not implemented: ADDR_MOD_AB2 section bits (their "
                                         "effect is not documented)")
-    apply_addr_mod(cp.rwc, t, am, update_fidelity)
+    apply_addr_mod(counters, t, am, update_fidelity)  # type: ignore[arg-type]
+    return np.array(counters.row, dtype=cp.rwc.v.dtype)
 
 
-def flip_banks(cp: Coprocessor, t: int, flips: int) -> None:
+def flip_banks(cp: Coprocessor, t: int, flips: int, regs: MathRegs | None = None) -> None:
     """The end-of-instruction bank flips of MVMUL/ELW*/SETRWC (``clear_dvalid`` /
     ``clear_ab_vld``): bit 0 SrcA, bit 1 SrcB; CLR_DVALID_Src?_Disable keeps the bank with the
     Matrix Unit but it still moves to the other bank."""
+    if not flips & 3:
+        return
+    keep_a, keep_b = (regs or math_regs(cp, t)).clr_dvalid_disable
     if flips & 1:
-        keep = cp.thread_config.get(t, "CLR_DVALID_SrcA_Disable")
-        cp.srca.release_to_unpackers(flip=True, release=not keep)
+        cp.srca.release_to_unpackers(flip=True, release=not keep_a)
     if flips & 2:
-        keep = cp.thread_config.get(t, "CLR_DVALID_SrcB_Disable")
-        cp.srcb.release_to_unpackers(flip=True, release=not keep)
+        cp.srcb.release_to_unpackers(flip=True, release=not keep_b)
 
 
 # --------------------------------------------------------------------------------------------
@@ -111,16 +245,11 @@ def flip_banks(cp: Coprocessor, t: int, flips: int) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def math_config(cp: Coprocessor, t: int) -> fpu.MathConfig:
-    """The configuration a Matrix Unit instruction of thread ``t`` reads."""
-    return fpu.MathConfig(
-        srca_fmt=src_format(cp, t, "A"),
-        srcb_fmt=src_format(cp, t, "B"),
-        fp32_dst=bool(cp.cfg(t, "ALU_ACC_CTRL_Fp32_enabled")),
-        int8_math=bool(cp.cfg(t, "ALU_ACC_CTRL_INT8_math_enabled")),
-        fp16a_force=bool(cp.thread_config.get(t, "FP16A_FORCE_Enable")),
-        zero_flag_disabled_src=bool(cp.cfg(t, "ALU_ACC_CTRL_Zero_Flag_disabled_src")),
-    )
+def math_config(cp: Coprocessor, t: int, regs: MathRegs | None = None) -> fpu.MathConfig:
+    """The configuration a Matrix Unit instruction of thread ``t`` reads (the same object for
+    as long as the configuration and the Src formats stay the same)."""
+    regs = regs or math_regs(cp, t)
+    return regs.math_config(src_format(cp, t, "A", regs), src_format(cp, t, "B", regs))
 
 
 def _fpu(cp: Coprocessor, call: Callable[[], None]) -> None:
@@ -131,12 +260,34 @@ def _fpu(cp: Coprocessor, call: Callable[[], None]) -> None:
         cp.report_ub(e.message)
 
 
+def _mvmul(cp: Coprocessor, t: int, f: Fields) -> None:
+    """MVMUL, the hot path of every matmul: :func:`_arith` for one operation, with the
+    configuration from :func:`math_regs` and no per-instruction allocations but the call."""
+    regs = math_regs(cp, t)
+    dst, srca, srcb = cp.dst, cp.srca, cp.srcb
+    dst.remap_addrs, dst.swizzle_32b = regs.remap_addrs, regs.swizzle_32b
+    cfg = regs.math_config(
+        int(srca.implied_fmt[srca.matrix_bank]) if regs.implied_a else regs.srca_fmt,
+        int(srcb.implied_fmt[srcb.matrix_bank]) if regs.implied_b else regs.srcb_fmt)
+    v = cp.rwc.v[t].tolist()
+    try:
+        fpu.mvmul(dst, srca, srcb, srca_row=v[SRCA], srcb_row=v[SRCB],
+                  dst_row=(f["dst"] + regs.dst_offset + v[DST]) & 0x3FF,
+                  phase=(v[FIDELITY] + regs.fidelity_base) & 3, cfg=cfg,
+                  bcast_srcb_row=bool(f["instr_mod19"] & 1))
+    except fpu.FpuError as e:
+        cp.report_ub(e.message)
+    flip_banks(cp, t, f["clear_dvalid"], regs)
+    _advance(cp, t, f["addr_mode"], True, regs, v)
+
+
 def _arith(cp: Coprocessor, t: int, f: Fields, op: str) -> None:
-    sync_dst_config(cp, t)
-    cfg = math_config(cp, t)
+    regs = math_regs(cp, t)
+    sync_dst_config(cp, t, regs)
+    cfg = math_config(cp, t, regs)
     rows = dict(srca_row=cp.rwc.get(t, SRCA), srcb_row=cp.rwc.get(t, SRCB),
-                dst_row=dst_base(cp, t, f["dst"]) & 0x3FF)
-    phase = fidelity_phase(cp, t)
+                dst_row=dst_base(cp, t, f["dst"], regs) & 0x3FF)
+    phase = fidelity_phase(cp, t, regs)
     mod = f["instr_mod19"]
     if op == "MVMUL":
         _fpu(cp, lambda: fpu.mvmul(cp.dst, cp.srca, cp.srcb, **rows, phase=phase, cfg=cfg,
@@ -155,7 +306,7 @@ def _arith(cp: Coprocessor, t: int, f: Fields, op: str) -> None:
         if f["max_pool_index_en"]:
             raise NotImplementedInstruction("not implemented: GMPOOL with max_pool_index_en")
         _fpu(cp, lambda: fpu.gmpool(cp.dst, cp.srca, cp.srcb, **rows, cfg=cfg))
-    flip_banks(cp, t, f["clear_dvalid"])
+    flip_banks(cp, t, f["clear_dvalid"], regs)
     if op in ("GMPOOL", "GAPOOL"):
         if f["pool_addr_mode"] > 7:
             cp.report_ub(f"{op} pool_addr_mode {f['pool_addr_mode']} (sections are 0..7)")
@@ -165,9 +316,10 @@ def _arith(cp: Coprocessor, t: int, f: Fields, op: str) -> None:
 
 
 def _move(cp: Coprocessor, t: int, f: Fields, op: str) -> None:
-    sync_dst_config(cp, t)
-    cfg = math_config(cp, t)
-    dst_row = dst_base(cp, t, f.get("dst", 0)) & 0x3FF
+    regs = math_regs(cp, t)
+    sync_dst_config(cp, t, regs)
+    cfg = math_config(cp, t, regs)
+    dst_row = dst_base(cp, t, f.get("dst", 0), regs) & 0x3FF
     lo = bool(f.get("dest_32b_lo", 0))
     if op in ("MOVD2A", "MOVD2B"):
         four = bool(f["instr_mod"] >> 1 & 1)
@@ -338,7 +490,7 @@ def unpacr_nop(cp: Coprocessor, t: int, f: Fields) -> None:
 
 
 HANDLERS: dict[str, Callable[[Coprocessor, int, Fields], None]] = {
-    "MVMUL": lambda cp, t, f: _arith(cp, t, f, "MVMUL"),
+    "MVMUL": _mvmul,
     "ELWADD": lambda cp, t, f: _arith(cp, t, f, "ELWADD"),
     "ELWSUB": lambda cp, t, f: _arith(cp, t, f, "ELWSUB"),
     "ELWMUL": lambda cp, t, f: _arith(cp, t, f, "ELWMUL"),
@@ -357,4 +509,5 @@ HANDLERS: dict[str, Callable[[Coprocessor, int, Fields], None]] = {
     "UNPACR_NOP": unpacr_nop,
 }
 
-__all__ = ["HANDLERS", "NEEDS_BOTH", "NEEDS_SRCA", "NEEDS_SRCB", "math_config", "src_format"]
+__all__ = ["HANDLERS", "NEEDS_BOTH", "NEEDS_SRCA", "NEEDS_SRCB", "MathRegs", "math_config",
+           "math_regs", "src_format"]

@@ -132,14 +132,70 @@ def _lookup(table: dict[str, RegField], name: str, what: str) -> RegField:
         raise EmulationError(f"unknown {what} field '{name}'") from None
 
 
+class WriteCountedArray(np.ndarray):
+    """A numpy array that counts the writes made to it, so that values derived from it (the
+    Matrix Unit's configuration, decoded AddrMod sections) can be cached and recomputed only
+    after a write: ``version`` changes on every item assignment (``a[i] = v``, also through
+    a view such as ``a[0][i] = v``, and ``a[i] |= v``), every ufunc with the array as
+    ``out`` (``a += 1``) and :meth:`fill`. Whoever writes its memory some other way (a raw
+    buffer, ``np.copyto``) must call :meth:`touch`. Reading is an ordinary ndarray's."""
+
+    _counter: list[int]
+
+    def __array_finalize__(self, obj: object) -> None:
+        # views share their base's counter; a new array gets its own
+        self._counter = getattr(obj, "_counter", None) or [0]
+
+    @property
+    def version(self) -> int:
+        """A number that changes whenever the array (or a view of it) is written."""
+        return self._counter[0]
+
+    def touch(self) -> None:
+        """Record a write made behind numpy's back."""
+        self._counter[0] += 1
+
+    def __setitem__(self, key: object, value: object) -> None:
+        super().__setitem__(key, value)
+        self._counter[0] += 1
+
+    def fill(self, value: object) -> None:
+        super().fill(value)
+        self._counter[0] += 1
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object,
+                        out: tuple | None = None, **kwargs: object) -> object:
+        args = [x.view(np.ndarray) if isinstance(x, WriteCountedArray) else x for x in inputs]
+        if out is None:
+            return getattr(ufunc, method)(*args, **kwargs)
+        for o in out:
+            if isinstance(o, WriteCountedArray):
+                o._counter[0] += 1
+        plain = tuple(o.view(np.ndarray) if isinstance(o, WriteCountedArray) else o
+                      for o in out)
+        getattr(ufunc, method)(*args, out=plain, **kwargs)
+        return out[0] if len(out) == 1 else out
+
+
+def _counted(shape: tuple[int, ...], dtype: type) -> WriteCountedArray:
+    return np.zeros(shape, dtype=dtype).view(WriteCountedArray)
+
+
 class ThreadConfig:
-    """Per-thread configuration written by ``SETC16`` (16-bit registers): ``regs[thread, i]``."""
+    """Per-thread configuration written by ``SETC16`` (16-bit registers): ``regs[thread, i]``
+    (a :class:`WriteCountedArray`: ``version`` tells caches of derived values when to
+    recompute)."""
 
     #: THD_STATE_SIZE-like count of registers (the highest named register + 1).
     N_REGS = 68
 
     def __init__(self) -> None:
-        self.regs = np.zeros((N_THREADS, self.N_REGS), dtype=np.uint16)
+        self.regs = _counted((N_THREADS, self.N_REGS), np.uint16)
+
+    @property
+    def version(self) -> int:
+        """Changes whenever any ThreadConfig register is written (by any path)."""
+        return self.regs.version
 
     def get(self, thread: int, name: str) -> int:
         f = _lookup(thread_config_fields(), name, "ThreadConfig")
@@ -216,13 +272,20 @@ class PackAddrMod:
 
 
 class Config:
-    """Thread-agnostic configuration: ``words[state_id, index]`` (two banks of 32-bit words)."""
+    """Thread-agnostic configuration: ``words[state_id, index]`` (two banks of 32-bit words;
+    a :class:`WriteCountedArray`, see :attr:`version`)."""
 
     #: CFG_STATE_SIZE * 4 (the named words go up to 222).
     N_WORDS = 224
 
     def __init__(self) -> None:
-        self.words = np.zeros((2, self.N_WORDS), dtype=np.uint32)
+        self.words = _counted((2, self.N_WORDS), np.uint32)
+
+    @property
+    def version(self) -> int:
+        """Changes whenever any Config word is written (WRCFG, RMWCIB*, :meth:`set`, a
+        program's ``.config``, or a user writing ``words``)."""
+        return self.words.version
 
     def get(self, name: str, state: int = 0) -> int:
         f = _lookup(config_fields(), name, "Config")
@@ -347,6 +410,7 @@ __all__ = [
     "UBEvent",
     "UBPolicy",
     "UndefinedBehaviourError",
+    "WriteCountedArray",
     "config_fields",
     "thread_config_fields",
 ]
