@@ -9,7 +9,12 @@ A 32x32x32 tile at HiFi4 is 4 fidelity phases x 16 MVMULs. Figures:
 * batched kernel: many tiles per call (per phase: two dependent steps of 8 independent 8x16
   blocks per tile), ``fpu.mvmul_batch`` (compiled) and ``fpu.mvmul_kernel`` (numpy), the
   bit-exact arithmetic without per-instruction overhead;
-* plain numpy: float32 ``@`` of the same tiles, one at a time and as one batched ``matmul``.
+* plain numpy: float32 ``@`` of the same tiles, one at a time and as one batched ``matmul``;
+* coprocessor, end to end: the bundled kernel ``isaforge/tensix/data/matmul_kernel.s`` (SETC16
+  AddrMods, REPLAY, MOP, 64 MVMULs and SETRWCs per tile at HiFi4) run by
+  :class:`~isaforge.tensix.coprocessor.Coprocessor` for each tile (``load_program``, two
+  ``load_src``, ``run``, read Dst): what ``isaforge tensix run`` costs per tile, on the
+  compiled path and on the numpy one.
 
 Times are the best of a few repeats, as wall-clock time and as this process's CPU time. When
 other jobs share the cores the wall-clock figures swell; the CPU-time ones much less, and the
@@ -29,7 +34,11 @@ import numpy as np
 
 from isaforge.tensix import formats as F
 from isaforge.tensix import fpu
+from isaforge.tensix.coprocessor import Coprocessor
+from isaforge.tensix.program import parse_program
 from isaforge.tensix.regfiles import Dst, SrcRegs
+
+KERNEL = Path(fpu.__file__).parent / "data" / "matmul_kernel.s"
 
 SEQUENCE = [  # (srcb_row, srca_row, dst_row): C = X @ Y with 16x16 faces stacked in rows
     (16 * (2 * r + k) + 8 * h, 16 * (2 * k + c), 16 * (2 * r + c) + 8 * h)
@@ -70,6 +79,22 @@ def instruction_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.stack(out)
 
 
+def coprocessor_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The bundled matmul kernel on the Coprocessor, one run per tile; Dst (tiles, 64, 16)
+    as FP32 bits."""
+    prog = parse_program(KERNEL.read_text("utf-8"), str(KERNEL))
+    cp = Coprocessor()
+    out = []
+    for xt, yt in zip(x, y, strict=True):
+        cp.load_program(prog)
+        cp.load_src("a", 0, _faces(yt), "bf16")
+        cp.load_src("b", 0, _faces(xt), "bf16")
+        cp.dst.invalidate_physical(slice(None))
+        cp.run(max_steps=10_000)
+        out.append(F.dst32_to_fp32(cp.dst.read32(np.arange(64))))
+    return np.stack(out)
+
+
 def batched_kernel(x: np.ndarray, y: np.ndarray, kernel: Callable[..., np.ndarray],
                    chunk: int = 16) -> np.ndarray:
     """All tiles, ``chunk`` at a time (to stay in cache); Dst (tiles, 64, 16) FP32 bits."""
@@ -99,7 +124,7 @@ def _jit_status() -> str:
     except ImportError:
         return "numba not installed: the compiled figures below are the numpy path"
     cache = Path(fpu.__file__).parent / "__pycache__"
-    cached = any(cache.glob("fpu.*.nbi")) if cache.is_dir() else False
+    cached = any(cache.glob("fpu_jit.*.nbi")) if cache.is_dir() else False
     t, c = time.perf_counter(), time.process_time()
     fpu.mvmul(Dst(), SrcRegs(), SrcRegs(), srca_row=0, srcb_row=0, dst_row=0, phase=0,
               cfg=fpu.MathConfig(fp32_dst=True))
@@ -120,7 +145,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tiles", type=int, default=256, help="tiles for the batched figures")
     ap.add_argument("--inst-tiles", type=int, default=32,
-                    help="tiles for the compiled instruction path (the numpy one runs 1/8)")
+                    help="tiles for the compiled instruction path and the coprocessor (the "
+                         "numpy ones run 1/8)")
     args = ap.parse_args()
     fpu.JIT_AFTER = 0  # compiled from the first instruction (the default waits 1000 calls)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
@@ -135,20 +161,25 @@ def main() -> None:
         fpu.USE_JIT = jit
         same = (instruction_path(x[:2], y[:2]) == ref).all()
         same &= (batched_kernel(x[:2], y[:2], fpu.mvmul_batch) == ref).all()
+        same &= (coprocessor_path(x[:2], y[:2]) == ref).all()
         assert same, "every path must compute what the numpy kernel computes"
     n_inst = min(args.inst_tiles, args.tiles)
     n_slow = max(1, n_inst // 8)
     fpu.USE_JIT = True
     inst = _best(lambda: instruction_path(x[:n_inst], y[:n_inst]), repeat=3)
+    cop = _best(lambda: coprocessor_path(x[:n_inst], y[:n_inst]), repeat=3)
     batch = _best(lambda: batched_kernel(x, y, fpu.mvmul_batch), repeat=3)
     fpu.USE_JIT = False
     inst_np = _best(lambda: instruction_path(x[:n_slow], y[:n_slow]), repeat=2)
+    cop_np = _best(lambda: coprocessor_path(x[:n_slow], y[:n_slow]), repeat=2)
     batch_np = _best(lambda: batched_kernel(x[:64], y[:64], fpu.mvmul_kernel), repeat=2)
     fpu.USE_JIT = True
     np_one = _best(lambda: [a @ b for a, b in zip(xf, yf, strict=True)])
     np_batch = _best(lambda: np.matmul(xf, yf))
 
     per_tile = {
+        "coprocessor, compiled": tuple(t / n_inst for t in cop),
+        "coprocessor, numpy": tuple(t / n_slow for t in cop_np),
         "instruction path, compiled": tuple(t / n_inst for t in inst),
         "instruction path, numpy": tuple(t / n_slow for t in inst_np),
         "batched kernel, compiled": tuple(t / args.tiles for t in batch),
