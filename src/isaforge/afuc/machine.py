@@ -18,8 +18,12 @@ step all happen; ``msb`` uses its one source; ``swrite``/``sread`` use their reg
 from __future__ import annotations
 
 import re
+from array import array
 from collections import deque
 from collections.abc import Callable
+from hashlib import blake2b
+from itertools import repeat
+from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -173,8 +177,8 @@ class Processor:
 
     __slots__ = ("_decoded", "_fast", "_fast_fn", "_slow", "base", "bootq", "bt", "c", "carry",
                  "control", "ctl_special", "data_mode", "db", "draw", "emu", "fast_append",
-                 "fast_regs",
-                 "gen", "gpr", "gpu", "header", "ib", "ib_level", "image", "is_me5", "jmptbl",
+                 "fast_regs", "gen", "gpr", "gpu", "header", "ib", "ib_level", "image",
+                 "image_key", "is_me5", "jmptbl",
                  "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
                  "packets", "pc", "pipe", "pipe_thresh", "rb", "sp_reg", "sqe", "stack0",
                  "steps", "tw", "waitin_pending", "midblock")
@@ -185,6 +189,7 @@ class Processor:
         self.gen = emu.gen
         self.db = emu.db
         self.image = image
+        self.image_key = blake2b(array("I", image).tobytes(), digest_size=16).digest()
         self.base = base
         self.gpr = [0] * 32
         self.pc = 0
@@ -676,6 +681,7 @@ class CodeGen:
 
     proc: Processor | None = None
     nr = ""  # in a fast (rep) body: "nr_ = 1; ", the local count of $data reads
+    rb_ready = False  # the next inlined $data read is known to find a word in the RB
 
     def wr_data_inline(self, expr: str) -> list[str]:
         """A $data write of a GPU register in the fast path, inlined; anything else (pipe
@@ -708,6 +714,10 @@ class CodeGen:
             t = f"d{next(temps)}"
             if not nested[0]:
                 self.top_read = True
+            if self.rb_ready:  # the header waitin found: the ring buffer is not empty
+                self.rb_ready = False
+                out.append(f"{t} = rb.popleft(); {self.nr}g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
+                return t
             out.append("if rb and not m.ib_level:")
             out.append(f"    {t} = rb.popleft(); {self.nr}g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
             out.append("else:")
@@ -906,18 +916,63 @@ class CodeGen:
             inner.append(f"if not m.nreads: tw.gpr.add({REG_REM})")
             inner.append(f"if g[{REG_REM}]: tw.dump(m)")
         out.extend("    " + s for s in inner)
+        if local_nr is None and _is_data_copy(name, f):
+            out = self.data_copy(f["XMOV"] or 0) + ["else:", *("    " + s for s in out)]
         if fast:  # the block pre-counted one step for this instruction
             out.insert(0, "m.steps -= 1")
         return out
 
-    def _compile(self, src: str, name: str, **extra: Any) -> Callable:
-        ns: dict[str, Any] = {"M": M32, "HEADERS": _HEADERS, **extra}
-        exec(compile(src, f"<afuc {name}>", "exec"), ns)  # noqa: S102 - our own generated code
+    def data_copy(self, xmov: int) -> list[str]:
+        """``(rep)(xmovN)mov $data, $data`` in the fast path: when the whole packet rest
+        ($rem words) is in the ring buffer and goes to GPU registers without side effects
+        (below 0x10000, not CP_LPAC_SQE_CNTL, no hooks) and the step budget holds all
+        ceil($rem / (N + 1)) iterations, the words are copied at once; otherwise (followed
+        by ``else:``) the loop runs as usual. Same effects, registers and steps."""
+        lpac = self.proc.lpac_cntl if self.proc is not None else None
+        its = f"(R_ + {xmov}) // {xmov + 1}"
+        cond = ["R_", "fr", "len(rb) >= R_", "not m.ib_level", "o_ + R_ <= 0x10000",
+                f"m.steps + {its} - 1 - @K@ < m.limit"]
+        if lpac is not None:
+            cond.append(f"not o_ <= {lpac} < o_ + R_")
+        one = ["R_ == 1", "fr", "rb", "not m.ib_level", "o_ <= 0xffff",
+               "m.steps - @K@ < m.limit"]
+        if lpac is not None:
+            one.insert(-1, f"o_ != {lpac}")
+        return [
+            f"R_ = g[{REG_REM}]",
+            f"r_ = {REG_USRADDR} if m.data_mode == {DATA_USRADDR} else {REG_ADDR}",
+            "o_ = g[r_]",
+            f"if {' and '.join(one)}:",
+            "    v_ = rb.popleft(); gpu[o_] = v_; app(('reg', o_, v_, nm))",
+            f"    g[r_] = o_ + 1; g[{REG_REM}] = 0; m.steps += 1",
+            f"elif {' and '.join(cond)}:",
+            "    vs_ = [rb.popleft() for _ in range(R_)]",
+            "    gpu[o_:o_ + R_] = array('I', vs_)",
+            "    app.__self__.extend(zip(repeat('reg'), range(o_, o_ + R_), vs_, repeat(nm)))",
+            f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its}",
+        ]
+
+    @staticmethod
+    def _make(code: CodeType, name: str, **extra: Any) -> Callable:
+        ns: dict[str, Any] = {"M": M32, "HEADERS": _HEADERS, "array": array, "repeat": repeat,
+                              **extra}
+        exec(code, ns)  # noqa: S102 - our own generated code
         return ns[name]
+
+    def _compile(self, src: str, name: str, **extra: Any) -> Callable:
+        return self._make(compile(src, f"<afuc {name}>", "exec"), name, **extra)
 
     def compile_one(self, proc: Processor, pc: int) -> Callable:
         """The exact-path function of one instruction; trace bookkeeping runs when the
-        ``tw`` argument is not None."""
+        ``tw`` argument is not None. Compiled once per firmware image (see _CODE)."""
+        key = _code_key(proc, "step", pc)
+        got = _CODE.get(key)
+        if got is None:
+            src = self._step_source(proc, pc)
+            got = _remember(key, compile(src, "<afuc step>", "exec"), 1)
+        return self._make(got[0], "step")
+
+    def _step_source(self, proc: Processor, pc: int) -> str:
         name, f, _ = proc.decode(pc)
         self.proc = proc
         lines = self.instr(name, f, pc, True, "m.bt", fast=False)
@@ -932,8 +987,7 @@ class CodeGen:
                 guarded.append(f"{indent}{cond} and tw is not None: {act}")
             else:
                 guarded.append(f"{indent}if tw is not None: {stripped}")
-        src = "def step(m, g, tw):\n" + "".join(f"    {s}\n" for s in guarded)
-        return self._compile(src, "step")
+        return "def step(m, g, tw):\n" + "".join(f"    {s}\n" for s in guarded)
 
     def _waitin_tail(self, proc: Processor, pc: int) -> list[str]:
         return _waitin_tail_lines(self, proc, pc)
@@ -943,7 +997,16 @@ class CodeGen:
         number of steps it counts up front (one per instruction; (rep) adjusts itself).
 
         A block ends after a ``waitin``, after the delay slot of a taken branch, after
-        BLOCK_MAX instructions, or before an undecodable word."""
+        BLOCK_MAX instructions, or before an undecodable word. Compiled once per firmware
+        image (see _CODE)."""
+        key = _code_key(proc, "block", start)
+        got = _CODE.get(key)
+        if got is None:
+            src, n = self._block_source(proc, start)
+            got = _remember(key, compile(src, "<afuc block>", "exec"), n)
+        return self._make(got[0], "block", F=proc._fast_fn), got[1]
+
+    def _block_source(self, proc: Processor, start: int) -> tuple[str, int]:
         self.proc = proc
         lines: list[str] = ["bt = None"]
         pc = start
@@ -1014,7 +1077,7 @@ class CodeGen:
                "    jt = m.jmptbl; p4 = m.emu.pkt4_id; ph = m.emu.packet_hooks; HG = HEADERS.get\n"
                "    S = m.steps; L = m.limit\n"
                "    try:\n" + body + "    finally:\n        m.steps = S\n")
-        return self._compile(src, "block", F=proc._fast_fn), n
+        return src, n
 
 
 def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
@@ -1029,7 +1092,11 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
         return [*out, "return"]
     out = [f"if m.ib_level or not rb or m.steps >= m.limit: {'; '.join(out)}; return",
            "hdr = rb[0]", WAIT_DONE, "m.steps += 1  @DS@"]
-    out.extend(gen.body(name, f, pc + 1, False, "nb"))
+    gen.rb_ready = True
+    try:
+        out.extend(gen.body(name, f, pc + 1, False, "nb"))
+    finally:
+        gen.rb_ready = False
     out.append("h_ = HG(hdr)")
     out.append("if h_ is None or ph: m.STEPS = S; m.dispatch(hdr); return F.get(m.pc)")
     out.append("if h_[0]:")
@@ -1040,6 +1107,29 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
     out.append(f"g[{REG_REM}] = h_[2]; m.packets += 1; m.header = hdr")
     out.append(LOOP)
     return out
+
+
+# Compiled code by (kind, firmware image digest, what the code depends on, pc): emulators of
+# the same firmware in one process share it (tests, debugger sessions, repeated runs)
+_CODE: dict[tuple, tuple[CodeType, int]] = {}
+_CODE_MAX = 100_000
+
+
+def _code_key(proc: Processor, kind: str, pc: int) -> tuple:
+    return (kind, proc.image_key, proc.gen, proc.meq is None, proc.is_me5, proc.lpac_cntl, pc)
+
+
+def _remember(key: tuple, code: CodeType, n: int) -> tuple[CodeType, int]:
+    if len(_CODE) >= _CODE_MAX:
+        _CODE.clear()
+    _CODE[key] = (code, n)
+    return _CODE[key]
+
+
+def _is_data_copy(name: str, f: dict) -> bool:
+    """``(rep)[(xmovN)]mov $data, $data`` (an or/xor of $00 and $data into $data)."""
+    return (name in ("or", "xor") and bool(f.get("REP")) and f.get("SRC1") == 0
+            and f.get("SRC2") == REG_DATA and f.get("DST") == REG_DATA and not f.get("PEEK"))
 
 
 def proc_plain(proc: Processor | None) -> bool:
