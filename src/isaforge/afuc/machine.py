@@ -916,10 +916,10 @@ class CodeGen:
             inner.append(f"if not m.nreads: tw.gpr.add({REG_REM})")
             inner.append(f"if g[{REG_REM}]: tw.dump(m)")
         out.extend("    " + s for s in inner)
-        if local_nr is None and _is_data_copy(name, f):
-            out = self.data_copy(f["XMOV"] or 0) + ["else:", *("    " + s for s in out)]
         if fast:  # the block pre-counted one step for this instruction
             out.insert(0, "m.steps -= 1")
+        if fast and local_nr is None and _is_data_copy(name, f):
+            out = self.data_copy(f["XMOV"] or 0) + ["else:", *("    " + s for s in out)]
         return out
 
     def data_copy(self, xmov: int) -> list[str]:
@@ -930,12 +930,13 @@ class CodeGen:
         by ``else:``) the loop runs as usual. Same effects, registers and steps."""
         lpac = self.proc.lpac_cntl if self.proc is not None else None
         its = f"(R_ + {xmov}) // {xmov + 1}"
+        # (the block counted one step for the instruction: each iteration after it counts)
         cond = ["R_", "fr", "len(rb) >= R_", "not m.ib_level", "o_ + R_ <= 0x10000",
-                f"m.steps + {its} - 1 - @K@ < m.limit"]
+                f"m.steps + {its} - 2 - @K@ < m.limit"]
         if lpac is not None:
             cond.append(f"not o_ <= {lpac} < o_ + R_")
         one = ["R_ == 1", "fr", "rb", "not m.ib_level", "o_ <= 0xffff",
-               "m.steps - @K@ < m.limit"]
+               "m.steps - 1 - @K@ < m.limit"]
         if lpac is not None:
             one.insert(-1, f"o_ != {lpac}")
         return [
@@ -944,12 +945,12 @@ class CodeGen:
             "o_ = g[r_]",
             f"if {' and '.join(one)}:",
             "    v_ = rb.popleft(); gpu[o_] = v_; app(('reg', o_, v_, nm))",
-            f"    g[r_] = o_ + 1; g[{REG_REM}] = 0; m.steps += 1",
+            f"    g[r_] = o_ + 1; g[{REG_REM}] = 0",
             f"elif {' and '.join(cond)}:",
             "    vs_ = [rb.popleft() for _ in range(R_)]",
             "    gpu[o_:o_ + R_] = array('I', vs_)",
             "    app.__self__.extend(zip(repeat('reg'), range(o_, o_ + R_), vs_, repeat(nm)))",
-            f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its}",
+            f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its} - 1",
         ]
 
     @staticmethod
@@ -1071,12 +1072,16 @@ class CodeGen:
         for i in range(1, n + 1):
             body = body.replace(f"@K{i}@", str(n - i))
         body = re.sub(r"\bm\.limit\b", "L", re.sub(r"\bm\.steps\b", "S", body))
-        body = body.replace("m.STEPS = S", "m.steps = S")  # hooks see the count
+        body = body.replace("m.STEPS = S", "m.steps = S")  # packet hooks see the counts
+        # (m.dispatch counted the packet itself: the finally clause must not undo it)
+        body = body.replace("m.dispatch(hdr); return", "m.dispatch(hdr); P = m.packets; "
+                            "H = m.header; return")
         src = ("def block(m, g):\n"
                "    rb = m.rb; gpu = m.gpu; app = m.fast_append; fr = m.fast_regs; nm = m.name\n"
-               "    jt = m.jmptbl; p4 = m.emu.pkt4_id; ph = m.emu.packet_hooks; HG = HEADERS.get\n"
-               "    S = m.steps; L = m.limit\n"
-               "    try:\n" + body + "    finally:\n        m.steps = S\n")
+               "    jt = m.jmptbl; p4 = m.emu.pkt4_id; ph = m.emu.packet_hooks; HD = HEADERS\n"
+               "    S = m.steps; L = m.limit; P = m.packets; H = m.header\n"
+               "    try:\n" + body + "    finally:\n"
+               "        m.steps = S; m.packets = P; m.header = H\n")
         return src, n
 
 
@@ -1097,14 +1102,18 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
         out.extend(gen.body(name, f, pc + 1, False, "nb"))
     finally:
         gen.rb_ready = False
-    out.append("h_ = HG(hdr)")
-    out.append("if h_ is None or ph: m.STEPS = S; m.dispatch(hdr); return F.get(m.pc)")
+    slow = "m.STEPS = S; m.packets = P; m.header = H; m.dispatch(hdr); return F.get(m.pc)"
+    out.append("try:")
+    out.append("    h_ = HD[hdr]")
+    out.append("except KeyError:")  # a header not seen yet: dispatch checks and records it
+    out.append(f"    {slow}")
+    out.append(f"if ph: {slow}")
     out.append("if h_[0]:")
     out.append("    p_ = jt[p4]")
     out.append("    if g[1] == hdr: g[1] = hdr & 0x07ffffff")
     out.append("else:")
     out.append("    p_ = jt[h_[1]]")
-    out.append(f"g[{REG_REM}] = h_[2]; m.packets += 1; m.header = hdr")
+    out.append(f"g[{REG_REM}] = h_[2]; P += 1; H = hdr")
     out.append(LOOP)
     return out
 
