@@ -11,18 +11,27 @@ cache fails the test."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 
+from isaforge.core.errors import EmulationError
 from isaforge.tensix import formats as F
 from isaforge.tensix import fpu
 from isaforge.tensix.asm import assemble
 from isaforge.tensix.coprocessor import Coprocessor
 from isaforge.tensix.regfiles import Dst, SrcRegs
 from isaforge.tensix.rwc import apply_addr_mod
-from isaforge.tensix.state import RWCs, ThreadConfig, WriteCountedArray, config_fields
+from isaforge.tensix.state import (
+    Config,
+    RWCs,
+    ThreadConfig,
+    WriteCountedArray,
+    config_fields,
+)
 
 BF16, TF32 = int(F.DataFormat.FLOAT16_B), int(F.DataFormat.TF32)
 FMT_A = config_fields()["ALU_FORMAT_SPEC_REG0_SrcA"]
@@ -197,3 +206,35 @@ def test_configuration_arrays_count_writes() -> None:
     words += 1
     assert isinstance(cp.config.words, WriteCountedArray) and cp.config.version != before[0]
     assert type(words + 1) is np.ndarray and int(words[0, 0]) == 1
+    # replacing the array is a write too, and versions never repeat
+    seen = cp.config.version
+    cp.config.words = np.zeros((2, Config.N_WORDS), np.uint32)
+    assert isinstance(cp.config.words, WriteCountedArray) and cp.config.version > seen
+    with pytest.raises(EmulationError, match="shape"):
+        cp.thread_config.regs = np.zeros(4)
+
+
+def test_replacing_the_config_array_takes_effect() -> None:
+    """``cp.config.words = saved`` between two MVMULs (a restored state) is seen."""
+    def restore(cp: Coprocessor) -> None:
+        saved = cp.config.words.copy()
+        saved[:, 1] = _word_with(TF32)
+        cp.config.words = np.asarray(saved)
+    cp = _between_runs(restore)()
+    want_bits, _ = _expected(TF32)
+    np.testing.assert_array_equal(cp.dst.bits, want_bits)
+
+
+def test_copies_count_their_own_writes() -> None:
+    """A deep copy or an unpickled Config starts from the original's values; writes to the
+    copy change only the copy's version, and an unpickled array never repeats a version."""
+    cp = Coprocessor()
+    cp.config.set("ALU_ACC_CTRL_Fp32_enabled", 1)
+    seen = cp.config.version
+    dup = copy.deepcopy(cp)
+    dup.config.set("ALU_ACC_CTRL_Fp32_enabled", 0)
+    assert cp.config.version == seen and dup.config.version != seen
+    assert cp.config.get("ALU_ACC_CTRL_Fp32_enabled") == 1
+    back = pickle.loads(pickle.dumps(cp.config))
+    assert isinstance(back.words, WriteCountedArray) and back.version > seen
+    np.testing.assert_array_equal(back.words, cp.config.words)

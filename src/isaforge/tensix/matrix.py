@@ -133,7 +133,7 @@ def math_regs(cp: Coprocessor, t: int) -> MathRegs:
     (WRCFG, RMWCIB*, SETC16, ``Config.set``, ``ThreadConfig.set``, a program's ``.config`` /
     ``.threadconfig``, a user assigning to ``words``/``regs``), and those arrays count writes
     (:class:`~.state.WriteCountedArray`), so the cache cannot go stale."""
-    key = (cp.config.words._counter[0], cp.thread_config.regs._counter[0])
+    key = (cp.config.version, cp.thread_config.version)
     cache = cp.math_regs_cache
     hit = cache[t]
     if hit is not None and hit[0] == key:

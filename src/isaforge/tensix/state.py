@@ -159,6 +159,20 @@ class WriteCountedArray(np.ndarray):
         super().__setitem__(key, value)
         self._counter[0] += 1
 
+    def __deepcopy__(self, memo: dict) -> WriteCountedArray:
+        new = super().__deepcopy__(memo)
+        new._counter = [self._counter[0]]  # the copy counts its own writes from here
+        return new
+
+    def __reduce__(self) -> tuple:
+        fn, args, state = super().__reduce__()  # type: ignore[misc]
+        return fn, args, (state, self._counter[0])
+
+    def __setstate__(self, state: tuple) -> None:
+        array_state, count = state
+        super().__setstate__(array_state)
+        self._counter = [count + 1]  # past every version seen before pickling
+
     def fill(self, value: object) -> None:
         super().fill(value)
         self._counter[0] += 1
@@ -181,6 +195,18 @@ def _counted(shape: tuple[int, ...], dtype: type) -> WriteCountedArray:
     return np.zeros(shape, dtype=dtype).view(WriteCountedArray)
 
 
+def _replace(old: WriteCountedArray, value: object, what: str) -> WriteCountedArray:
+    """``value`` as the new array behind ``old``'s attribute: same shape and dtype, and the
+    same write counter, bumped (a replaced array is a write, and versions never repeat)."""
+    new = np.array(value, dtype=old.dtype)
+    if new.shape != old.shape:
+        raise EmulationError(f"{what} must have shape {old.shape}, not {new.shape}")
+    counted = new.view(WriteCountedArray)
+    counted._counter = old._counter
+    counted.touch()
+    return counted
+
+
 class ThreadConfig:
     """Per-thread configuration written by ``SETC16`` (16-bit registers): ``regs[thread, i]``
     (a :class:`WriteCountedArray`: ``version`` tells caches of derived values when to
@@ -190,12 +216,21 @@ class ThreadConfig:
     N_REGS = 68
 
     def __init__(self) -> None:
-        self.regs = _counted((N_THREADS, self.N_REGS), np.uint16)
+        self._regs = _counted((N_THREADS, self.N_REGS), np.uint16)
+
+    @property
+    def regs(self) -> WriteCountedArray:
+        """``(3, N_REGS) uint16``; assigning a new array copies it in (same shape)."""
+        return self._regs
+
+    @regs.setter
+    def regs(self, value: np.ndarray) -> None:
+        self._regs = _replace(self._regs, value, "ThreadConfig.regs")
 
     @property
     def version(self) -> int:
         """Changes whenever any ThreadConfig register is written (by any path)."""
-        return self.regs.version
+        return self._regs._counter[0]
 
     def get(self, thread: int, name: str) -> int:
         f = _lookup(thread_config_fields(), name, "ThreadConfig")
@@ -279,13 +314,22 @@ class Config:
     N_WORDS = 224
 
     def __init__(self) -> None:
-        self.words = _counted((2, self.N_WORDS), np.uint32)
+        self._words = _counted((2, self.N_WORDS), np.uint32)
+
+    @property
+    def words(self) -> WriteCountedArray:
+        """``(2, N_WORDS) uint32``; assigning a new array copies it in (same shape)."""
+        return self._words
+
+    @words.setter
+    def words(self, value: np.ndarray) -> None:
+        self._words = _replace(self._words, value, "Config.words")
 
     @property
     def version(self) -> int:
         """Changes whenever any Config word is written (WRCFG, RMWCIB*, :meth:`set`, a
-        program's ``.config``, or a user writing ``words``)."""
-        return self.words.version
+        program's ``.config``, or a user writing or replacing ``words``)."""
+        return self._words._counter[0]
 
     def get(self, name: str, state: int = 0) -> int:
         f = _lookup(config_fields(), name, "Config")
