@@ -12,6 +12,10 @@ blocking reason.
 The machine never prints: :meth:`Coprocessor.hook_add` registers callbacks that receive an
 :class:`Executed` event per executed instruction (the CLI's trace subscribes).
 
+Where instructions are executed: one table (``_DISPATCH``) maps each name to its handler: the
+small ones below (config, sync, RWC, ADC), :mod:`.scalar`, :mod:`.matrix` (Matrix Unit: MVMUL,
+ELW*, pools, moves; arithmetic in :mod:`.fpu` and :mod:`.fpu_jit`) and :mod:`.sfpu`.
+
 Usage::
 
     cp = Coprocessor()
@@ -206,6 +210,11 @@ class Coprocessor:
         thread could move and some have not finished."""
         if self.finished:
             return False
+        return not self._round()
+
+    def _round(self) -> bool:
+        """One scheduler round of :meth:`step` (some thread has not finished); returns
+        whether every thread has finished after it."""
         self.rounds += 1
         moved = False
         for th in self.threads:
@@ -218,14 +227,16 @@ class Coprocessor:
             reasons = {th.index: th.blocked or "?" for th in self.threads if not th.finished}
             lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
             raise DeadlockError(f"deadlock: no thread can make progress ({lines})", reasons)
-        return not finished
+        return finished
 
     def run(self, max_steps: int | None = 1_000_000) -> RunResult:
         """Run until every thread has finished. ``max_steps`` bounds executed instructions
         (:class:`StepLimitError` beyond it); ``None`` means no bound."""
         start = self.steps
-        while self.step():
-            if max_steps is not None and self.steps - start > max_steps:
+        done = self.finished
+        while not done:
+            done = self._round()
+            if not done and max_steps is not None and self.steps - start > max_steps:
                 raise StepLimitError(f"the program did not finish within {max_steps} steps "
                                      f"(--max-steps)")
         return RunResult(self.steps - start, self.rounds,

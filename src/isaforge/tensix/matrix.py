@@ -3,8 +3,16 @@ calls :mod:`.fpu` for the arithmetic; also the Matrix Unit's data movement (MOVD
 MOVA2D, MOVB2D, MOVB2A), ZEROACC, ZEROSRC, TRNSPSRCB and the Src bank hand-over instructions
 (SETDVALID, CLEARDVALID, UNPACR_NOP's SETDVALID and ZEROSRC forms).
 
-The arithmetic and the conversions of the moves are :mod:`.fpu`'s; this module resolves what
-the instruction word, the RWCs and the configuration say and then advances the RWCs.
+Where things are: MVMUL & co. on the coprocessor start here (:data:`HANDLERS`; MVMUL's is
+:func:`_mvmul`); the arithmetic and the conversions of the moves are :mod:`.fpu`'s (the
+documented numpy reference), whose compiled twins are in :mod:`.fpu_jit`; this module resolves
+what the instruction word, the RWCs and the configuration say and then advances the RWCs.
+
+Speed: what an instruction reads from Config and ThreadConfig is read once per configuration
+into a :class:`MathRegs` (:func:`math_regs`), cached on the coprocessor and recomputed after
+any write to either (their arrays count writes, whatever the path: WRCFG, RMWCIB*, SETC16,
+``.config``, ``Config.set``, plain assignment); the RWC updates of :func:`advance` are
+remembered with it.
 
 Formats (ISA documentation, Blackhole): the SrcA format is ``ALU_FORMAT_SPEC_REG_SrcA_val``
 when ``..._override`` is set, else ``ALU_FORMAT_SPEC_REG0_SrcA``, except that Blackhole uses
