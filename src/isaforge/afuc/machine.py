@@ -919,7 +919,9 @@ class CodeGen:
         if fast:  # the block pre-counted one step for this instruction
             out.insert(0, "m.steps -= 1")
         if fast and local_nr is None and _is_data_copy(name, f):
-            out = self.data_copy(f["XMOV"] or 0) + ["else:", *("    " + s for s in out)]
+            out = (self.data_copy(f["XMOV"] or 0)
+                   + ["else:", *("    " + s for s in [*out, rep_limit("@K@", pc)])]
+                   + ["# @COPY@"])
         return out
 
     def data_copy(self, xmov: int) -> list[str]:
@@ -1049,9 +1051,10 @@ class CodeGen:
                     lines.append(f"if bt is not None: m.steps -= {k_mark}; m.pc = bt; m.bt = None; "
                                  f"{NEXT}")
                     maybe_bt = False
-                if f.get("REP"):  # (rep) iterations may have used up the step budget
-                    lines.append(f"if m.steps > m.limit: m.steps -= {k_mark}; m.pc = {pc + 1}; "
-                                 "m.bt = None; return")
+                if f.get("REP") and "# @COPY@" not in body:
+                    # (rep) iterations may have used up the step budget (a bulk copy checks
+                    # its iterations before it starts; only its loop needs this)
+                    lines.append(rep_limit(k_mark, pc))
             pc += 1
             if n >= BLOCK_MAX or _ends_block(proc, pc):
                 lines.append(f"m.pc = {pc}")
@@ -1072,6 +1075,7 @@ class CodeGen:
         for i in range(1, n + 1):
             body = body.replace(f"@K{i}@", str(n - i))
         body = re.sub(r"\bm\.limit\b", "L", re.sub(r"\bm\.steps\b", "S", body))
+        body = _FOLD.sub(lambda mo: f"- {int(mo.group(1)) + int(mo.group(2))} ", body)
         body = body.replace("m.STEPS = S", "m.steps = S")  # packet hooks see the counts
         # (m.dispatch counted the packet itself: the finally clause must not undo it)
         body = body.replace("m.dispatch(hdr); return", "m.dispatch(hdr); P = m.packets; "
@@ -1133,6 +1137,16 @@ def _remember(key: tuple, code: CodeType, n: int) -> tuple[CodeType, int]:
         _CODE.clear()
     _CODE[key] = (code, n)
     return _CODE[key]
+
+
+# "S - 1 - 1 < L" (Python does not fold it): only before a comparison, where it is safe
+_FOLD = re.compile(r"- (\d+) - (\d+) (?=[<>])")
+
+
+def rep_limit(k: str, pc: int) -> str:
+    """After a (rep) instruction at ``pc`` in a block: stop if its iterations used up the step
+    budget (``k``: the steps the block counted for the instructions after it)."""
+    return f"if m.steps > m.limit: m.steps -= {k}; m.pc = {pc + 1}; m.bt = None; return"
 
 
 def _is_data_copy(name: str, f: dict) -> bool:
