@@ -714,10 +714,11 @@ class CodeGen:
             t = f"d{next(temps)}"
             if not nested[0]:
                 self.top_read = True
-            if self.rb_ready:  # the header waitin found: the ring buffer is not empty
+            if self.rb_ready:  # the header waitin found (hdr) is the word this read takes
                 self.rb_ready = False
-                out.append(f"{t} = rb.popleft(); {self.nr}g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
-                return t
+                out.append("rb.popleft()")
+                out.append(f"{self.nr}g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
+                return "hdr"
             out.append("if rb and not m.ib_level:")
             out.append(f"    {t} = rb.popleft(); {self.nr}g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
             out.append("else:")
@@ -1103,9 +1104,13 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
            "hdr = rb[0]", WAIT_DONE, "m.steps += 1  @DS@"]
     gen.rb_ready = True
     try:
-        out.extend(gen.body(name, f, pc + 1, False, "nb"))
+        slot = gen.body(name, f, pc + 1, False, "nb")
     finally:
         gen.rb_ready = False
+    dec = f"g[{REG_REM}] = (g[{REG_REM}] - 1) & M"
+    if sum(f"g[{REG_REM}]" in line for line in slot) == 1 and dec in slot:
+        slot.remove(dec)  # $rem is set by the dispatch below before anything reads it
+    out.extend(slot)
     slow = "m.STEPS = S; m.packets = P; m.header = H; m.dispatch(hdr); return F.get(m.pc)"
     out.append("try:")
     out.append("    h_ = HD[hdr]")
@@ -1172,7 +1177,7 @@ def _ends_block(proc: Processor, pc: int) -> bool:
 
 
 _CHANGED_BY_READS = f"{REG_REM}|{REG_ADDR}|{REG_USRADDR}"  # $data, $regdata reads change them
-_PURE = re.compile(rf"0x[0-9a-f]+|[0-9]+|d[0-9]+|g\[(?!(?:{_CHANGED_BY_READS})\])[0-9]+\]")
+_PURE = re.compile(rf"0x[0-9a-f]+|[0-9]+|d[0-9]+|hdr|g\[(?!(?:{_CHANGED_BY_READS})\])[0-9]+\]")
 _OPERAND = re.compile(r"\b[ab]\b")
 
 # ALU semantics as source: inputs a, b, carry m.carry; output r
