@@ -118,9 +118,8 @@ def test_cli_reports_one_line_and_exit_1(tmp_path: Path, files: dict[str, str],
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     src = "bad.vp" if "bad.vp" in files else "bad.cp"
-    runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=tmp_path):
-        r = runner.invoke(main, ["theia", "compile", str(tmp_path / src), "-o", "out"])
+    r = CliRunner().invoke(main, ["theia", "compile", str(tmp_path / src),
+                                  "-o", str(tmp_path / "out")])
     assert r.exit_code == 1, r.output
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
