@@ -7,6 +7,14 @@ source runs in two ways, so both give the same effects:
   with optional Mesa-style trace bookkeeping (``tw``) and hooks;
 * the fast path: straight-line runs of instructions (basic blocks, up to and including the
   delay slot of a branch) compiled into one function each, run by :meth:`Processor.run_fast`.
+  A block that ends in ``waitin`` runs the delay slot and dispatches the next packet itself,
+  and loops when that packet's handler is the block again (a stream of type-4 writes stays
+  in one call). Step count, limit, packet count and the ring buffer live in locals (written
+  back however the block ends; hooks called meanwhile see the counts of the block's start).
+  ``(rep)(xmovN)mov $data, $data`` copies a whole packet of registers at once when its
+  words are in the ring buffer and the registers plain. Compiled code is shared by the
+  emulators of one firmware image in a process. Tests check both paths give the same
+  effects, steps and registers.
 
 Semantics follow the spec (``../shared/specs/adreno-afuc.rst``), not Mesa's emulator where the
 two differ: the ``(xmovN)`` count is ``min(N, $rem)`` *after* the main ``$data`` read; extra
@@ -1119,7 +1127,10 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
     out.append(f"if ph: {slow}")
     out.append("if h_[0]:")
     out.append("    p_ = jt[p4]")
-    out.append("    if g[1] == hdr: g[1] = hdr & 0x07ffffff")
+    if slot and slot[-1] == "g[1] = hdr":  # the usual 'mov $01, $data': $01 is the header
+        out.append("    g[1] = hdr & 0x07ffffff")
+    else:
+        out.append("    if g[1] == hdr: g[1] = hdr & 0x07ffffff")
     out.append("else:")
     out.append("    p_ = jt[h_[1]]")
     out.append(f"g[{REG_REM}] = h_[2]; P += 1; H = hdr")
