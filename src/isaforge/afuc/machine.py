@@ -50,7 +50,7 @@ BRANCHES = {"brnei", "breqi", "brneb", "breqb", "call", "ret", "iret", "bl", "ju
             "sret", "waitin"}
 DATA_ADDR, DATA_USRADDR, DATA_PIPE = 0, 1, 2
 SDS_KICK, SDS_PENDING, SDS_READY = 0x050, 0x051, 0x052  # a6xx control registers (SdsQueue)
-BLOCK_MAX = 48
+BLOCK_MAX = 24  # longer blocks compile slower than they run faster (firmware paths branch)
 
 
 class StepLimitError(EmulationError):
