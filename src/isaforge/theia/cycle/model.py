@@ -48,13 +48,24 @@ def _tag_lanes(t: int) -> Lanes:
     return (0, 0, t)
 
 
-def _static_info(w: int) -> tuple[bool, int, bool, Lanes, Lanes]:
-    """What issue needs of a word that does not depend on the machine state: branch, IO kind
-    (-1: not IO), whether the SMU modifies register operands at issue, and the tags shown
-    for pending SRC1 / SRC0."""
+Plan = tuple[int, int, "Addressing | None", bool, int, bool, Lanes, Lanes, int, int]
+
+
+def _plan(w: int, div_latency: int) -> Plan:
+    """What issue needs of a word that does not depend on the machine state (decoded once
+    per word): opcode, its fixed station (ADD: ADD_0), the addressing when it does not
+    depend on the offset / index (else None), branch, IO kind (-1: not IO), whether the SMU
+    modifies register operands at issue, the tags shown for pending SRC1 / SRC0, the write
+    enables and the latency from start to commit request."""
+    opc = w >> 48 & 7
+    mode = w >> 45 & 7
+    fixed = mode in (0, 4) if w >> 63 else mode == 0
     modified = bool(w >> 59 & 9 == 9 or (not w >> 63 and (w >> 25 & 0x1FF or w >> 8 & 0x1FF)))
-    io = w >> 59 & 7 if w >> 48 & 7 == OP_IO else -1
-    return bool(w >> 57 & 1), io, modified, _tag_lanes(tag(w, 1)), _tag_lanes(tag(w, 0))
+    io = w >> 59 & 7 if opc == OP_IO else -1
+    return (opc, RS_ADD0 if opc == OP_ADD else _FIXED_BY_OP[opc],
+            addressing(w, 0, 0) if fixed else None, bool(w >> 57 & 1), io, modified,
+            _tag_lanes(tag(w, 1)), _tag_lanes(tag(w, 0)), w >> 42 & 7,
+            div_latency if opc == OP_DIV else 1)
 
 
 class VPCycleModel:
@@ -106,7 +117,7 @@ class VPCycleModel:
         self.n_waiting = 0  # stations holding an op that waits for an operand
         self._addr_cache: dict[tuple[int, int, int], Addressing] = {}
         self._rtl_sb = quirks.rtl_scoreboard
-        self._static: dict[int, tuple[bool, int, bool, Lanes, Lanes]] = {}
+        self._plans: dict[int, Plan] = {}
         self._div_latency = quirks.timing.div
 
     # ---------------------------------------------------------------------------------------
@@ -160,30 +171,27 @@ class VPCycleModel:
 
     def issue(self, iiu: IssueUnit, w: int, t: int, fwd: Op | None, c: Op | None) -> Op | None:
         """Put ``w`` on the issue bus in cycle ``t``; returns the op (None for a NOP)."""
-        q = self.quirks
+        plan = self._plans.get(w)
+        if plan is None:
+            plan = self._plans[w] = _plan(w, self._div_latency)
+        opc, sid, a, branch, io, modified, tag1, tag0, we, latency = plan
         # the station (IssueUnit.station_for, inlined)
-        opc = w >> 48 & 7
         stations = self.stations
         if opc == OP_ADD:
             s = stations[RS_ADD0]
             if s.busy_from <= t <= s.busy_end:
                 s = stations[RS_ADD1]
                 sid = 0 if s.busy_from <= t <= s.busy_end else RS_ADD1
-            else:
-                sid = RS_ADD0
-        else:
-            sid = _FIXED_BY_OP[opc]
-            if sid:
-                s = stations[sid]
-                if s.busy_from <= t <= s.busy_end:
-                    sid = 0
+        elif sid:
+            s = stations[sid]
+            if s.busy_from <= t <= s.busy_end:
+                sid = 0
         rf = self.rf
-        r3 = rf[3]
-        off = r3[0] & 0xFF
-        idx = r3[2] & 0xFF
-        a = self._addr_cache.get((w, off, idx))
-        if a is None:
-            a = self.addressing(w)
+        if a is None:  # the addressing depends on the offset / index (R3)
+            r3 = rf[3]
+            a = self._addr_cache.get((w, r3[0] & 0xFF, r3[2] & 0xFF))
+            if a is None:
+                a = self.addressing(w)
         src1_addr, src0_addr, src1_value, dst, dix = a
         known = self.known
         raw1_reg = rf[src1_addr] if src1_addr is not None else ZERO
@@ -225,15 +233,10 @@ class VPCycleModel:
                         d0 = next(iter(p0.values())).rs
         if dix:  # IMM mode 011: the raw SRC1.x indexes the destination
             dst = (dst + raw1_reg[0]) & 0xFF
-        we = w >> 42 & 7
         if not sid:
-            if q.rtl_scoreboard and not w >> 57 & 1:
+            if self._rtl_sb and not branch:
                 iiu.sb[dst] = 0
             return None
-        info = self._static.get(w)
-        if info is None:
-            info = self._static[w] = _static_info(w)
-        branch, io, modified, tag1, tag0 = info
         self.seq = seq = self.seq + 1
         op = Op(w, iiu.thread, sid, dst, we, t, seq, branch, io)
         if modified:
@@ -251,6 +254,9 @@ class VPCycleModel:
         else:
             op.src0 = mod0
         if self.trace:
+            r3 = rf[3]
+            off = r3[0] & 0xFF
+            idx = r3[2] & 0xFF
             k1 = 7 if src1_value is not None else (known[src1_addr]
                                                    if src1_addr is not None else 7)
             k0 = known[src0_addr] if src0_addr is not None else 7
@@ -302,7 +308,7 @@ class VPCycleModel:
             else:
                 op.result = execute(w, mod1, mod0) or ZERO
             arb = self.arb
-            st.out.append((t + (self._div_latency if opc == OP_DIV else 1), op))
+            st.out.append((t + latency, op))
             arb.pending += 1
             arb.only = st if arb.pending == 1 else None
             st.busy_end = NEVER
