@@ -161,6 +161,8 @@ class IssueUnit:
                 self.branch_target = -1
 
     def _target(self, w: int) -> int:
+        if not w >> 63:  # the DST literal
+            return w >> 34 & 0xFF
         m = self.m
         a = addressing(w, m.offset, m.index)
         raw0 = m.rf[a.src0_addr] if a.src0_addr is not None else (0, 0, 0)
@@ -181,11 +183,13 @@ class IssueUnit:
         self.bubble = False
 
     def step(self, t: int, c: Op | None, enabled: bool = True, one_more: bool = True,
-             mt: bool = False) -> None:
+             mt: bool = False) -> bool:
         """Cycle ``t`` with ``c`` on the commit bus (None: bus idle).
 
         ``enabled``: this thread owns the issue bus this cycle (always, without SMT);
         ``one_more``: it is the first of the thread's two cycles; ``mt``: SMT is on.
+        Returns whether the model has to look (the unit waits or ended: ``idle_hint``, or
+        the run finished).
         """
         m = self.m
         fifo = self.fifo
@@ -194,14 +198,14 @@ class IssueUnit:
         if st == 0:  # out of reset: one cycle, then FETCH
             self.state = FETCH
             self.prev_pc = self.pc
-            return
+            return False
         if t == self.resume_at:  # RTL: the branch with a dependency is fetched again
             self.resume_at = NEVER
             fifo.clear()
             st = FETCH
         if w >> 58 & 1 and self.eof_stops:
             m.finish(t)
-            return
+            return True
         c_raw = c
         if c is not None:
             if w >> 57 & 1 and self.trace and c.rs == self.station_for(w, t)[0]:
@@ -211,6 +215,7 @@ class IssueUnit:
             if mt and (c.dst >> 7) != self.thread:
                 c = None  # SMT: each thread listens to the commits of its half of the RF
         nxt = st
+        hint = False
         inc = False
         pop = False
         setpc = -1
@@ -223,7 +228,7 @@ class IssueUnit:
                     self._push(c)
                 self.latched = c
                 self.prev_pc = self.pc
-                return
+                return False
             if enabled:
                 # the station the instruction would go to, and whether it is a structural
                 # hazard (station_for, inlined: this runs every FETCH cycle)
@@ -265,7 +270,7 @@ class IssueUnit:
             elif busy or (mt and not one_more):
                 nxt = FETCH
                 self.stall_cycles += 1
-                m.idle_hint = True
+                m.idle_hint = hint = True
             else:
                 nxt = ISSUE
             if not self.refetch and nxt != ISSUE and nxt != ISSUE_FWD:
@@ -279,7 +284,7 @@ class IssueUnit:
             elif w >> 58 & 1:  # EOF: the thread ends here (the RTL just never issues it)
                 if not m.quirks.stop_at_eof:
                     self.ended = True
-                    m.idle_hint = True
+                    m.idle_hint = hint = True
                     nxt = 0
             else:
                 op = self.issue(self, w, t, fwd, c)
@@ -332,7 +337,7 @@ class IssueUnit:
                                 self.sb[i] = 0
                     setpc = -1
                     nxt = UPDATE_PC
-                    m.idle_hint = True
+                    m.idle_hint = hint = True
                 else:
                     d1, d0 = self.deps(w, None) if w >> 57 & 1 else (0, 0)
                     if not (d1 or d0):
@@ -351,12 +356,12 @@ class IssueUnit:
                 elif fifo:
                     nxt = FIFO_UPDATE
                 else:
-                    m.idle_hint = True
+                    m.idle_hint = hint = True
         else:  # ended
             if c is not None:
                 self._push(c)
             m.idle_hint = True
-            return
+            return True
         # end of cycle: FIFO, PC, instruction memory address, state
         if pop and fifo:
             fifo.popleft()
@@ -372,6 +377,7 @@ class IssueUnit:
         elif inc and not w >> 58 & 1:
             self.pc = (self.pc + 1) & PC_MASK
         self.state = nxt
+        return hint
 
 
 _FIXED = {OP_DIV: RS_DIV, OP_MUL: RS_MUL, OP_SQRT: RS_SQRT, OP_LOGIC: RS_LOGIC, OP_IO: RS_IO}

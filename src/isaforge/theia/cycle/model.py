@@ -556,14 +556,16 @@ class VPCycleModel:
         i0, i1 = self.iius
         limit = t + max_cycles
         stop = NEVER if until is None else until
+        bound = min(stop, limit)
         steps = self.steps
         mt_on = self.mt_on
+        smt = rf[2][2] & 1  # R2.z bit 0 (changes only when a result commits)
         if self.done:
             return self
         while True:
-            if t >= stop:
-                break
-            if t >= limit:
+            if t >= bound:
+                if t >= stop:
+                    break
                 self.cycle = t
                 self.steps = steps
                 raise EmulationError(f"cycle limit reached ({max_cycles} cycles) at PC "
@@ -587,17 +589,19 @@ class VPCycleModel:
                     if trace and st.busy_end >= st.busy_from:
                         busy_log.append((c.rs, st.busy_from, st.busy_end))
             steps += 1
-            if rf[2][2] & 1:
+            if smt:
                 if not mt_on:  # the second unit leaves reset at its code offset
                     self.mt_on = mt_on = True
                     self.iius[1].reset((rf[2][2] >> 1) & 0xFFFF)
                 self._smt_step(t, c)
+                look = True
             else:
-                step(t, c)
+                # ``look``: the unit waits or ended (idle_hint) or the run finished
+                look = step(t, c)
                 if mt_on:
                     self._smt_off(t)
                     mt_on = False
-            if self.done:
+            if look and self.done:
                 break
             if c is not None:
                 if fast_commit and not self.n_waiting:
@@ -615,19 +619,21 @@ class VPCycleModel:
                         i1.commit_seen(c)
                 else:
                     commit(c, t)
+                smt = rf[2][2] & 1
             t += 1
-            if iiu.ended and self._all_ended() and not self._in_flight():
-                self.finish(t)
-                break
-            if self.idle_hint:  # the issue unit is waiting: maybe nothing happens for a while
-                self.idle_hint = False
-                nt = self._quiet_until(t)
-                if nt >= NEVER:
-                    self.deadlock = True
+            if look:
+                if iiu.ended and self._all_ended() and not self._in_flight():
                     self.finish(t)
                     break
-                if nt > t:
-                    t = min(nt, stop)
+                if self.idle_hint:  # the unit is waiting: maybe nothing happens for a while
+                    self.idle_hint = False
+                    nt = self._quiet_until(t)
+                    if nt >= NEVER:
+                        self.deadlock = True
+                        self.finish(t)
+                        break
+                    if nt > t:
+                        t = min(nt, stop)
         self.steps = steps
         self.cycle = t
         return self
