@@ -181,14 +181,16 @@ def test_div_livelock_tail_after_two_million_cycles() -> None:
     assert len(tail) >= 8
 
 
+@pytest.mark.parametrize("quirks", [Quirks.rtl(), Quirks()], ids=["rtl", "designed"])
 @pytest.mark.parametrize("name", REGRESSIONS)
-def test_untraced_run_is_the_same_machine(name: str) -> None:
+def test_untraced_run_is_the_same_machine(name: str, quirks: Quirks) -> None:
     # without a trace the step loop takes its fast paths (the inlined commit of the RTL
-    # scoreboard); the machine must not notice: same end cycle, steps, issues, commits,
-    # registers, known lanes and OMEM as the traced run that matches the RTL's log
+    # scoreboard and of the designed renaming); the machine must not notice: same end
+    # cycle, steps, issues, commits, registers, known lanes and OMEM as the traced run
+    # (with the RTL's defects: the run that matches the RTL's log)
     d = refdata("theia", "regressions", name, "vp.2.log").parent
     code = read_mem((d / "code.mem").read_text())
-    runs = [run_cycles(code, quirks=Quirks.rtl(), tmem=_tmem(d), trace=tr) for tr in (True, False)]
+    runs = [run_cycles(code, quirks=quirks, tmem=_tmem(d), trace=tr) for tr in (True, False)]
     a, b = runs
     assert (a.finished_at, a.steps, a.issues, a.commits, a.dropped) == (
         b.finished_at, b.steps, b.issues, b.commits, b.dropped)

@@ -25,7 +25,7 @@ from ..alu import (
     add,
     addressing,
     execute,
-    issue_sources,
+    modify,
 )
 from . import events as ev
 from .cbus import Arbiter
@@ -48,22 +48,33 @@ def _tag_lanes(t: int) -> Lanes:
     return (0, 0, t)
 
 
-Plan = tuple[int, int, "Addressing | None", bool, int, bool, Lanes, Lanes, int, int]
+Modifiers = tuple[int, int, bool] | None
+Plan = tuple[int, int, "Addressing | None", bool, int, Modifiers, Modifiers, Lanes, Lanes, int,
+             int]
 
 
 def _plan(w: int, div_latency: int) -> Plan:
     """What issue needs of a word that does not depend on the machine state (decoded once
     per word): opcode, its fixed station (ADD: ADD_0), the addressing when it does not
-    depend on the offset / index (else None), branch, IO kind (-1: not IO), whether the SMU
-    modifies register operands at issue, the tags shown for pending SRC1 / SRC0, the write
+    depend on the offset / index (else None), branch, IO kind (-1: not IO), what the SMU
+    does to SRC1 / SRC0 at issue (``modify``'s sign, swizzle, right scale; None: passed
+    through, as ``issue_sources``), the tags shown for pending SRC1 / SRC0, the write
     enables and the latency from start to commit request."""
     opc = w >> 48 & 7
     mode = w >> 45 & 7
     fixed = mode in (0, 4) if w >> 63 else mode == 0
-    modified = bool(w >> 59 & 9 == 9 or (not w >> 63 and (w >> 25 & 0x1FF or w >> 8 & 0x1FF)))
+    scale1 = w >> 59 & 9 == 9
+    if w >> 63:  # IMM forms: no sign or swizzle
+        mod1 = (0, 0, True) if scale1 else None
+        mod0 = None
+    else:
+        mod1 = (w >> 31 & 7, w >> 25 & 0x3F, scale1)
+        mod1 = mod1 if mod1 != (0, 0, False) else None
+        mod0 = (w >> 14 & 7, w >> 8 & 0x3F, False)
+        mod0 = mod0 if mod0 != (0, 0, False) else None
     io = w >> 59 & 7 if opc == OP_IO else -1
     return (opc, RS_ADD0 if opc == OP_ADD else _FIXED_BY_OP[opc],
-            addressing(w, 0, 0) if fixed else None, bool(w >> 57 & 1), io, modified,
+            addressing(w, 0, 0) if fixed else None, bool(w >> 57 & 1), io, mod1, mod0,
             _tag_lanes(tag(w, 1)), _tag_lanes(tag(w, 0)), w >> 42 & 7,
             div_latency if opc == OP_DIV else 1)
 
@@ -174,7 +185,7 @@ class VPCycleModel:
         plan = self._plans.get(w)
         if plan is None:
             plan = self._plans[w] = _plan(w, self._div_latency)
-        opc, sid, a, branch, io, modified, tag1, tag0, we, latency = plan
+        opc, sid, a, branch, io, smu1, smu0, tag1, tag0, we, latency = plan
         # the station (IssueUnit.station_for, inlined)
         stations = self.stations
         if opc == OP_ADD:
@@ -239,10 +250,9 @@ class VPCycleModel:
             return None
         self.seq = seq = self.seq + 1
         op = Op(w, iiu.thread, sid, dst, we, t, seq, branch, io)
-        if modified:
-            mod1, mod0 = issue_sources(w, raw1, raw0)
-        else:  # no sign, swizzle or scale: the SMU passes the operands through
-            mod1, mod0 = raw1, raw0
+        # the SMU at issue (alu.issue_sources, by operand): sign, scale, swizzle
+        mod1 = raw1 if smu1 is None else modify(raw1, *smu1)
+        mod0 = raw0 if smu0 is None else modify(raw0, *smu0)
         if d1:
             op.dep1 = d1
             mod1 = tag1
@@ -552,6 +562,9 @@ class VPCycleModel:
         busy_log = self.busy_log
         commit = self._commit
         fast_commit = self._rtl_sb and not trace
+        fast_designed = not self._rtl_sb and not trace
+        own = self.lane_owner
+        lp = self.lane_prod
         known = self.known
         i0, i1 = self.iius
         limit = t + max_cycles
@@ -617,6 +630,29 @@ class VPCycleModel:
                         i0.commit_seen(c)
                     if i1.branch_op is c:
                         i1.commit_seen(c)
+                elif fast_designed and not self.n_waiting:
+                    # _commit, inlined for the designed machine with nothing waiting and no
+                    # trace: a younger writer's lanes stay, the lanes' producer is gone
+                    self.commits += 1
+                    we = c.we
+                    d = c.dst
+                    base = d * 3
+                    if we:
+                        seq = c.seq
+                        we = ((4 if own[base] == seq else 0) | (2 if own[base + 1] == seq else 0)
+                              | (1 if own[base + 2] == seq else 0)) & we
+                        rf[d] = c.result if we == 7 else _merge(rf[d], c.result, we)
+                        known[d] |= we
+                    if i0.branch_op is c:
+                        i0.commit_seen(c)
+                    if i1.branch_op is c:
+                        i1.commit_seen(c)
+                    if lp[base] is c:
+                        lp[base] = None
+                    if lp[base + 1] is c:
+                        lp[base + 1] = None
+                    if lp[base + 2] is c:
+                        lp[base + 2] = None
                 else:
                     commit(c, t)
                 smt = rf[2][2] & 1
