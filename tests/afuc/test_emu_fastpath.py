@@ -50,8 +50,11 @@ def same(words: list[int], max_steps: int = 1_000_000, hook: bool = False) -> Em
     assert fast.effects_raw == exact.effects_raw
     assert fs == es
     assert (fast.steps, fast.packets) == (exact.steps, exact.packets)
-    assert fast.main.gpr == exact.main.gpr
+    assert (fast.main.gpr, fast.main.pc, fast.main.header) == (
+        exact.main.gpr, exact.main.pc, exact.main.header)
     assert fast.gpu == exact.gpu
+    assert (fast.main.control == exact.main.control).all()
+    assert fast.roq() == exact.roq()
     return fast
 
 
@@ -105,3 +108,12 @@ def test_many_one_register_packets_loop_in_one_block():
     emu = same(words)
     assert emu.packets == 3001
     assert emu.read_reg("gpu", 0x8800 + (2999 & 0xFF)) == 2999
+
+
+def test_gpu_regs_is_a_numpy_view_of_the_registers():
+    emu = same(words_of([(0x8801, [0x11, 0x22])]))
+    view = emu.gpu_regs
+    assert view.dtype == "uint32" and view.shape == (0x10000,)
+    assert view[0x8801:0x8803].tolist() == [0x11, 0x22]
+    view[0x8805] = 0x55
+    assert emu.read_reg("gpu", 0x8805) == 0x55
