@@ -93,8 +93,7 @@ class TraceState:
 
 def jumptable_offset(fw: object) -> int | None:
     """Where the packet table sits in the main image (what Mesa prints as ``[#jumptbl]``)."""
-    from .disasm import JUMPTABLE_SIZE, _boot, _find_table
-    from .executor import PROC_SQE
+    from .disasm import JUMPTABLE_SIZE, PROC_SQE, _boot, _find_table
 
     if getattr(fw, "gen", 5) < 6:
         return None
