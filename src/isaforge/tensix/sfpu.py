@@ -4,12 +4,18 @@ Only the addressing, the lane mapping and the ``Mod0`` data-type conversions are
 (the SFPU arithmetic comes later; every other SFP instruction is "not implemented").
 
 Lane ``L`` (0..31) of an LReg maps to Dst row ``(Addr & ~3) + L // 8`` and column
-``(L & 7) * 2``, plus one when bit 1 of ``Addr`` is set, where ``Addr = Imm10 +
-DEST_TARGET_REG_CFG_MATH_Offset + RWC.Dst + DEST_REGW_BASE_Base`` (the stack pointer RWC
-``Sp`` of Blackhole's INT32_ALL mode is not modelled; that mode is not implemented). After
-the access the RWCs advance by ApplyPartialAddrMod (FidelityPhase untouched). All 32 lanes are
-enabled (no SFPU condition codes yet). Reading a ZEROACC'd row, or writing part of one, is
-undefined behaviour and is reported.
+``(L & 7) * 2``, plus one when bit 1 of ``Addr`` is set (ISA documentation, Blackhole
+SFPLOAD/SFPSTORE). ``Addr = Imm10 + DEST_TARGET_REG_CFG_MATH_Offset`` plus, in every mode but
+``MOD0_FMT_INT32_ALL``, ``DstOffset + (SpOffset & 3)``, and in ``MOD0_FMT_INT32_ALL``
+``SpOffset + (DstOffset & 3)``, where ``DstOffset = RWC.Dst + DEST_REGW_BASE_Base`` and
+``SpOffset = RWC.Sp + DEST_SP_BASE_Base`` (10-bit sums). In ``MOD0_FMT_INT32_ALL`` the stack
+pointer RWC ``Sp`` moves by ThreadConfig ``SFPU_STACK_Incr``: SFPLOAD first decrements it (when
+not zero; a pop), SFPSTORE increments it after forming the address (a push); the data
+conversion is INT32's. Blackhole's deprecated ``MOD0_FMT_INT32_SM`` behaves as INT32 in both
+directions; ``MOD0_FMT_INT8_COMP`` loads sign + 10-bit magnitude (Dst16b bits 14..5) and stores
+as INT8 does. After the access the RWCs advance by ApplyPartialAddrMod (FidelityPhase
+untouched). All 32 lanes are enabled (no SFPU condition codes or SFPCONFIG lane configuration
+yet). Reading a ZEROACC'd row, or writing part of one, is undefined behaviour and is reported.
 """
 
 from __future__ import annotations
@@ -61,19 +67,25 @@ def _mode(cp: Coprocessor, t: int, mod0: int) -> int:
     return BF16 if fmt in F.BF16_STYLE or fmt == F.DataFormat.TF32 else FP16
 
 
-def _addr(cp: Coprocessor, t: int, imm: int) -> int:
-    return (imm + cp.thread_config.get(t, "DEST_TARGET_REG_CFG_MATH_Offset")
-            + cp.rwc.get(t, DST) + cp.cfg(t, "DEST_REGW_BASE_Base")) & 0x3FF
+def _sp_offset(cp: Coprocessor, t: int) -> int:
+    return (int(cp.rwc.sp[t]) + cp.cfg(t, "DEST_SP_BASE_Base")) & 0x3FF
 
 
-_UNMODELLED = {INT32_ALL: "INT32_ALL", INT32_SM: "INT32_SM", INT8_COMP: "INT8_COMP"}
-_LOAD32 = (FP32, INT32)  # SFPLOAD reads Dst32b in these modes, Dst16b otherwise
-_STORE32 = (FP32, INT32, LO16, HI16)  # SFPSTORE writes Dst32b in these modes
+def _addr(cp: Coprocessor, t: int, imm: int, mode: int = FP32) -> int:
+    """The 10-bit Dst address of an SFPLOAD/SFPSTORE (``Sp`` already moved for a pop)."""
+    base = imm + cp.thread_config.get(t, "DEST_TARGET_REG_CFG_MATH_Offset")
+    dst_offset = (cp.rwc.get(t, DST) + cp.cfg(t, "DEST_REGW_BASE_Base")) & 0x3FF
+    if mode == INT32_ALL:
+        return (base + _sp_offset(cp, t) + (dst_offset & 3)) & 0x3FF
+    return (base + dst_offset + (_sp_offset(cp, t) & 3)) & 0x3FF
 
 
-def _check_mode(name: str, mode: int) -> None:
-    if mode in _UNMODELLED:
-        raise NotImplementedInstruction(f"not implemented: {name} MOD0_FMT_{_UNMODELLED[mode]}")
+def _move_sp(cp: Coprocessor, t: int, delta: int) -> None:
+    cp.rwc.sp[t] = (int(cp.rwc.sp[t]) + delta) & cp.rwc.SP_MASK
+
+
+_LOAD32 = (FP32, INT32, INT32_ALL, INT32_SM)  # SFPLOAD reads Dst32b in these modes
+_STORE32 = (FP32, INT32, INT32_ALL, INT32_SM, LO16, HI16)  # SFPSTORE writes Dst32b in these
 
 
 def sfpload(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
@@ -81,9 +93,10 @@ def sfpload(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
 
     sync_dst_config(cp, t)
     mode = _mode(cp, t, f["instr_mod0"])
-    _check_mode("SFPLOAD", mode)
+    if mode == INT32_ALL and cp.rwc.sp[t] != 0:  # pop: Sp moves before the address is formed
+        _move_sp(cp, t, -cp.thread_config.get(t, "SFPU_STACK_Incr"))
     vd = f["lreg_ind"]
-    addr = _addr(cp, t, f["dest_reg_addr"] & 0x3FF)
+    addr = _addr(cp, t, f["dest_reg_addr"] & 0x3FF, mode)
     rows, cols = _group(addr), lane_rows_cols(addr)[1]
     if vd < N_LREGS:
         is32 = mode in _LOAD32
@@ -107,10 +120,12 @@ def load_convert(mode: int, cells: np.ndarray, old: np.ndarray) -> np.ndarray:
         return (sign << 31) | (exp << 23) | (man << 13)
     if mode == BF16:
         return F.dst16_to_bf16(c).astype(np.uint32) << 16
-    if mode in (FP32, INT32):
+    if mode in (FP32, INT32, INT32_ALL, INT32_SM):
         return F.dst32_to_fp32(c).astype(np.uint32)
     if mode == INT8:
         return (c >> 15 << 31) | (c >> 5 & 0xFF)
+    if mode == INT8_COMP:  # Blackhole: deprecated, sign + 10-bit magnitude, no conversion
+        return (c >> 15 << 31) | (c >> 5 & 0x3FF)
     if mode == LO16_ONLY:
         return (old & 0xFFFF0000) | c
     if mode == HI16_ONLY:
@@ -144,9 +159,9 @@ def store_convert(mode: int, datum: np.ndarray) -> np.ndarray:
     if mode == FP32:
         flushed = np.where(x & 0x7F800000, x, x & 0x80000000).astype(np.uint32)
         return F.fp32_to_dst32(flushed).astype(np.uint32)
-    if mode == INT32:
+    if mode in (INT32, INT32_ALL, INT32_SM):
         return F.fp32_to_dst32(x).astype(np.uint32)
-    if mode == INT8:
+    if mode in (INT8, INT8_COMP):
         return ((x >> 31 << 15) | (16 << 10) | (x & 0x3FF)).astype(np.uint32)
     if mode in (LO16_ONLY, UINT16):
         return x & 0xFFFF
@@ -168,13 +183,14 @@ def sfpstore(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
 
     sync_dst_config(cp, t)
     mode = _mode(cp, t, f["instr_mod0"])
-    _check_mode("SFPSTORE", mode)
     vd = f["lreg_ind"]
-    addr = _addr(cp, t, f["dest_reg_addr"] & 0x3FF)
-    rows, cols = _group(addr), lane_rows_cols(addr)[1]
     if vd >= N_LREGS:
         raise NotImplementedInstruction(f"not implemented: SFPSTORE from LReg {vd} "
                                         "(constant / special LRegs)")
+    addr = _addr(cp, t, f["dest_reg_addr"] & 0x3FF, mode)
+    if mode == INT32_ALL:  # push: Sp moves after the address is formed
+        _move_sp(cp, t, cp.thread_config.get(t, "SFPU_STACK_Incr"))
+    rows, cols = _group(addr), lane_rows_cols(addr)[1]
     is32 = mode in _STORE32
     if not cp.dst.row_valid(rows, is32).all():
         cp.report_ub("SFPSTORE writes some columns of a ZEROACC'd (invalid) Dst row")

@@ -358,8 +358,15 @@ class RWCs:
     """Read-write counters of the three threads: ``v[thread, column]`` with columns
     SrcA, SrcA_Cr, SrcB, SrcB_Cr, Dst, Dst_Cr, FidelityPhase, ExtraAddrModBit."""
 
+    #: width mask of the SFPU stack pointer RWC ``Sp`` (10 bits, like Dst)
+    SP_MASK = 0x3FF
+
     def __init__(self) -> None:
         self.v = np.zeros((N_THREADS, 8), dtype=np.uint16)
+        #: the SFPU stack pointer RWC ``Sp`` of each thread (Blackhole; moved only by
+        #: SFPLOAD/SFPSTORE in MOD0_FMT_INT32_ALL mode), kept apart from ``v`` so that the
+        #: Matrix Unit's counter rows keep their shape
+        self.sp = np.zeros(N_THREADS, dtype=np.uint16)
 
     def get(self, thread: int, col: int) -> int:
         return int(self.v[thread, col])
