@@ -719,6 +719,65 @@ def gmpool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: i
     dst.set_valid(rows, is32)
 
 
+#: GMPOOL's argmax reports SrcA row i (0..7) of the 16-row block as this value
+GM_INDEX_OF_ROW = (0, 3, 6, 1, 4, 7, 2, 5)
+
+
+def gmpool_argmax(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: int,
+                  dst_row: int, cfg: MathConfig) -> None:
+    """GMPOOL with ``max_pool_index_en`` (ArgMax), as the ISA documentation's GMPOOL
+    functional model gives it: per column, the max as :func:`gmpool` finds it and, among SrcA
+    rows 0..7 of the block only, the index of the last row (in the visiting order 4..7, 0..3)
+    that took the max, reported through :data:`GM_INDEX_OF_ROW` plus the Dst value's index
+    phase ``((DstVal + 0x100) & 0xF00)``. Dst styles: BF16/FP16 style keeps its own style
+    (the max in the high 16 bits, ``IndexPhase | MaxIndex`` in the low bits); TF32 style and
+    integer "8" write only ``IndexPhase | MaxIndex`` (integer "32"). With a 16-bit Dst the
+    high half is written (so the index is lost) and the other three rows become 0; with
+    Dst32b the other three rows become ``(old + 0x100) & 0xF00``. Invalid Dst rows read as
+    all bits set, as in :func:`gmpool`, and the four rows become valid."""
+    style = cfg.style
+    is32 = cfg.use_dst32b
+    dst_style = "int32" if style in ("int8", "tf32") else style
+    row = dst_row & 0x3FC
+    rows = row + np.arange(4)
+    a_rows = ((srca_row & 0x30) + np.arange(16)) & 0x3F
+    a = srca.cells[srca.matrix_bank][a_rows].astype(I64)
+    bvals = srcb.cells[srcb.matrix_bank][srcb_row & 0x38].astype(I64)
+    valid = dst.row_valid(rows, is32)
+    if is32:
+        block = dst.read32(rows).astype(I64)
+        block[~valid] = 0xFFFFFFFF
+        dv = block[0]
+    else:
+        dv = dst.read16(row)[0].astype(I64) << 16
+        if not valid[0]:
+            dv = np.full(16, 0xFFFF0000, dtype=I64)
+    dsign, dexp, dmag = _gm_read_dst(dv, dst_style)
+    best = _gm_key(dsign, dexp, dmag)
+    bsign, bexp, bmag = dsign, dexp, dmag
+    index = dv & 0xFF
+    phase = (dv + 0x100) & 0xF00
+    asign, aexp, amag = _gm_read_src(a, bvals[:, None], style)
+    for i in [i ^ 4 if i < 8 else i for i in range(16)]:
+        k = _gm_key(asign[i], aexp[i], amag[i])
+        take = k >= best
+        best = np.where(take, k, best)
+        bsign = np.where(take, asign[i], bsign)
+        bexp = np.where(take, aexp[i], bexp)
+        bmag = np.where(take, amag[i], bmag)
+        if i < 8:
+            index = np.where(take, (phase >> 4) + GM_INDEX_OF_ROW[i], index)
+    result = phase | (index & 0xFF)
+    if dst_style != "int32":
+        result = _gm_write_dst(bsign, bexp, bmag, dst_style) | result
+    if is32:
+        others = (block[1:] + 0x100) & 0xF00
+        dst.write32(rows, np.vstack([result[None, :], others]))
+    else:
+        dst.write16(rows, np.vstack([(result >> 16)[None, :], np.zeros((3, 16), I64)]))
+    dst.set_valid(rows, is32)
+
+
 def _gm_key(sign: np.ndarray, exp: np.ndarray, mag: np.ndarray) -> np.ndarray:
     v = (exp.astype(I64) << 10) + mag
     return np.where(sign == 1, -v, v)

@@ -311,9 +311,8 @@ def _arith(cp: Coprocessor, t: int, f: Fields, op: str) -> None:
     elif op == "GAPOOL":
         _fpu(cp, lambda: fpu.gapool(cp.dst, cp.srca, cp.srcb, **rows, phase=phase, cfg=cfg))
     else:  # GMPOOL
-        if f["max_pool_index_en"]:
-            raise NotImplementedInstruction("not implemented: GMPOOL with max_pool_index_en")
-        _fpu(cp, lambda: fpu.gmpool(cp.dst, cp.srca, cp.srcb, **rows, cfg=cfg))
+        fn = fpu.gmpool_argmax if f["max_pool_index_en"] else fpu.gmpool
+        _fpu(cp, lambda: fn(cp.dst, cp.srca, cp.srcb, **rows, cfg=cfg))
     flip_banks(cp, t, f["clear_dvalid"], regs)
     if op in ("GMPOOL", "GAPOOL"):
         if f["pool_addr_mode"] > 7:
