@@ -9,6 +9,10 @@ Undefined behaviour is reported through ``report(message)`` (the machine's
 * a result register index of 64 or more (ADD/SUB/MULDMAREG have an 11-bit field) uses its low
   six bits.
 
+SETDMAREG's special form (SetSignalsMode=1) reads the packers' state or a tile header
+(:func:`setdmareg_special`, ISA documentation SETDMAREG_Special); it needs the machine's
+:class:`~.state.Packers` and Config, which :func:`execute` takes as optional arguments.
+
 FLUSHDMA waits for conditions C0..C3 (outstanding scalar-unit memory requests, unpacker and
 packer pipelines). In this functional model every instruction completes when it executes, so
 those conditions always hold and FLUSHDMA (like DMANOP) changes no state.
@@ -18,9 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .state import GPRs, NotImplementedInstruction
+import numpy as np
+
+from .state import GPRs, NotImplementedInstruction, Packers
 
 Report = Callable[[str], None]
+#: reads a Config field in the executing thread's CFG_STATE_ID bank
+ConfigReader = Callable[[str], int]
 M32 = 0xFFFFFFFF
 
 
@@ -52,6 +60,73 @@ def setdmareg(gpr: GPRs, t: int, f: dict[str, int]) -> None:
     old = gpr.get(t, reg)
     new = (old & 0x0000FFFF) | (value << 16) if hi else (old & 0xFFFF0000) | value
     gpr.set(t, reg, new)
+
+
+# Packer i's Config fields (ISA documentation, SETDMAREG_Special's notes)
+_PACKER_REG = ("THCON_SEC0_REG1", "THCON_SEC0_REG8", "THCON_SEC1_REG1", "THCON_SEC1_REG8")
+
+
+def _special_values(packers: Packers, cfg: ConfigReader, t: int, source: int,
+                    which: int) -> list[int]:
+    """The four 32-bit values SETDMAREG's special form reads for ``InputSource``
+    ``source`` (``WhichPackers`` = ``which``); sources 10..15 read zeros."""
+    values = [0, 0, 0, 0]
+    last = [int(packers.last_tile_size[i]) if packers.last_thread[i] == t else 0
+            for i in range(Packers.N)]
+    if source == 0:
+        values = [(int(packers.acc_tile_size[i, t]) << 16) | last[i] for i in range(Packers.N)]
+    elif source == 1:
+        values = [int(v) for v in packers.all_zero_flags]
+    elif 2 <= source <= 5:  # a tile header for packer source - 2
+        i = source - 2
+        if cfg("THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"):
+            raise NotImplementedInstruction(
+                "not implemented: SETDMAREG (special form, tile header with "
+                "THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd set: Blackhole's "
+                "configuration has no All_pack_disable_zero_compress bits to read)")
+        fmt = cfg(f"{_PACKER_REG[i]}_Out_data_format")
+        dzc = cfg(f"{_PACKER_REG[i]}_Disable_zero_compress")
+        values = [(last[i] + 1) & 0xFFFF, (fmt << 16) | (dzc << 20),
+                  int(packers.all_zero_flags[i]), 0]
+    elif source in (6, 7):  # 16 histogram bytes of packer which & 3, little-endian
+        raw = packers.exp_histogram[which & 3, (source - 6) * 16:(source - 5) * 16]
+        values = [int(w) for w in np.ascontiguousarray(raw).view("<u4")]
+    elif source == 8:
+        values[0] = sum((int(packers.all_zero_flags[i]) & 1) << i for i in range(Packers.N))
+        for i in range(Packers.N):
+            if which >> i & 1:
+                packers.acc_tile_size[i, :] = 0
+    elif source == 9:
+        values[0] = int(packers.exp_histogram_max)
+    return values
+
+
+def setdmareg_special(gpr: GPRs, packers: Packers, cfg: ConfigReader, t: int,
+                      f: dict[str, int]) -> None:
+    """SETDMAREG with SetSignalsMode=1 (ISA documentation, SETDMAREG_Special): read 128 bits
+    of packer state or configuration chosen by ``InputSource`` and write 16, 32 or 128 bits
+    of them to the GPRs. ``Payload_SigSelSize`` is ResultSize, ``Payload_SigSel`` holds
+    WhichPackers (bits 10..7), InputSource (6..3) and InputHalfReg (2..0), and
+    ``RegIndex16b`` is ResultHalfReg."""
+    size, sel, half = f["Payload_SigSelSize"], f["Payload_SigSel"], f["RegIndex16b"]
+    in_half, source, which = sel & 7, sel >> 3 & 0xF, sel >> 7 & 0xF
+    values = _special_values(packers, cfg, t, source, which)
+    if size == 0:  # one 16-bit half of the values to one half of a GPR
+        v = values[in_half >> 1] >> (16 * (in_half & 1)) & 0xFFFF
+        reg, hi = half >> 1, half & 1
+        old = gpr.get(t, reg)
+        gpr.set(t, reg, (old & 0x0000FFFF) | (v << 16) if hi else (old & 0xFFFF0000) | v)
+    elif size == 1:  # one value to one GPR
+        gpr.set(t, half >> 1, values[in_half >> 1])
+    else:  # four values to four consecutive GPRs
+        base = (half >> 1) & 0x3C
+        if size == 2:
+            for k in range(4):
+                gpr.set(t, base + k, values[k])
+        else:  # 3: only the tile header's defined fields
+            gpr.set(t, base, (gpr.get(t, base) & 0xFFFF0000) | (values[0] & 0xFFFF))
+            gpr.set(t, base + 1, (gpr.get(t, base + 1) & ~0x00FF0000) | (values[1] & 0x00FF0000))
+            gpr.set(t, base + 2, values[2])
 
 
 def arith(name: str, gpr: GPRs, t: int, f: dict[str, int], report: Report) -> None:
@@ -110,9 +185,14 @@ def cmpdmareg(gpr: GPRs, t: int, f: dict[str, int], report: Report) -> None:
     gpr.set(t, _result_index(f, report), result)
 
 
-def execute(name: str, gpr: GPRs, t: int, f: dict[str, int], report: Report) -> None:
-    """Run one scalar-unit instruction ``name`` with decoded fields ``f``."""
-    if name == "SETDMAREG":
+def execute(name: str, gpr: GPRs, t: int, f: dict[str, int], report: Report,
+            packers: Packers | None = None, cfg: ConfigReader | None = None) -> None:
+    """Run one scalar-unit instruction ``name`` with decoded fields ``f``. SETDMAREG's
+    special form needs the packers' state and the thread's Config reader; without them it
+    is "not implemented"."""
+    if name == "SETDMAREG" and f["SetSignalsMode"] and packers is not None and cfg is not None:
+        setdmareg_special(gpr, packers, cfg, t, f)
+    elif name == "SETDMAREG":
         setdmareg(gpr, t, f)
     elif name in ("ADDDMAREG", "SUBDMAREG", "MULDMAREG"):
         arith(name, gpr, t, f, report)
@@ -131,4 +211,4 @@ def execute(name: str, gpr: GPRs, t: int, f: dict[str, int], report: Report) -> 
 NAMES = ("SETDMAREG", "ADDDMAREG", "SUBDMAREG", "MULDMAREG", "SHIFTDMAREG", "BITWOPDMAREG",
          "CMPDMAREG", "FLUSHDMA", "DMANOP")
 
-__all__ = ["NAMES", "execute"]
+__all__ = ["NAMES", "execute", "setdmareg_special"]
