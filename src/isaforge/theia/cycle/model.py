@@ -657,7 +657,7 @@ class VPCycleModel:
                     commit(c, t)
                 smt = rf[2][2] & 1
             t += 1
-            if look:
+            if look or iiu.ended:  # an ended unit may step on without a hint (EOF refetched)
                 if iiu.ended and self._all_ended() and not self._in_flight():
                     self.finish(t)
                     break
