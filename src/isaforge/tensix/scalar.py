@@ -62,43 +62,50 @@ def setdmareg(gpr: GPRs, t: int, f: dict[str, int]) -> None:
     gpr.set(t, reg, new)
 
 
-# Packer i's Config fields (ISA documentation, SETDMAREG_Special's notes)
-_PACKER_REG = ("THCON_SEC0_REG1", "THCON_SEC0_REG8", "THCON_SEC1_REG1", "THCON_SEC1_REG8")
+def _unknown(what: str) -> NotImplementedInstruction:
+    return NotImplementedInstruction(
+        f"not implemented: SETDMAREG (special form, {what}: Blackhole has a single packer and "
+        "the documentation describes Wormhole's four)")
 
 
 def _special_values(packers: Packers, cfg: ConfigReader, t: int, source: int,
-                    which: int) -> list[int]:
+                    which: int) -> list[int | None]:
     """The four 32-bit values SETDMAREG's special form reads for ``InputSource``
-    ``source`` (``WhichPackers`` = ``which``); sources 10..15 read zeros."""
-    values = [0, 0, 0, 0]
-    last = [int(packers.last_tile_size[i]) if packers.last_thread[i] == t else 0
-            for i in range(Packers.N)]
+    ``source`` (``WhichPackers`` = ``which``); None where the documented value belongs to one
+    of Wormhole's packers 1..3, which Blackhole does not have. Sources 10..15 read zeros."""
+    values: list[int | None] = [0, 0, 0, 0]
+    last = packers.last_tile_size if packers.last_thread == t else 0
     if source == 0:
-        values = [(int(packers.acc_tile_size[i, t]) << 16) | last[i] for i in range(Packers.N)]
+        values = [(int(packers.acc_tile_size[t]) << 16) | last, None, None, None]
     elif source == 1:
-        values = [int(v) for v in packers.all_zero_flags]
-    elif 2 <= source <= 5:  # a tile header for packer source - 2
-        i = source - 2
+        values = [packers.all_zero_flags, None, None, None]
+    elif source == 2:  # packer 0's tile header
         if cfg("THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"):
             raise NotImplementedInstruction(
                 "not implemented: SETDMAREG (special form, tile header with "
                 "THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd set: Blackhole's "
                 "configuration has no All_pack_disable_zero_compress bits to read)")
-        fmt = cfg(f"{_PACKER_REG[i]}_Out_data_format")
-        dzc = cfg(f"{_PACKER_REG[i]}_Disable_zero_compress")
-        values = [(last[i] + 1) & 0xFFFF, (fmt << 16) | (dzc << 20),
-                  int(packers.all_zero_flags[i]), 0]
-    elif source in (6, 7):  # 16 histogram bytes of packer which & 3, little-endian
-        raw = packers.exp_histogram[which & 3, (source - 6) * 16:(source - 5) * 16]
+        fmt = cfg("THCON_SEC0_REG1_Out_data_format")
+        dzc = cfg("THCON_SEC0_REG1_Disable_zero_compress")
+        values = [(last + 1) & 0xFFFF, (fmt << 16) | (dzc << 20), packers.all_zero_flags, 0]
+    elif source in (3, 4, 5):
+        raise _unknown(f"tile header of packer {source - 2}")
+    elif source in (6, 7):  # 16 histogram bytes, little-endian
+        if which & 3:
+            raise _unknown(f"exponent histogram of packer {which & 3}")
+        raw = packers.exp_histogram[(source - 6) * 16:(source - 5) * 16]
         values = [int(w) for w in np.ascontiguousarray(raw).view("<u4")]
-    elif source == 8:
-        values[0] = sum((int(packers.all_zero_flags[i]) & 1) << i for i in range(Packers.N))
-        for i in range(Packers.N):
-            if which >> i & 1:
-                packers.acc_tile_size[i, :] = 0
+    elif source == 8:  # bit i: packer i's AllZeroFlags bit 0 (bits 1..3: no such packers)
+        values = [None, 0, 0, 0]
     elif source == 9:
-        values[0] = int(packers.exp_histogram_max)
+        values[0] = packers.exp_histogram_max
     return values
+
+
+def _known(value: int | None, source: int) -> int:
+    if value is None:
+        raise _unknown(f"InputSource {source} values of packers 1..3")
+    return int(value)
 
 
 def setdmareg_special(gpr: GPRs, packers: Packers, cfg: ConfigReader, t: int,
@@ -107,26 +114,36 @@ def setdmareg_special(gpr: GPRs, packers: Packers, cfg: ConfigReader, t: int,
     of packer state or configuration chosen by ``InputSource`` and write 16, 32 or 128 bits
     of them to the GPRs. ``Payload_SigSelSize`` is ResultSize, ``Payload_SigSel`` holds
     WhichPackers (bits 10..7), InputSource (6..3) and InputHalfReg (2..0), and
-    ``RegIndex16b`` is ResultHalfReg."""
+    ``RegIndex16b`` is ResultHalfReg. Whatever would need Wormhole's packers 1..3 is
+    "not implemented" (Blackhole has one packer)."""
     size, sel, half = f["Payload_SigSelSize"], f["Payload_SigSel"], f["RegIndex16b"]
     in_half, source, which = sel & 7, sel >> 3 & 0xF, sel >> 7 & 0xF
     values = _special_values(packers, cfg, t, source, which)
+    needed = [in_half >> 1] if size < 2 else [0, 1, 2, 3]
+    for k in needed:
+        _known(values[k], source)
+    if source == 8:  # WhichPackers is a mask of packers whose AccTileSize is reset
+        if which & ~1:
+            raise _unknown(f"WhichPackers mask {which:#x}")
+        if which & 1:
+            packers.acc_tile_size[:] = 0
     if size == 0:  # one 16-bit half of the values to one half of a GPR
-        v = values[in_half >> 1] >> (16 * (in_half & 1)) & 0xFFFF
+        v = _known(values[in_half >> 1], source) >> (16 * (in_half & 1)) & 0xFFFF
         reg, hi = half >> 1, half & 1
         old = gpr.get(t, reg)
         gpr.set(t, reg, (old & 0x0000FFFF) | (v << 16) if hi else (old & 0xFFFF0000) | v)
     elif size == 1:  # one value to one GPR
-        gpr.set(t, half >> 1, values[in_half >> 1])
+        gpr.set(t, half >> 1, _known(values[in_half >> 1], source))
     else:  # four values to four consecutive GPRs
         base = (half >> 1) & 0x3C
+        known = [_known(v, source) for v in values]
         if size == 2:
             for k in range(4):
-                gpr.set(t, base + k, values[k])
+                gpr.set(t, base + k, known[k])
         else:  # 3: only the tile header's defined fields
-            gpr.set(t, base, (gpr.get(t, base) & 0xFFFF0000) | (values[0] & 0xFFFF))
-            gpr.set(t, base + 1, (gpr.get(t, base + 1) & ~0x00FF0000) | (values[1] & 0x00FF0000))
-            gpr.set(t, base + 2, values[2])
+            gpr.set(t, base, (gpr.get(t, base) & 0xFFFF0000) | (known[0] & 0xFFFF))
+            gpr.set(t, base + 1, (gpr.get(t, base + 1) & ~0x00FF0000) | (known[1] & 0x00FF0000))
+            gpr.set(t, base + 2, known[2])
 
 
 def arith(name: str, gpr: GPRs, t: int, f: dict[str, int], report: Report) -> None:

@@ -423,22 +423,21 @@ class GPRs:
 
 
 class Packers:
-    """The four packers' state that SETDMAREG's special form reads (ISA documentation,
-    SETDMAREG_Special): per packer, ``acc_tile_size[packer, thread]`` (16 bits),
+    """The packer state that SETDMAREG's special form reads (ISA documentation,
+    SETDMAREG_Special, written for Wormhole's four packers; Blackhole has a single packer,
+    PACR.md, so only packer 0 exists here): ``acc_tile_size[thread]`` (16 bits),
     ``last_tile_size`` and ``last_thread`` (the thread that packed last, -1: none),
-    ``all_zero_flags`` (32 bits), a 32-bin ``exp_histogram`` of saturating byte counters, and
-    packer 0's ``exp_histogram_max``. PACR is not modelled, so nothing but SETDMAREG (which
-    resets ``acc_tile_size``) and the user changes these; they start at zero (nothing packed)."""
-
-    N = 4
+    ``all_zero_flags`` (32 bits), a 32-bin ``exp_histogram`` of saturating byte counters and
+    ``exp_histogram_max``. PACR is not modelled, so only SETDMAREG (which can reset
+    ``acc_tile_size``) and the user change these; they start at zero (nothing packed)."""
 
     def __init__(self) -> None:
-        self.acc_tile_size = np.zeros((self.N, N_THREADS), dtype=np.uint16)
-        self.last_tile_size = np.zeros(self.N, dtype=np.uint16)
-        self.last_thread = np.full(self.N, -1, dtype=np.int8)
-        self.all_zero_flags = np.zeros(self.N, dtype=np.uint32)
-        self.exp_histogram = np.zeros((self.N, 32), dtype=np.uint8)
-        self.exp_histogram_max = np.uint32(0)
+        self.acc_tile_size = np.zeros(N_THREADS, dtype=np.uint16)
+        self.last_tile_size = 0
+        self.last_thread = -1
+        self.all_zero_flags = 0
+        self.exp_histogram = np.zeros(32, dtype=np.uint8)
+        self.exp_histogram_max = 0
 
 
 class Semaphores:
