@@ -145,6 +145,9 @@ class Coprocessor:
         self.packers = Packers()
         self.sync = SyncUnit(self.srca, self.srcb)
         self.lreg = np.zeros((sfpu.N_LREGS, sfpu.LANES), dtype=np.uint32)
+        #: the Vector Unit's per-lane LaneConfig (18 bits each; SFPCONFIG VD=15 writes it):
+        #: SFPLOAD/SFPSTORE lane controls and the BLOCK_DEST_MOV column masks of MOV*
+        self.lane_config = np.zeros(sfpu.LANES, dtype=np.uint32)
         self.threads = [Thread(i) for i in range(N_THREADS)]
         self.ub = UBPolicy(ub)
         self.steps = 0

@@ -1,6 +1,7 @@
 """Matrix Unit (FPU) dispatch: resolves addresses, formats, fidelity and bank ownership, then
 calls :mod:`.fpu` for the arithmetic; also the Matrix Unit's data movement (MOVD2A, MOVD2B,
-MOVA2D, MOVB2D, MOVB2A), ZEROACC, ZEROSRC, TRNSPSRCB and the Src bank hand-over instructions
+MOVA2D, MOVB2D, MOVB2A, with LaneConfig's BLOCK_DEST_MOV column masks), ZEROACC, ZEROSRC,
+TRNSPSRCB, GMPOOL's ArgMax form and the Src bank hand-over instructions
 (SETDVALID, CLEARDVALID, UNPACR_NOP's SETDVALID and ZEROSRC forms).
 
 Where things are: MVMUL & co. on the coprocessor start here (:data:`HANDLERS`; MVMUL's is
@@ -322,7 +323,31 @@ def _arith(cp: Coprocessor, t: int, f: Fields, op: str) -> None:
         advance(cp, t, f["addr_mode"])
 
 
+def blocked_mov_columns(cp: Coprocessor) -> np.ndarray:
+    """The columns MOVA2D, MOVB2D, MOVD2A and MOVD2B leave alone: column ``c`` when bit
+    ``c & 1`` of ``LaneConfig[c // 2].BLOCK_DEST_MOV`` (LaneConfig bits 9..10) is set (ISA
+    documentation, SFPCONFIG and the MOV* functional models)."""
+    block = (cp.lane_config[np.arange(16) // 2] >> 9) & 3
+    return np.flatnonzero(block >> (np.arange(16) & 1) & 1)
+
+
 def _move(cp: Coprocessor, t: int, f: Fields, op: str) -> None:
+    blocked = blocked_mov_columns(cp) if op != "MOVB2A" else np.zeros(0, dtype=np.int64)
+    if blocked.size:  # do the move, then put the blocked columns back as they were
+        if op in ("MOVA2D", "MOVB2D"):
+            kept = cp.dst.bits[:, blocked].copy()
+            _move_all_columns(cp, t, f, op)
+            cp.dst.bits[:, blocked] = kept
+        else:
+            src = cp.srca if op == "MOVD2A" else cp.srcb
+            kept = src.cells[:, :, blocked].copy()
+            _move_all_columns(cp, t, f, op)
+            src.cells[:, :, blocked] = kept
+        return
+    _move_all_columns(cp, t, f, op)
+
+
+def _move_all_columns(cp: Coprocessor, t: int, f: Fields, op: str) -> None:
     regs = math_regs(cp, t)
     sync_dst_config(cp, t, regs)
     cfg = math_config(cp, t, regs)

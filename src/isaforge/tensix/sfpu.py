@@ -1,7 +1,8 @@
 """Vector Unit (SFPU) data movement: SFPLOAD and SFPSTORE between Dst and the LRegs.
 
 Only the addressing, the lane mapping and the ``Mod0`` data-type conversions are modelled
-(the SFPU arithmetic comes later; every other SFP instruction is "not implemented").
+(the SFPU arithmetic comes later; of SFPCONFIG only the LaneConfig form, VD=15, is modelled;
+every other SFP instruction is "not implemented").
 
 Lane ``L`` (0..31) of an LReg maps to Dst row ``(Addr & ~3) + L // 8`` and column
 ``(L & 7) * 2``, plus one when bit 1 of ``Addr`` is set (ISA documentation, Blackhole
@@ -14,8 +15,13 @@ not zero; a pop), SFPSTORE increments it after forming the address (a push); the
 conversion is INT32's. Blackhole's deprecated ``MOD0_FMT_INT32_SM`` behaves as INT32 in both
 directions; ``MOD0_FMT_INT8_COMP`` loads sign + 10-bit magnitude (Dst16b bits 14..5) and stores
 as INT8 does. After the access the RWCs advance by ApplyPartialAddrMod (FidelityPhase
-untouched). All 32 lanes are enabled (no SFPU condition codes or SFPCONFIG lane configuration
-yet). Reading a ZEROACC'd row, or writing part of one, is undefined behaviour and is reported.
+untouched). All 32 lanes are enabled (no SFPU condition codes yet). LaneConfig
+(``cp.lane_config``, written by SFPCONFIG VD=15) is honoured:
+BLOCK_SFPU_RD_FROM_DEST / BLOCK_DEST_WR_FROM_SFPU skip a lane, DEST_RD/WR_COL_EXCHANGE (of
+``LaneConfig[lane & 7]``) select the odd column, ENABLE_FP16A_INF reads FP16's largest
+pattern as infinity, and ENABLE_DEST_INDEX with CAPTURE_DEFAULT_DEST_INDEX makes SFPLOAD to
+LReg 0..3 also write ``(Row << 4) | Column`` to LReg VD + 4. Reading a ZEROACC'd row, or
+writing part of one, is undefined behaviour and is reported.
 """
 
 from __future__ import annotations
@@ -88,6 +94,24 @@ _LOAD32 = (FP32, INT32, INT32_ALL, INT32_SM)  # SFPLOAD reads Dst32b in these mo
 _STORE32 = (FP32, INT32, INT32_ALL, INT32_SM, LO16, HI16)  # SFPSTORE writes Dst32b in these
 
 
+# LaneConfig bits (ISA documentation, SFPCONFIG)
+ENABLE_FP16A_INF, DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, CAPTURE_DEFAULT_DEST_INDEX = 0, 1, 2, 3
+BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, DEST_RD_COL_EXCHANGE = 4, 5, 6
+DEST_WR_COL_EXCHANGE = 7
+
+
+def _lane_flag(cp: Coprocessor, bit: int) -> np.ndarray:
+    """LaneConfig bit ``bit`` of each of the 32 lanes, as bools."""
+    return (cp.lane_config >> bit & 1).astype(bool)
+
+
+def _lane_cols(cp: Coprocessor, addr: int, exchange_bit: int) -> np.ndarray:
+    """Dst column of each lane: odd when bit 1 of ``addr`` is set or when the lane's
+    ``LaneConfig[lane & 7]`` column-exchange bit is."""
+    odd = bool(addr & 2) | _lane_flag(cp, exchange_bit)[LANE & 7]
+    return (LANE & 7) * 2 + odd.astype(np.int64)
+
+
 def sfpload(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
     from .matrix import advance, sync_dst_config
 
@@ -97,7 +121,7 @@ def sfpload(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
         _move_sp(cp, t, -cp.thread_config.get(t, "SFPU_STACK_Incr"))
     vd = f["lreg_ind"]
     addr = _addr(cp, t, f["dest_reg_addr"] & 0x3FF, mode)
-    rows, cols = _group(addr), lane_rows_cols(addr)[1]
+    rows, cols = _group(addr), _lane_cols(cp, addr, DEST_RD_COL_EXCHANGE)
     if vd < N_LREGS:
         is32 = mode in _LOAD32
         if not cp.dst.row_valid(rows, is32).all():
@@ -107,7 +131,17 @@ def sfpload(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
             cells = cp.dst.read32(rows)[LANE // 8, cols]
         else:
             cells = cp.dst.read16(rows)[LANE // 8, cols].astype(np.uint32)
-        cp.lreg[vd] = load_convert(mode, cells, old)
+        new = load_convert(mode, cells, old)
+        if mode == FP16:  # LaneConfig.ENABLE_FP16A_INF: the largest FP16 value is infinity
+            inf = _lane_flag(cp, ENABLE_FP16A_INF) & ((cells & 0x7FFF) == 0x7FFF)
+            new = np.where(inf, (cells >> 15 << 31) | 0x7F800000, new).astype(np.uint32)
+        on = ~_lane_flag(cp, BLOCK_SFPU_RD_FROM_DEST)
+        cp.lreg[vd] = np.where(on, new, old)
+        if vd < 4:  # ENABLE_DEST_INDEX + CAPTURE_DEFAULT_DEST_INDEX: the Dst index to VD + 4
+            cap = on & _lane_flag(cp, ENABLE_DEST_INDEX) & _lane_flag(
+                cp, CAPTURE_DEFAULT_DEST_INDEX)
+            index = (((addr & 0x3FC) + LANE // 8) << 4 | cols).astype(np.uint32)
+            cp.lreg[vd + 4] = np.where(cap, index, cp.lreg[vd + 4])
     advance(cp, t, f["sfpu_addr_mode"], update_fidelity=False)
 
 
@@ -190,26 +224,59 @@ def sfpstore(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
     addr = _addr(cp, t, f["dest_reg_addr"] & 0x3FF, mode)
     if mode == INT32_ALL:  # push: Sp moves after the address is formed
         _move_sp(cp, t, cp.thread_config.get(t, "SFPU_STACK_Incr"))
-    rows, cols = _group(addr), lane_rows_cols(addr)[1]
+    rows, cols = _group(addr), _lane_cols(cp, addr, DEST_WR_COL_EXCHANGE)
+    on = ~_lane_flag(cp, BLOCK_DEST_WR_FROM_SFPU)
     is32 = mode in _STORE32
     if not cp.dst.row_valid(rows, is32).all():
         cp.report_ub("SFPSTORE writes some columns of a ZEROACC'd (invalid) Dst row")
     cells = store_convert(mode, cp.lreg[vd])
+    r, c = (LANE // 8)[on], cols[on]
     if is32:
         block = cp.dst.read32(rows)
-        block[LANE // 8, cols] = cells
+        block[r, c] = cells[on]
         cp.dst.write32(rows, block)
     else:
         block = cp.dst.read16(rows).astype(np.uint32)
-        block[LANE // 8, cols] = cells
+        block[r, c] = cells[on]
         cp.dst.write16(rows, block)
     cp.dst.set_valid(rows, is32)
     advance(cp, t, f["sfpu_addr_mode"], update_fidelity=False)
 
 
+# SFPCONFIG Mod1 bits
+MOD1_IMM16_IS_VALUE, MOD1_IMM16_IS_LANE_MASK = 1, 8
+LANE_CONFIG_MASK = (1 << 18) - 1
+
+
+def sfpconfig(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+    """SFPCONFIG with VD=15: write, OR, AND or XOR LaneConfig of every lane (of the lanes
+    ``Imm16`` selects under MOD1_IMM16_IS_LANE_MASK) with ``Imm16`` (MOD1_IMM16_IS_VALUE;
+    the high two bits are kept) or with ``LReg[0][lane & 7]``. LaneFlags-based lane enables
+    are not modelled (no SFPU condition codes yet): every lane is enabled. The other VD
+    (LoadMacroConfig, the constant LRegs 11..14) are not implemented."""
+    vd, mod1, imm = f["config_dest"], f["instr_mod1"], f["imm16_math"]
+    if vd != 15:
+        raise NotImplementedInstruction(f"not implemented: SFPCONFIG VD={vd} "
+                                        "(LoadMacroConfig / constant LRegs)")
+    lanes = np.ones(LANES, dtype=bool)
+    if mod1 & MOD1_IMM16_IS_LANE_MASK:
+        lanes = ((imm >> ((LANE & 7) * 2)) & 1).astype(bool)
+    old = cp.lane_config.astype(np.uint32)
+    if mod1 & MOD1_IMM16_IS_VALUE:
+        value = np.full(LANES, imm, dtype=np.uint32)
+    else:
+        value = cp.lreg[0][LANE & 7].astype(np.uint32)
+    op = mod1 & 6
+    new = value if op == 0 else old | value if op == 2 else old & value if op == 4 else old ^ value
+    if mod1 & MOD1_IMM16_IS_VALUE:
+        new = new | (old & ~np.uint32(0xFFFF))
+    cp.lane_config[:] = np.where(lanes, new & LANE_CONFIG_MASK, old)
+
+
 HANDLERS: dict[str, Callable[[Coprocessor, int, Mapping[str, int]], None]] = {
     "SFPLOAD": sfpload,
     "SFPSTORE": sfpstore,
+    "SFPCONFIG": sfpconfig,
 }
 
 __all__ = ["HANDLERS", "LANES", "N_LREGS", "lane_rows_cols", "load_convert", "store_convert"]
