@@ -191,34 +191,30 @@ class IssueUnit:
         Returns whether the model has to look (the unit waits or ended: ``idle_hint``, or
         the run finished).
         """
-        m = self.m
-        fifo = self.fifo
         w = self.imem[self.prev_pc]
         st = self.state
         if st == 0:  # out of reset: one cycle, then FETCH
             self.state = FETCH
             self.prev_pc = self.pc
             return False
+        fifo = self.fifo
         if t == self.resume_at:  # RTL: the branch with a dependency is fetched again
             self.resume_at = NEVER
             fifo.clear()
             st = FETCH
         if w >> 58 & 1 and self.eof_stops:
-            m.finish(t)
+            self.m.finish(t)
             return True
         c_raw = c
         if c is not None:
             if w >> 57 & 1 and self.trace and c.rs == self.station_for(w, t)[0]:
                 zero, sign = flags(c.result)
                 if branch_taken(w >> 54 & 7, zero, sign):
-                    m.branch_taken(t, self.thread)
+                    self.m.branch_taken(t, self.thread)
             if mt and (c.dst >> 7) != self.thread:
                 c = None  # SMT: each thread listens to the commits of its half of the RF
-        nxt = st
+        m = self.m
         hint = False
-        inc = False
-        pop = False
-        setpc = -1
         if st == FETCH:
             if self.bubble:  # designed: the word at the new PC arrives next cycle
                 self.bubble = False
@@ -259,26 +255,50 @@ class IssueUnit:
                         m.smu.stalls += 1
             else:
                 busy = True
-            branch = w >> 57 & 1
-            if c is not None and self.rtl_sb:
-                self.sb[c.dst] = 0
-            inc = not busy and not branch and (not fifo or c is not None)
-            if c is not None and not busy and (not mt or one_more):
-                nxt = ISSUE_FWD
-            elif fifo:
-                nxt = FIFO_UPDATE
-            elif busy or (mt and not one_more):
-                nxt = FETCH
-                self.stall_cycles += 1
-                m.idle_hint = hint = True
+            if c is not None:
+                if self.rtl_sb:
+                    self.sb[c.dst] = 0
+                inc = not busy and not w >> 57 & 1
+                if not busy and (not mt or one_more):
+                    nxt = ISSUE_FWD
+                elif fifo:
+                    nxt = FIFO_UPDATE
+                elif busy or (mt and not one_more):
+                    # the commit is queued below, so the loop will not skip cycles
+                    nxt = FETCH
+                    self.stall_cycles += 1
+                    if mt:
+                        m.idle_hint = hint = True
+                else:
+                    nxt = ISSUE
             else:
-                nxt = ISSUE
+                inc = not busy and not w >> 57 & 1 and not fifo
+                if fifo:
+                    nxt = FIFO_UPDATE
+                elif busy or (mt and not one_more):
+                    nxt = FETCH
+                    self.stall_cycles += 1
+                    m.idle_hint = hint = True
+                else:
+                    nxt = ISSUE
             if not self.refetch and nxt != ISSUE and nxt != ISSUE_FWD:
                 inc = False  # RTL: a FETCH late in an SMT slot advances the PC anyway
-        elif st == ISSUE or st == ISSUE_FWD:
-            fwd = self.latched if st == ISSUE_FWD else None
-            if st == ISSUE_FWD:
-                pop = True
+            # end of cycle (nothing popped, no PC loaded)
+            if c is not None:
+                if len(fifo) < FIFO_DEPTH:
+                    fifo.append(c)
+                else:
+                    m.fifo_overflows += 1
+            self.latched = c
+            pc = self.pc
+            self.prev_pc = pc
+            if inc and not w >> 58 & 1:
+                self.pc = (pc + 1) & PC_MASK
+            self.state = nxt
+            return hint
+        if st == ISSUE or st == ISSUE_FWD:
+            inc = False
+            nxt = st
             if not enabled:
                 nxt = FIFO_UPDATE if fifo else st
             elif w >> 58 & 1:  # EOF: the thread ends here (the RTL just never issues it)
@@ -287,7 +307,7 @@ class IssueUnit:
                     m.idle_hint = hint = True
                     nxt = 0
             else:
-                op = self.issue(self, w, t, fwd, c)
+                op = self.issue(self, w, t, self.latched if st == ISSUE_FWD else None, c)
                 if w >> 57 & 1:
                     nxt = UPDATE_PC
                     self.branch_op = op
@@ -298,7 +318,26 @@ class IssueUnit:
                         inc = True
                 else:
                     nxt = FETCH
-        elif st == FIFO_UPDATE:
+            # end of cycle (no PC loaded)
+            if st == ISSUE_FWD and fifo:
+                fifo.popleft()
+            if c is not None:
+                if len(fifo) < FIFO_DEPTH:
+                    fifo.append(c)
+                else:
+                    m.fifo_overflows += 1
+            self.latched = c
+            pc = self.pc
+            self.prev_pc = pc
+            if inc and not w >> 58 & 1:
+                self.pc = (pc + 1) & PC_MASK
+            self.state = nxt
+            return hint
+        nxt = st
+        inc = False
+        pop = False
+        setpc = -1
+        if st == FIFO_UPDATE:
             if fifo:
                 self._clear_rtl(fifo[0].dst)
             pop = True
@@ -355,7 +394,7 @@ class IssueUnit:
                     self.bubble = True
                 elif fifo:
                     nxt = FIFO_UPDATE
-                else:
+                elif c is None or mt:  # (a commit is queued below: nothing to skip)
                     m.idle_hint = hint = True
         else:  # ended
             if c is not None:

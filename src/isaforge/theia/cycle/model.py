@@ -16,13 +16,13 @@ import numpy as np
 
 from ...core.errors import EmulationError
 from ..alu import (
+    MASK32,
     OP_ADD,
     OP_DIV,
     OP_IO,
     ZERO,
     Addressing,
     Lanes,
-    add,
     addressing,
     execute,
     modify,
@@ -204,12 +204,12 @@ class VPCycleModel:
             if a is None:
                 a = self.addressing(w)
         src1_addr, src0_addr, src1_value, dst, dix = a
-        known = self.known
         raw1_reg = rf[src1_addr] if src1_addr is not None else ZERO
         raw1 = src1_value if src1_value is not None else raw1_reg
         raw0 = rf[src0_addr] if src0_addr is not None else ZERO
         p1 = p0 = None
-        if self._rtl_sb:  # the dependency table (IssueUnit.deps, inlined)
+        rtl_sb = self._rtl_sb
+        if rtl_sb:  # the dependency table (IssueUnit.deps, inlined)
             sb = iiu.sb
             if w >> 63:
                 d1 = 0
@@ -245,7 +245,7 @@ class VPCycleModel:
         if dix:  # IMM mode 011: the raw SRC1.x indexes the destination
             dst = (dst + raw1_reg[0]) & 0xFF
         if not sid:
-            if self._rtl_sb and not branch:
+            if rtl_sb and not branch:
                 iiu.sb[dst] = 0
             return None
         self.seq = seq = self.seq + 1
@@ -264,6 +264,7 @@ class VPCycleModel:
         else:
             op.src0 = mod0
         if self.trace:
+            known = self.known
             r3 = rf[3]
             off = r3[0] & 0xFF
             idx = r3[2] & 0xFF
@@ -278,7 +279,7 @@ class VPCycleModel:
         iiu.issued += 1
         if not branch and io != 0:  # an OMWRITE has no register result
             iiu.sb[dst] = sid
-        if we and not self._rtl_sb and io != 0:  # a branch writes its WE lanes too
+        if we and not rtl_sb and io != 0:  # a branch writes its WE lanes too
             base = dst * 3
             own = self.lane_owner
             lp = self.lane_prod
@@ -291,38 +292,43 @@ class VPCycleModel:
             if we & 1:
                 own[base + 2] = seq
                 lp[base + 2] = op
-        if p1:
-            op.pend1 = p1
-            op.raw1 = list(raw1)
-        if p0:
-            op.pend0 = p0
-            op.raw0 = list(raw0)
-        if d1 < 0 or d0 < 0:
-            # RTL: a dependency read from a never-written table entry is x; the station
-            # ignores the issue (it never executes, never commits, is not busy)
-            self.dropped += 1
-            return op
-        st = stations[sid]
-        st.busy_from = t + 1
-        if d1 or d0:
+        if d1 or d0:  # (p1 / p0, the designed pending lanes, imply d1 / d0)
+            if p1:
+                op.pend1 = p1
+                op.raw1 = list(raw1)
+            if p0:
+                op.pend0 = p0
+                op.raw0 = list(raw0)
+            if d1 < 0 or d0 < 0:
+                # RTL: a dependency read from a never-written table entry is x; the station
+                # ignores the issue (it never executes, never commits, is not busy)
+                self.dropped += 1
+                return op
+            st = stations[sid]
+            st.busy_from = t + 1
             op.waits = True
             st.waiting = op
             self.n_waiting += 1
             st.busy_end = NEVER
             self.smu.claim((d1 > 0) + (d0 > 0))
         elif opc != OP_IO:  # _start, inlined for the operations that compute
+            st = stations[sid]
+            st.busy_from = t + 1
             st.executed += 1
             op.start = t
-            if opc == OP_ADD:
-                op.result = add(mod1, mod0)
+            if opc == OP_ADD:  # alu.add, inlined
+                op.result = ((mod1[0] + mod0[0]) & MASK32, (mod1[1] + mod0[1]) & MASK32,
+                             (mod1[2] + mod0[2]) & MASK32)
             else:
                 op.result = execute(w, mod1, mod0) or ZERO
-            arb = self.arb
             st.out.append((t + latency, op))
-            arb.pending += 1
-            arb.only = st if arb.pending == 1 else None
+            arb = self.arb
+            n = arb.pending + 1
+            arb.pending = n
+            arb.only = st if n == 1 else None
             st.busy_end = NEVER
         else:
+            stations[sid].busy_from = t + 1
             self._start(op, t)
         return op
 
