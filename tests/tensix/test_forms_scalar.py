@@ -2,8 +2,7 @@
 page: the packer state or tile header chosen by InputSource, written as 16, 32 or 128 bits
 to the GPRs. That page describes Wormhole's four packers; Blackhole has one (PACR.md), so what
 needs packers 1..3 stays "not implemented". The function is exercised directly (with the
-machine's packer state and Config reader); the Coprocessor does not dispatch it yet (see the
-last test)."""
+machine's packer state and Config reader), and the last test runs it on the Coprocessor."""
 
 from __future__ import annotations
 
@@ -139,8 +138,10 @@ def test_all_pack_disable_zero_compress_override_is_not_implemented() -> None:
     assert cp.gpr.get(T, 0) == (0x111 << 16) | 0x30
 
 
-def test_machine_does_not_dispatch_the_special_form_yet() -> None:
-    cp = Coprocessor()
-    cp.set_stream(0, assemble("ttsetdmareg 0,0,1,3"))
-    with pytest.raises(NotImplementedInstruction, match="not implemented: SETDMAREG"):
-        cp.run()
+def test_the_machine_runs_the_special_form() -> None:
+    """Through the Coprocessor: thread T's SETDMAREG (ResultSize 1, InputSource 0) writes
+    AccTileSize and LastTileSize of the packer state to the GPR chosen by ResultHalfReg."""
+    cp = packed_machine()
+    cp.set_stream(T, assemble(f"ttsetdmareg 1,0,1,{2 * 13}"))
+    cp.run()
+    assert cp.gpr.get(T, 13) == (0x111 << 16) | 0x30

@@ -41,9 +41,10 @@ def test_setdmareg_writes_one_half() -> None:
     assert cp.gpr.get(1, 5) == 0x1234BEEF
 
 
-def test_setdmareg_special_form_is_not_implemented() -> None:
+def test_setdmareg_special_form_needing_other_packers_is_not_implemented() -> None:
+    # WhichPackers bit 1 (Wormhole's packer 1; Blackhole has one packer) with InputSource 8
     with pytest.raises(NotImplementedInstruction, match="not implemented: SETDMAREG"):
-        run("ttsetdmareg 0,0,1,3")
+        run(f"ttsetdmareg 0,{(2 << 7) | (8 << 3)},1,3")
 
 
 @settings(max_examples=60, deadline=None)

@@ -318,10 +318,8 @@ class Coprocessor:
         if handler is not None:
             handler(self, t, f)
         elif name in scalar_ops.NAMES:
-            # SETDMAREG's special form is modelled (scalar_ops.setdmareg_special, with
-            # self.packers) but not dispatched yet: tests/tensix/test_scalar.py still pins it
-            # as "not implemented"; passing packers= and cfg= here enables it.
-            scalar_ops.execute(name, self.gpr, t, dict(f), self.report_ub)
+            scalar_ops.execute(name, self.gpr, t, dict(f), self.report_ub,
+                               packers=self.packers, cfg=lambda n: self.cfg(t, n))
         elif name in matrix.HANDLERS:
             matrix.HANDLERS[name](self, t, f)
         elif name in sfpu.HANDLERS:
@@ -498,7 +496,8 @@ _HANDLERS: dict[str, Callable[[Coprocessor, int, Mapping[str, int]], None]] = {
 
 def _scalar(name: str) -> Callable[[Coprocessor, int, Mapping[str, int]], None]:
     def run(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
-        scalar_ops.execute(name, cp.gpr, t, dict(f), cp.report_ub)
+        scalar_ops.execute(name, cp.gpr, t, dict(f), cp.report_ub, packers=cp.packers,
+                           cfg=lambda n: cp.cfg(t, n))
     return run
 
 
