@@ -29,7 +29,7 @@ from ..alu import (
 )
 from . import events as ev
 from .cbus import Arbiter
-from .iiu import _FIXED_BY_OP, FETCH, UPDATE_PC, IssueUnit
+from .iiu import _FIXED_BY_OP, FETCH, FIFO_DEPTH, ISSUE, ISSUE_FWD, PC_MASK, UPDATE_PC, IssueUnit
 from .quirks import DESIGNED, Quirks
 from .smu import DepStore, forwarded_src0, forwarded_src1, tag
 from .stations import NEVER, NUM_STATIONS, RS_ADD0, RS_ADD1, RS_IO, Op, Station
@@ -569,6 +569,9 @@ class VPCycleModel:
         commit = self._commit
         fast_commit = self._rtl_sb and not trace
         fast_designed = not self._rtl_sb and not trace
+        issue = self.issue
+        imem = iiu.imem
+        bdr = iiu.bdr
         own = self.lane_owner
         lp = self.lane_prod
         known = self.known
@@ -615,8 +618,36 @@ class VPCycleModel:
                 self._smt_step(t, c)
                 look = True
             else:
-                # ``look``: the unit waits or ended (idle_hint) or the run finished
-                look = step(t, c)
+                st = iiu.state
+                w = imem[iiu.prev_pc]
+                if ((st == ISSUE_FWD or st == ISSUE) and not w >> 58 & 1 and t != iiu.resume_at
+                        and not (trace and c is not None and w >> 57 & 1)):
+                    # IssueUnit.step in ISSUE / ISSUE_FWD, inlined (not for EOF, a branch
+                    # fetched again, or a commit whose BRANCH TAKEN message is traced)
+                    op = issue(iiu, w, t, iiu.latched if st == ISSUE_FWD else None, c)
+                    fifo = iiu.fifo
+                    if st == ISSUE_FWD and fifo:
+                        fifo.popleft()
+                    if c is not None:
+                        if len(fifo) < FIFO_DEPTH:
+                            fifo.append(c)
+                        else:
+                            self.fifo_overflows += 1
+                    iiu.latched = c
+                    pc = iiu.pc
+                    iiu.prev_pc = pc
+                    if w >> 57 & 1:
+                        iiu.branch_op = op
+                        iiu.branch_target = None
+                        if not bdr or op is None or not op.waits:
+                            iiu.pc = (pc + 1) & PC_MASK
+                        iiu.state = UPDATE_PC
+                    else:
+                        iiu.state = FETCH
+                    look = False
+                else:
+                    # ``look``: the unit waits or ended (idle_hint) or the run finished
+                    look = step(t, c)
                 if mt_on:
                     self._smt_off(t)
                     mt_on = False
