@@ -29,7 +29,17 @@ from ..alu import (
 )
 from . import events as ev
 from .cbus import Arbiter
-from .iiu import _FIXED_BY_OP, FETCH, FIFO_DEPTH, ISSUE, ISSUE_FWD, PC_MASK, UPDATE_PC, IssueUnit
+from .iiu import (
+    _FIXED_BY_OP,
+    FETCH,
+    FIFO_DEPTH,
+    FIFO_UPDATE,
+    ISSUE,
+    ISSUE_FWD,
+    PC_MASK,
+    UPDATE_PC,
+    IssueUnit,
+)
 from .quirks import DESIGNED, Quirks
 from .smu import DepStore, forwarded_src0, forwarded_src1, tag
 from .stations import NEVER, NUM_STATIONS, RS_ADD0, RS_ADD1, RS_IO, Op, Station
@@ -572,6 +582,13 @@ class VPCycleModel:
         issue = self.issue
         imem = iiu.imem
         bdr = iiu.bdr
+        refetch = iiu.refetch
+        rtl_sb = self._rtl_sb
+        checked = iiu.checked
+        smu_check = iiu.smu_check
+        smu = self.smu
+        st_add0 = stations[RS_ADD0]
+        st_add1 = stations[RS_ADD1]
         own = self.lane_owner
         lp = self.lane_prod
         known = self.known
@@ -645,6 +662,69 @@ class VPCycleModel:
                     else:
                         iiu.state = FETCH
                     look = False
+                elif (st == FETCH and not iiu.bubble and not w >> 58 & 1 and t != iiu.resume_at
+                        and not (trace and c is not None and w >> 57 & 1)):
+                    # IssueUnit.step in FETCH, inlined (the same exceptions, and not the
+                    # designed bubble after a branch)
+                    look = False
+                    opc = w >> 48 & 7
+                    busy = False
+                    if opc == OP_ADD:
+                        s = st_add0
+                        sid = RS_ADD0
+                        if s.busy_from <= t <= s.busy_end:
+                            s = st_add1
+                            sid = RS_ADD1
+                            if s.busy_from <= t <= s.busy_end:
+                                sid = 0
+                                busy = True
+                    else:
+                        sid = _FIXED_BY_OP[opc]
+                        if sid:
+                            s = stations[sid]
+                            if s.busy_from <= t <= s.busy_end:
+                                sid = 0
+                                busy = checked[opc]
+                    if not busy and sid and smu_check and smu.used > 2:
+                        d1, d0 = iiu.deps(w, None)
+                        n = (d1 > 0) + (d0 > 0)
+                        if n and not smu.has_room(n):
+                            busy = True
+                            smu.stalls += 1
+                    fifo = iiu.fifo
+                    if c is not None:
+                        if rtl_sb:
+                            iiu.sb[c.dst] = 0
+                        inc = not busy and not w >> 57 & 1
+                        if not busy:
+                            nxt = ISSUE_FWD
+                        elif fifo:
+                            nxt = FIFO_UPDATE
+                        else:  # (the commit is queued below: no idle hint)
+                            nxt = FETCH
+                            iiu.stall_cycles += 1
+                        if len(fifo) < FIFO_DEPTH:
+                            fifo.append(c)
+                        else:
+                            self.fifo_overflows += 1
+                    else:
+                        inc = not busy and not w >> 57 & 1 and not fifo
+                        if fifo:
+                            nxt = FIFO_UPDATE
+                        elif busy:
+                            nxt = FETCH
+                            iiu.stall_cycles += 1
+                            self.idle_hint = look = True
+                        else:
+                            nxt = ISSUE
+                    if not refetch and nxt != ISSUE and nxt != ISSUE_FWD:
+                        inc = False
+                    iiu.latched = c
+                    pc = iiu.pc
+                    iiu.prev_pc = pc
+                    if inc:
+                        iiu.pc = (pc + 1) & PC_MASK
+                    iiu.state = nxt
                 else:
                     # ``look``: the unit waits or ended (idle_hint) or the run finished
                     look = step(t, c)
