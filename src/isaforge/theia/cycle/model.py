@@ -287,8 +287,8 @@ class VPCycleModel:
                 src1_addr if src1_addr is not None else 0,
                 src0_addr if src0_addr is not None else 0))
         iiu.issued += 1
-        if not branch and io != 0:  # an OMWRITE has no register result
-            iiu.sb[dst] = sid
+        if rtl_sb and not branch and io != 0:  # an OMWRITE has no register result
+            iiu.sb[dst] = sid  # (the dependency table is read only with the RTL scoreboard)
         if we and not rtl_sb and io != 0:  # a branch writes its WE lanes too
             base = dst * 3
             own = self.lane_owner
@@ -598,6 +598,7 @@ class VPCycleModel:
         bound = min(stop, limit)
         steps = self.steps
         mt_on = self.mt_on
+        ended = iiu.ended
         smt = rf[2][2] & 1  # R2.z bit 0 (changes only when a result commits)
         if self.done:
             return self
@@ -725,6 +726,22 @@ class VPCycleModel:
                     if inc:
                         iiu.pc = (pc + 1) & PC_MASK
                     iiu.state = nxt
+                elif (st == FETCH and not w >> 58 & 1 and t != iiu.resume_at
+                        and not (trace and c is not None and w >> 57 & 1)):
+                    # the designed bubble after a branch (IssueUnit.step, inlined): the word
+                    # at the new PC arrives next cycle
+                    look = False
+                    iiu.bubble = False
+                    fifo = iiu.fifo
+                    if fifo:
+                        fifo.popleft()
+                    if c is not None:
+                        if len(fifo) < FIFO_DEPTH:
+                            fifo.append(c)
+                        else:
+                            self.fifo_overflows += 1
+                    iiu.latched = c
+                    iiu.prev_pc = iiu.pc
                 else:
                     # ``look``: the unit waits or ended (idle_hint) or the run finished
                     look = step(t, c)
@@ -774,7 +791,9 @@ class VPCycleModel:
                     commit(c, t)
                 smt = rf[2][2] & 1
             t += 1
-            if look or iiu.ended:  # an ended unit may step on without a hint (EOF refetched)
+            if look:
+                ended = iiu.ended  # (set only in a step that returns look)
+            if look or ended:  # an ended unit may step on without a hint (EOF refetched)
                 if iiu.ended and self._all_ended() and not self._in_flight():
                     self.finish(t)
                     break
