@@ -123,10 +123,13 @@ class IssueUnit:
     def deps(self, w: int, fwd: Op | None) -> tuple[int, int]:
         """Stations still computing SRC1 / SRC0 of ``w``, from the dependency table."""
         m = self.m
-        a = m.addressing(w)
+        plan = m._plans.get(w)  # the word's decoded addressing when it does not depend on R3
+        a = plan[2] if plan is not None else None
+        if a is None:
+            a = m.addressing(w)
         sb = self.sb
         imm = w >> 63
-        if m.quirks.rtl_scoreboard:
+        if self.rtl_sb:
             d1 = 0 if imm or a.src1_addr is None else sb[a.src1_addr]
             d0 = 0 if (imm and w >> 47 & 1) or a.src0_addr is None else sb[a.src0_addr]
             if fwd is not None:
@@ -338,8 +341,8 @@ class IssueUnit:
         pop = False
         setpc = -1
         if st == FIFO_UPDATE:
-            if fifo:
-                self._clear_rtl(fifo[0].dst)
+            if fifo and self.rtl_sb:
+                self.sb[fifo[0].dst] = 0
             pop = True
             sid, busy = self.station_for(w, t)
             busy = busy or not enabled

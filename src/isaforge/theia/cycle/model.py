@@ -582,6 +582,7 @@ class VPCycleModel:
         issue = self.issue
         imem = iiu.imem
         bdr = iiu.bdr
+        bnc = iiu.bnc
         refetch = iiu.refetch
         rtl_sb = self._rtl_sb
         checked = iiu.checked
@@ -742,6 +743,33 @@ class VPCycleModel:
                             self.fifo_overflows += 1
                     iiu.latched = c
                     iiu.prev_pc = iiu.pc
+                elif (st == UPDATE_PC and not bnc and not w >> 58 & 1 and t != iiu.resume_at
+                        and not (trace and c is not None and w >> 57 & 1)):
+                    # designed UPDATE_PC (IssueUnit.step, inlined): wait for the branch's
+                    # own result, then load its target
+                    look = False
+                    fifo = iiu.fifo
+                    target = iiu.branch_target
+                    nxt = UPDATE_PC
+                    if target is not None:
+                        iiu.branch_op = None
+                        iiu.branch_target = None
+                        nxt = FETCH
+                        iiu.bubble = True
+                    elif fifo:
+                        nxt = FIFO_UPDATE
+                    elif c is None:  # (else the commit is queued below: nothing to skip)
+                        self.idle_hint = look = True
+                    if c is not None:
+                        if len(fifo) < FIFO_DEPTH:
+                            fifo.append(c)
+                        else:
+                            self.fifo_overflows += 1
+                    iiu.latched = c
+                    iiu.prev_pc = iiu.pc
+                    if target is not None and target >= 0:
+                        iiu.pc = target
+                    iiu.state = nxt
                 else:
                     # ``look``: the unit waits or ended (idle_hint) or the run finished
                     look = step(t, c)
