@@ -770,6 +770,45 @@ class VPCycleModel:
                     if target is not None and target >= 0:
                         iiu.pc = target
                     iiu.state = nxt
+                elif (st == FIFO_UPDATE and not w >> 58 & 1 and t != iiu.resume_at
+                        and not (trace and c is not None and w >> 57 & 1)):
+                    # FIFO_UPDATE (IssueUnit.step, inlined): a queued commit is taken
+                    look = False
+                    fifo = iiu.fifo
+                    if fifo and rtl_sb:
+                        iiu.sb[fifo[0].dst] = 0
+                    opc = w >> 48 & 7  # a structural hazard? (IssueUnit.station_for)
+                    busy = False
+                    if opc == OP_ADD:
+                        if st_add0.busy_from <= t <= st_add0.busy_end:
+                            busy = st_add1.busy_from <= t <= st_add1.busy_end
+                    else:
+                        sid = _FIXED_BY_OP[opc]
+                        if sid:
+                            s = stations[sid]
+                            if s.busy_from <= t <= s.busy_end:
+                                busy = checked[opc]
+                    inc = False
+                    if iiu.branch_op is not None and not bnc:
+                        nxt = UPDATE_PC
+                    elif not busy and not w >> 57 & 1:
+                        nxt = ISSUE
+                        inc = not refetch
+                    else:
+                        nxt = FETCH
+                    if fifo:
+                        fifo.popleft()
+                    if c is not None:
+                        if len(fifo) < FIFO_DEPTH:
+                            fifo.append(c)
+                        else:
+                            self.fifo_overflows += 1
+                    iiu.latched = c
+                    pc = iiu.pc
+                    iiu.prev_pc = pc
+                    if inc:
+                        iiu.pc = (pc + 1) & PC_MASK
+                    iiu.state = nxt
                 else:
                     # ``look``: the unit waits or ended (idle_hint) or the run finished
                     look = step(t, c)
