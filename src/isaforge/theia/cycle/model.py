@@ -6,6 +6,11 @@ written to the register file and forwarded to the stations waiting for it. Cycle
 nothing can change (the issue unit waiting for a busy station, a branch or the last results,
 with nothing due on the commit bus) are skipped in one jump, so a 66-cycle DIV costs one
 step, not 66.
+
+Speed: without SMT, the loop runs the issue unit's common cycles itself (FETCH, ISSUE /
+ISSUE_FWD, FIFO_UPDATE, the designed UPDATE_PC and bubble): the same transitions as
+``IssueUnit.step``, which still does the rest (SMT, EOF words, the RTL's branch handling, a
+traced commit under a branch word). Each word is decoded once into a plan (``_plan``).
 """
 
 from __future__ import annotations
