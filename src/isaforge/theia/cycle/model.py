@@ -29,7 +29,9 @@ from ..alu import (
     Addressing,
     Lanes,
     addressing,
+    branch_taken,
     execute,
+    flags,
     modify,
 )
 from . import events as ev
@@ -813,6 +815,42 @@ class VPCycleModel:
                     iiu.prev_pc = pc
                     if inc:
                         iiu.pc = (pc + 1) & PC_MASK
+                    iiu.state = nxt
+                elif (st == UPDATE_PC and not w >> 58 & 1 and t != iiu.resume_at
+                        and not (trace and c is not None and w >> 57 & 1)
+                        and not (bdr and iiu.branch_op is not None and iiu.branch_op.waits)):
+                    # the RTL's UPDATE_PC (branch_next_cycle; IssueUnit.step, inlined but for
+                    # a branch that waits for its operands): the FIFO entry is lost, the PC
+                    # is loaded by whatever result of the branch's station commits
+                    look = False
+                    fifo = iiu.fifo
+                    had_fifo = bool(fifo)
+                    if fifo:
+                        fifo.popleft()
+                    setpc = -1
+                    nxt = UPDATE_PC
+                    if w >> 57 & 1:
+                        if c is not None and c.rs == iiu.station_for(w, t)[0]:
+                            zero, sign = flags(c.result)
+                            if branch_taken(w >> 54 & 7, zero, sign):
+                                setpc = iiu._target(w)
+                        d1, d0 = iiu.deps(w, None)
+                    else:
+                        d1 = d0 = 0
+                    if not (d1 or d0):
+                        iiu.branch_op = None
+                        nxt = FETCH
+                    elif had_fifo:
+                        nxt = FIFO_UPDATE
+                    if c is not None:
+                        if len(fifo) < FIFO_DEPTH:
+                            fifo.append(c)
+                        else:
+                            self.fifo_overflows += 1
+                    iiu.latched = c
+                    iiu.prev_pc = iiu.pc
+                    if setpc >= 0:
+                        iiu.pc = setpc
                     iiu.state = nxt
                 else:
                     # ``look``: the unit waits or ended (idle_hint) or the run finished
