@@ -7,10 +7,11 @@ nothing can change (the issue unit waiting for a busy station, a branch or the l
 with nothing due on the commit bus) are skipped in one jump, so a 66-cycle DIV costs one
 step, not 66.
 
-Speed: without SMT, the loop runs the issue unit's common cycles itself (FETCH, ISSUE /
-ISSUE_FWD, FIFO_UPDATE, the designed UPDATE_PC and bubble): the same transitions as
-``IssueUnit.step``, which still does the rest (SMT, EOF words, the RTL's branch handling, a
-traced commit under a branch word). Each word is decoded once into a plan (``_plan``).
+Speed: without SMT, the loop runs the issue unit's cycles itself (FETCH, ISSUE / ISSUE_FWD,
+FIFO_UPDATE, UPDATE_PC, the designed bubble): the same transitions as ``IssueUnit.step``,
+which still does the rest (SMT, EOF words, a branch fetched again or waiting for its
+operands, a traced commit under a branch word). Each word is decoded once into a plan
+(``_plan``); ``tests/theia/test_cycle_rtl.py`` checks untraced == traced runs.
 """
 
 from __future__ import annotations
