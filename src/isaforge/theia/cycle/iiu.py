@@ -149,10 +149,6 @@ class IssueUnit:
         else:
             self.m.fifo_overflows += 1
 
-    def _clear_rtl(self, dst: int) -> None:
-        if self.m.quirks.rtl_scoreboard:
-            self.sb[dst] = 0
-
     def commit_seen(self, c: Op) -> None:
         """Designed machine: a branch learns its fate when its own result commits."""
         if c is self.branch_op and not self.m.quirks.branch_next_cycle:
