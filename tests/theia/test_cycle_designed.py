@@ -222,3 +222,16 @@ def test_until_pauses_and_run_continues() -> None:
     part.run()
     assert part.done and part.finished_at == whole.finished_at
     assert part.registers().tolist() == whole.registers().tolist()
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_run_ends_the_cycle_after_the_last_commit(trace: bool) -> None:
+    # as designed, EOF ends the thread but results in flight still commit; the run ends at
+    # the end of the cycle of the last commit (the EOF word is fetched again meanwhile, so
+    # the loop must look for the end every cycle, not only when the unit waits)
+    prog = [_imm(10, 7), _imm(11, 2), _word(2, 12, 10, 11), EOF_WORD]
+    model = run_cycles(prog, trace=trace)
+    traced = run_cycles(prog)
+    last = max(e.cycle for e in traced.events if isinstance(e, ev.Commit))
+    assert traced.stations[3].executed == 1 and last > 66  # the DIV committed after EOF
+    assert model.done and model.finished_at == last + 1
