@@ -92,7 +92,6 @@ class CpCompiler(TokenCursor):
         self.vars: dict[str, int] = {}
         self.var_index = VAR_START
         self.temp_index = TEMP_START
-        self.depth = 0
 
     # -- registers -----------------------------------------------------------------------------
     def address(self, name: str, tok: Token) -> int:
@@ -132,18 +131,6 @@ class CpCompiler(TokenCursor):
             self.statement()
         return self.code
 
-    def block(self) -> None:
-        self.expect("{", "'{'")
-        self.depth += 1
-        if self.depth > 200:
-            raise self.error("blocks nested too deeply")
-        while not self.at("}"):
-            if self.at("EOF"):
-                raise self.error("expected '}', found end of file")
-            self.statement()
-        self.next()
-        self.depth -= 1
-
     def statement(self) -> None:
         tok = self.peek()
         k = tok.kind
@@ -174,8 +161,7 @@ class CpCompiler(TokenCursor):
         elif k == "ID":
             self.assignment()
         else:
-            found = "end of file" if k == "EOF" else f"'{tok.text}'"
-            raise self.error(f"expected a statement, found {found}", tok)
+            raise self.unexpected("a statement", tok)
 
     def constant(self) -> str:
         tok = self.peek()
@@ -189,8 +175,7 @@ class CpCompiler(TokenCursor):
             # upstream prints the 32-bit bitset as binary digits, later read back as hex
             self.next()
             return f"{int(tok.text[2:][:32], 2):032b}"
-        found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
-        raise self.error(f"expected a number, found {found}", tok)
+        raise self.unexpected("a number", tok)
 
     def declaration(self) -> None:
         self.next()
@@ -345,8 +330,7 @@ class CpCompiler(TokenCursor):
             self.emit(CpInstr(ASSIGN, dest=temp, literal=value))
             self.inserted += 1
             return f"R{temp}", tok
-        found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
-        raise self.error(f"expected an operand, found {found}", tok)
+        raise self.unexpected("an operand", tok)
 
     # -- control flow --------------------------------------------------------------------------
     def condition(self) -> None:

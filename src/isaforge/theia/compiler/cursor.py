@@ -21,6 +21,7 @@ class TokenCursor:
         self.pos = 0
         self.last_value = ""
         self.warnings: list[tuple[SourceLoc, str]] = []
+        self.depth = 0  # nesting of blocks
 
     def peek(self, k: int = 0) -> Token:
         return self.toks[min(self.pos + k, len(self.toks) - 1)]
@@ -47,9 +48,32 @@ class TokenCursor:
     def error(self, msg: str, tok: Token | None = None) -> CompileError:
         return CompileError(msg, self.loc(tok or self.peek()))
 
+    def unexpected(self, what: str, tok: Token | None = None) -> CompileError:
+        """``expected WHAT, found 'TEXT'`` (or ``found end of file``) at ``tok``."""
+        tok = tok or self.peek()
+        found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
+        return self.error(f"expected {what}, found {found}", tok)
+
     def expect(self, kind: str, what: str | None = None) -> Token:
-        tok = self.peek()
-        if tok.kind != kind:
-            found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
-            raise self.error(f"expected {what or repr(kind)}, found {found}", tok)
+        if self.peek().kind != kind:
+            raise self.unexpected(what or repr(kind))
         return self.next()
+
+    def statement(self) -> None:
+        raise NotImplementedError  # each dialect parses its own statements
+
+    #: what a missing opening brace of a block is reported as
+    BRACE = "'{'"
+
+    def block(self) -> None:
+        """``{ statement* }``."""
+        self.expect("{", self.BRACE)
+        self.depth += 1
+        if self.depth > 200:
+            raise self.error("blocks nested too deeply")
+        while not self.at("}"):
+            if self.at("EOF"):
+                raise self.unexpected("'}'")
+            self.statement()
+        self.next()
+        self.depth -= 1

@@ -116,6 +116,8 @@ def _after_dot(toks: list[Token], i: int) -> bool:
 class VpCompiler(TokenCursor):
     """Parses a preprocessed VP program and generates its instructions."""
 
+    BRACE = "'{' (blocks need braces, even around one statement)"
+
     def __init__(self, pre: Preprocessed) -> None:
         super().__init__(pre, cp=False)
         # ``n``, ``x``, ``y``, ``z`` alone are names (the manual's ``vector a, b, n, z;``):
@@ -139,7 +141,6 @@ class VpCompiler(TokenCursor):
         self.thread_scope = False
         self.temp_index = 1
         self.fixed_point = False
-        self.depth = 0
 
     # -- registers -----------------------------------------------------------------------------
     def _check_reg(self, n: int, tok: Token | None, what: str) -> int:
@@ -307,18 +308,6 @@ class VpCompiler(TokenCursor):
         ins.set_we(WE_XYZ)
         self.emit(ins)
 
-    def block(self) -> None:
-        self.expect("{", "'{' (blocks need braces, even around one statement)")
-        self.depth += 1
-        if self.depth > 200:
-            raise self.error("blocks nested too deeply")
-        while not self.at("}"):
-            if self.at("EOF"):
-                raise self.error("expected '}', found end of file")
-            self.statement()
-        self.next()
-        self.depth -= 1
-
     def statement(self) -> None:
         tok = self.peek()
         k = tok.kind
@@ -365,8 +354,7 @@ class VpCompiler(TokenCursor):
         elif k in ("*", "&"):
             raise self.pointer_error(tok, "a statement")
         else:
-            found = "end of file" if k == "EOF" else f"'{tok.text}'"
-            raise self.error(f"expected a statement, found {found}", tok)
+            raise self.unexpected("a statement", tok)
 
     # -- declarations --------------------------------------------------------------------------
     def declaration(self) -> None:
@@ -481,8 +469,7 @@ class VpCompiler(TokenCursor):
             if int(scale) > 31:
                 raise self.error(f"fixed-point scale {int(scale)} is too large (at most 31)", tok)
             return f"{round(float(value) * (1 << int(scale))) & 0xFFFFFFFF:x}"
-        found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
-        raise self.error(f"expected a number, found {found}", tok)
+        raise self.unexpected("a number", tok)
 
     # -- assignments ---------------------------------------------------------------------------
     def lhs(self) -> Lhs:
@@ -569,8 +556,7 @@ class VpCompiler(TokenCursor):
             end = self.expect(terminator, f"'{terminator}'")
             self.assign(lhs, val, end)
         else:
-            found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
-            raise self.error(f"expected '=', '+=', '++' or '--', found {found}", tok)
+            raise self.unexpected("'=', '+=', '++' or '--'", tok)
 
     def _plain_target(self, lhs: Lhs) -> None:
         if lhs.kind != "reg":
@@ -963,8 +949,7 @@ class VpCompiler(TokenCursor):
             return Val("reg", reg=0)
         if tok.kind in ("*", "&"):
             raise self.pointer_error(tok, "an operand")
-        found = "end of file" if tok.kind == "EOF" else f"'{tok.text}'"
-        raise self.error(f"expected an operand, found {found}", tok)
+        raise self.unexpected("an operand", tok)
 
     def scaled(self, tok: Token) -> Val:
         """``scale(expr)`` / ``unscale(expr)`` (an extension; upstream takes only a register,
