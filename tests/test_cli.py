@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from isaforge.cli import main
@@ -25,3 +26,56 @@ def test_every_architecture_has_its_command_group() -> None:
     assert result.exit_code == 0
     for arch in ("afuc", "tensix", "theia"):
         assert arch in result.output
+
+
+def test_every_architecture_has_a_trace_command(tmp_path) -> None:
+    """``isaforge <arch> trace`` is ``run`` with tracing on (the CLI verbs of the design)."""
+    from importlib import resources
+
+    from tests.refdata import refdata
+
+    runner = CliRunner()
+    stream = tmp_path / "s.txt"
+    stream.write_text("CP_ME_INIT 0\nRB_RENDER_CNTL 0x11\n")
+    fw = refdata("afuc", "firmware", "a630_sqe.fw")
+    r = runner.invoke(main, ["afuc", "trace", str(fw), str(stream)])
+    assert r.exit_code == 0, r.output
+    assert "waitin" in r.output and "RB_RENDER_CNTL: 00000011" in r.output
+    assert "--json" not in runner.invoke(main, ["afuc", "trace", "--help"]).output
+
+    import numpy as np
+
+    kernel = resources.files("isaforge") / "tensix" / "data" / "matmul_kernel.s"
+    np.save(tmp_path / "ones.npy", np.ones((64, 16), np.float32))
+    loads = [f"{src}:0:bf16={tmp_path / 'ones.npy'}" for src in ("srca", "srcb")]
+    r = runner.invoke(main, ["tensix", "trace", str(kernel), "--load", loads[0],
+                             "--load", loads[1]])
+    assert r.exit_code == 0, r.output
+    assert "ttmvmul" in r.output and "rwc_a=16(cr=0) rwc_b=8(cr=0) rwc_d=24(cr=0)" in r.output
+
+    prog = resources.files("isaforge") / "examples" / "theia" / "programs" / "sum_loop.vp"
+    r = runner.invoke(main, ["theia", "trace", str(prog), "-o", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "out" / "vp.2.log").read_text().strip()
+
+
+@pytest.mark.parametrize("arch", ["demo", "tensix"])
+def test_a_closed_pipe_ends_the_command_quietly(arch: str, tmp_path) -> None:
+    """``isaforge ... | head``: no traceback, no error message, exit status 1 (for rich's output
+    in the demo, and for click.echo's in a trace of a line per instruction)."""
+    import subprocess
+    import sys
+
+    args = ["demo"]
+    if arch == "tensix":
+        prog = tmp_path / "nops.s"
+        prog.write_text("\n".join([".thread 0", *["ttnop"] * 20000]) + "\n")
+        args = ["tensix", "trace", str(prog)]
+    proc = subprocess.Popen([sys.executable, "-m", "isaforge", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away while the command is still printing
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1, err
+    assert err == ""

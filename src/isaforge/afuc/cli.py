@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..core.cli import guarded, read_input, write_output
+from ..core.cli import guarded, preset, read_input, write_output
 from ..core.errors import AsmError, EmulationError
 from . import assemble, listing
 from .debug_cli import debug_cmd
@@ -109,3 +109,9 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     summary = (f"{emu.steps} instructions, {emu.packets} packets, "
                f"{len(emu.effects_raw)} effects; idle, waiting for a packet")
     click.echo(("; " if trace else "") + summary, err=as_json)
+
+
+afuc_cli.add_command(preset(
+    run_cmd, "trace", help="Run FIRMWARE on STREAM and print every executed instruction and "
+    "what it changed, in Mesa's afuc-disasm -e format (same as 'run --trace').",
+    trace=True, as_json=False))

@@ -9,6 +9,7 @@ stderr and exit status 1; an unexpected exception is reported as an internal err
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,11 @@ def guarded(fn: F) -> F:
             return fn(*args, **kwargs)
         except IsaforgeError as e:
             click.echo(f"isaforge: {e}", err=True)
+            sys.exit(1)
+        except BrokenPipeError:
+            # the reader went away (``| head``): stop quietly with status 1, as Python's docs
+            # on SIGPIPE advise and rich does for its output
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
         except OSError as e:
             click.echo(f"isaforge: error: {e.strerror or e}: {e.filename or ''}".rstrip(": "),
@@ -62,3 +68,16 @@ def write_output(path: str | None, data: bytes | str) -> None:
         sys.stdout.flush()
     else:
         Path(path).write_bytes(raw)
+
+
+def preset(cmd: click.Command, name: str, help: str, **fixed: Any) -> click.Command:
+    """A command that is ``cmd`` with some of its options fixed (``isaforge <arch> trace`` is
+    ``run`` with tracing on): the same arguments and options, minus the fixed ones."""
+    callback = cmd.callback
+    assert callback is not None
+
+    def run(**kwargs: Any) -> Any:
+        return callback(**kwargs, **fixed)
+
+    params = [p for p in cmd.params if p.name not in fixed]
+    return click.Command(name, params=params, callback=run, help=help)

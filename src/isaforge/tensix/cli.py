@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..core.cli import guarded, read_input, write_output
+from ..core.cli import guarded, preset, read_input, write_output
 from .asm import assemble_bytes
 from .disasm import disassemble, listing, looks_like_listing, relist
 
@@ -57,6 +57,9 @@ def _register_run() -> None:
     from .run_cli import run_cmd
 
     tensix_cli.add_command(run_cmd)
+    tensix_cli.add_command(preset(
+        run_cmd, "trace", help="Run PROG.s and print every executed instruction: thread, "
+        "word, disassembly and the RWCs after it (same as 'run --trace all').", trace="all"))
 
 
 _register_run()

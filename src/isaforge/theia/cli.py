@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..core.cli import guarded, read_input, write_output
+from ..core.cli import guarded, preset, read_input, write_output
 from . import assemble, disassemble, listing, read_mem, write_mem
 
 CP_HELP = "the 32-bit control processor (control_code.mem / cp_code.list) instead of the VP"
@@ -59,4 +59,7 @@ theia_cli.add_command(compile_cmd)
 from .run_cli import check_cmd, run_cmd  # noqa: E402 - the simulator's commands
 
 theia_cli.add_command(run_cmd)
+theia_cli.add_command(preset(
+    run_cmd, "trace", help="Run PROG and also write the cycle model's issue/commit trace "
+    "vp.N.log, in the RTL's format with cycle stamps (same as 'run --cycles').", cycles=True))
 theia_cli.add_command(check_cmd)
