@@ -8,26 +8,16 @@ from importlib import resources
 from rich.console import Console
 from rich.table import Table
 
+from ..core.demo import show_word_round_trips
 from .asm import assemble
 from .disasm import disassemble
 
 
 def demo(console: Console, table: Table, lines: int) -> bool:
-    """Show each bundled tensix example; add a row per example; False if any round trip fails."""
-    ok = True
-    for entry in sorted((resources.files("isaforge") / "examples" / "tensix").iterdir(),
-                        key=lambda p: p.name):
-        if entry.name.startswith("."):
-            continue
-        words = assemble(entry.read_text())
-        texts = [ins.text for ins in disassemble(words)]
-        same = assemble("\n".join(texts)) == words
-        console.rule(f"tensix: {entry.name} -> {len(words)} words -> disassembly")
-        for w, line in list(zip(words, texts, strict=True))[:lines]:
-            console.print(f"{w:08x}  {line}", markup=False, highlight=False)
-        table.add_row("Tensix (Blackhole)", entry.name, f"{len(words)} words",
-                      "[green]round trip: identical words[/]" if same else "[red]DIFFERENT[/]")
-        ok = ok and same
+    """Round-trip each bundled tensix example, then run one on the emulator; False if either
+    goes wrong."""
+    ok = show_word_round_trips(console, table, lines, folder="tensix", label="Tensix (Blackhole)",
+                               digits=8, assemble=assemble, disassemble=disassemble)
     return run_matmul(console, table) and ok
 
 
