@@ -141,3 +141,25 @@ def test_run_compiles_a_vp_program_without_images_beside_it(tmp_path: Path) -> N
     assert not (tmp_path / "code.mem").exists()  # compiled into a scratch directory
     vp = _run(src).vps[2]  # the reference compiler's images, run the same way
     assert (out / "rf.vp.2.log").read_text() == dumps.format_rf(vp.registers, vp.written)
+
+
+def test_run_reports_compile_errors_and_warnings_of_the_program(tmp_path: Path) -> None:
+    """A .vp compiled by ``run`` reports the compiler's own error, with file:line:col, in one
+    line, and passes its warnings on to stderr."""
+    (tmp_path / "bad.vp").write_text("vector a;\na = b;\nexit;\n")
+    (tmp_path / "bad.cp").write_text("exit;\n")
+    r = CliRunner().invoke(main, ["theia", "run", str(tmp_path / "bad.vp"), "-o",
+                                  str(tmp_path / "out")])
+    assert r.exit_code == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "bad.vp:2:5: error: undefined variable 'b'" in lines[0]
+    # upstream-compatible code that does not do what it says is compiled with a warning
+    from importlib import resources
+
+    examples = resources.files("isaforge") / "examples" / "theia" / "programs"
+    (tmp_path / "sum_loop.cp").write_text((examples / "sum_loop.cp").read_text())
+    (tmp_path / "sum_loop.vp").write_text("vector a = (1,2,3);\nR66 = scale(R60);\nexit;\n")
+    r = CliRunner().invoke(main, ["theia", "run", str(tmp_path / "sum_loop.vp"), "-o",
+                                  str(tmp_path / "out"), "--max-steps", "10000"])
+    assert r.exit_code == 0, r.output
+    assert "sum_loop.vp:2:7: warning: scale(...) reads R0" in r.stderr

@@ -3,16 +3,14 @@
 A program is ``code.mem`` (the VP image) plus ``control_code.mem`` (the CP image), and
 optionally ``tmem.mem`` (TMEM words, one hex word per line). :func:`locate` accepts a
 directory holding them, a ``code.mem`` path, or a T-Language ``PROG.vp``: its compiled
-outputs beside it are used, and if they are missing the program is compiled with
-``isaforge theia compile`` (when that command is available) into a scratch directory.
+outputs beside it are used, and if they are missing the program is compiled (as
+``isaforge theia compile`` does) into a scratch directory.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import IsaforgeError, SourceLoc
@@ -33,6 +31,7 @@ class Program:
     control: list[int]
     tmem: list[int] | None
     directory: Path
+    warnings: list[str] = field(default_factory=list)  # the compiler's, if it was compiled
 
 
 def _text(path: Path) -> str:
@@ -62,22 +61,13 @@ def read_tmem(path: Path) -> list[int]:
     return words
 
 
-def _compile(source: Path, out: Path) -> None:
-    """Compile ``source`` (.vp, and the .cp beside it) into ``out`` with the
-    ``isaforge theia compile`` command (its progress lines are not shown)."""
-    from .cli import theia_cli
+def _compile(source: Path, out: Path) -> list[str]:
+    """Compile ``source`` (.vp, and the .cp beside it) into ``out`` as ``isaforge theia
+    compile`` does; a compile error propagates with its file:line:col. Returns the
+    compiler's warnings."""
+    from .compiler import compile_program
 
-    command = theia_cli.commands.get("compile")
-    if command is None:
-        raise ProgramError(f"{source}: no {CODE}/{CONTROL} beside it and no T-Language "
-                           "compiler is available (compile it first)")
-    chatter = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(chatter):
-            command.main([str(source), "-o", str(out)], standalone_mode=False)
-    except SystemExit as e:
-        if e.code:
-            raise ProgramError(f"{source}: compilation failed") from None
+    return compile_program(source, out).warnings
 
 
 def _needs_compiling(prog: Path) -> bool:
@@ -111,8 +101,10 @@ def load_program(prog: Path, tmem: Path | None = None) -> Program:
         tmem = home / TMEM
     if _needs_compiling(prog):
         with tempfile.TemporaryDirectory(prefix="isaforge-theia-") as scratch:
-            _compile(prog, Path(scratch))
-            return _read(Path(scratch), Path(scratch) / CODE, tmem)
+            warnings = _compile(prog, Path(scratch))
+            program = _read(Path(scratch), Path(scratch) / CODE, tmem)
+            program.warnings = warnings
+            return program
     directory = locate(prog)
     code_path = prog if prog.suffix == ".mem" and prog.is_file() else directory / CODE
     return _read(directory, code_path, tmem)

@@ -51,6 +51,8 @@ def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: 
     """Run PROG (a .vp program, a code.mem, or a directory with code.mem and
     control_code.mem) on the simulated GPU and write the RTL-format dumps."""
     program = load_program(prog, tmem)
+    for warning in program.warnings:
+        click.echo(f"isaforge: {warning}", err=True)
     chosen = set(QUIRKS) if "all" in quirks else set(quirks)
     gpu = Gpu(cores=cores, quirks=chosen)
     gpu.load(program.code, program.control, program.tmem)
