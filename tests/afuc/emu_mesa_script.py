@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 
+from isaforge.afuc.disasm import jumptable_offset
 from isaforge.afuc.emu import Emulator
 from isaforge.afuc.isa import parse_reg_name
 from isaforge.afuc.machine import Idle
-from isaforge.afuc.trace import TraceState, jumptable_offset
+from isaforge.afuc.trace import TraceState
 
 EFFECT_LINE = re.compile(r"^ {14}(GPU|PIPE|CTRL|MEM): +(\S+): (?:0x)?([0-9a-f]{8})$")
 KIND = {"GPU": "reg", "PIPE": "pipe", "CTRL": "ctrl", "MEM": "mem"}

@@ -78,8 +78,9 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     """
     import json
 
+    from .disasm import jumptable_offset
     from .emu import Emulator
-    from .trace import TraceState, jumptable_offset
+    from .trace import TraceState
 
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)

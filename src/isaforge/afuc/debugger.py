@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import EmulationError, IsaforgeError
-from .disasm import listing
+from .disasm import jumptable_offset, listing
 from .emu import Emulator
 from .isa import REG_REM, parse_reg_name
 from .machine import STACK_DEPTH, StreamEndError
 from .stream import BadPacketError, parse_header, parse_text
-from .trace import PAD, SPECIAL_DST, TraceState, jumptable_offset
+from .trace import PAD, SPECIAL_DST, TraceState
 
 M32 = 0xFFFFFFFF
 DEFAULT_MAX_STEPS = 1_000_000

@@ -198,6 +198,19 @@ def _boot(fw: Firmware, processor: str, offset: int) -> Processor:
     return core
 
 
+def jumptable_offset(fw: Firmware) -> int | None:
+    """Where the packet table sits in the main image (what Mesa prints as ``[#jumptbl]``);
+    None for a5xx or when the boot code cannot be run."""
+    if fw.gen < 6:
+        return None
+    try:
+        core = _boot(fw, PROC_SQE, 0)
+    except FirmwareError:
+        return None
+    words = fw.words[1:]
+    return _find_table(words, len(words), core.jmptbl)
+
+
 def _gpu64(core: Processor, name: str) -> int:
     off = core.db.gpu_reg(name)
     return 0 if off is None else int(core.gpu[off]) | int(core.gpu[off + 1]) << 32

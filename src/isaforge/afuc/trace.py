@@ -90,17 +90,3 @@ class TraceState:
         for a in self.mem:
             out(f"{PAD}MEM:  0x{a:016x}: 0x{mem.get(a, 0):08x}")
 
-
-def jumptable_offset(fw: object) -> int | None:
-    """Where the packet table sits in the main image (what Mesa prints as ``[#jumptbl]``)."""
-    from .disasm import JUMPTABLE_SIZE, PROC_SQE, _boot, _find_table
-
-    if getattr(fw, "gen", 5) < 6:
-        return None
-    try:
-        core = _boot(fw, PROC_SQE, 0)  # type: ignore[arg-type]
-    except Exception:  # noqa: BLE001 - only a nicety of the trace text
-        return None
-    words = fw.words[1:]  # type: ignore[attr-defined]
-    assert len(core.jmptbl) == JUMPTABLE_SIZE
-    return _find_table(words, len(words), core.jmptbl)
