@@ -6,7 +6,7 @@ the step limit falling inside a packet)."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from isaforge.afuc import Emulator
@@ -78,6 +78,10 @@ def me_init_steps() -> int:
 
 
 @given(st.lists(TYPE4, min_size=1, max_size=6), st.integers(0, 420), st.booleans())
+# the step limit right after a bulk copy of 3 or 7 registers, at the next waitin (found by
+# this test: the bulk copy counted its iterations but not the waitin after them)
+@example(packets=[(0x8800, [0]), (0x8800, [0] * 3), (0x8800, [0] * 7)], budget=8, hook=False)
+@example(packets=[(0x8800, [0]), (0x8800, [0] * 3), (0x8800, [0] * 7)], budget=15, hook=False)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_type4_streams_fast_equals_exact(packets, budget, hook):
     """Random type-4 packets, with the step limit anywhere in the stream (each packet takes

@@ -929,7 +929,7 @@ class CodeGen:
             out.insert(0, "m.steps -= 1")
         if fast and local_nr is None and _is_data_copy(name, f):
             out = (self.data_copy(f["XMOV"] or 0)
-                   + ["else:", *("    " + s for s in [*out, rep_limit("@K@", pc)])]
+                   + ["else:", *("    " + s for s in out)]
                    + ["# @COPY@"])
         return out
 
@@ -1060,9 +1060,9 @@ class CodeGen:
                     lines.append(f"if bt is not None: m.steps -= {k_mark}; m.pc = bt; m.bt = None; "
                                  f"{NEXT}")
                     maybe_bt = False
-                if f.get("REP") and "# @COPY@" not in body:
-                    # (rep) iterations may have used up the step budget (a bulk copy checks
-                    # its iterations before it starts; only its loop needs this)
+                if f.get("REP"):
+                    # (rep) iterations may have used up the step budget for the instructions
+                    # after it (a bulk copy checks only that its own iterations fit)
                     lines.append(rep_limit(k_mark, pc))
             pc += 1
             if n >= BLOCK_MAX or _ends_block(proc, pc):
