@@ -433,3 +433,30 @@ def test_kernels_load_after_jit_after_calls() -> None:
                          timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_plain_python_lane_functions_equal_numpy() -> None:
+    """Before :func:`fpu_jit.load` the MVMUL kernels are plain Python: the ``_v_*`` lane
+    functions (the readable twins of the vector intrinsics) compute what the numpy reference
+    does, block for block (run in a process that never loads numba's versions)."""
+    code = (
+        "import numpy as np\n"
+        "from isaforge.tensix import fpu, fpu_jit\n"
+        "rng = np.random.default_rng(5)\n"
+        "a = rng.integers(0, 1 << 19, (2, 16, 16)) & 0x7FFF8\n"
+        "a[0, 3] = 0\n"
+        "b = rng.integers(0, 1 << 19, (2, 8, 16)) & 0x7FFF8\n"
+        "d = rng.integers(0, 1 << 32, (2, 8, 16))\n"
+        "for phase, fp32, exp8 in ((0, True, False), (3, False, True), (1, False, False)):\n"
+        "    out = np.empty_like(d)\n"
+        "    ws = np.zeros((6, 16, 16), np.int32)\n"
+        "    adj = fpu.exp_adjust(fp32, phase, exp8)\n"
+        "    fpu_jit._k_mvmul_batch(a, b, d, out, phase, adj, fp32, exp8, ws)\n"
+        "    ref = fpu.mvmul_kernel(a, b, d, phase, fp32, exp8)\n"
+        "    assert (out == ref).all(), (phase, fp32, exp8)\n"
+        "assert not fpu_jit.is_loaded()\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

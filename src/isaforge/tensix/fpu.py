@@ -471,11 +471,9 @@ def mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, phase: int,
     flat = [np.ascontiguousarray(np.broadcast_to(x, batch + x.shape[-2:]).reshape(
         (-1,) + x.shape[-2:])) for x in (a, b, dst)]
     out = np.empty_like(flat[2])
-    scratch = np.empty((3, max(rows, 16), 16), dtype=I64)
-    fscratch = np.empty((3, max(rows, 16), 16), dtype=np.float64)
+    ws = np.empty((6, max(rows, 16), 16), dtype=np.int32)
     kernels.mvmul_batch(flat[0], flat[1], flat[2], out, phase & 3,
-                        exp_adjust(fp32_dst, phase, exp8), bool(fp32_dst), bool(exp8),
-                        scratch, fscratch, fpu_jit.POW2)
+                        exp_adjust(fp32_dst, phase, exp8), bool(fp32_dst), bool(exp8), ws)
     return out.reshape(batch + (rows, 16)).astype(np.uint32)
 
 
@@ -559,8 +557,7 @@ def mvmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: in
         kernels.mvmul(dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, base, step, n,
                       srca.cells, srca.matrix_bank, srca_row & 0x38, srcb.cells,
                       srcb.matrix_bank, b_row, b_step, fast.a_mask, fast.b_mask, phase & 3,
-                      fast.adj[phase & 3], fast.is32, fast.exp8, fpu_jit.SCRATCH,
-                      fpu_jit.FSCRATCH, fpu_jit.POW2)
+                      fast.adj[phase & 3], fast.is32, fast.exp8, fpu_jit.WS, fpu_jit.WRAP)
         return
     if bcast_srcb_row:
         base = dst_row & (0x400 - 7)
@@ -586,8 +583,7 @@ def gapool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: i
         kernels.mvmul(dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, dst_row & 0x3FC,
                       1, 4, srca.cells, srca.matrix_bank, srca_row & 0x30, srcb.cells,
                       srcb.matrix_bank, srcb_row & 0x38, 1, fast.a_mask, fast.b_mask, phase & 3,
-                      fast.adj[phase & 3], fast.is32, fast.exp8, fpu_jit.SCRATCH,
-                      fpu_jit.FSCRATCH, fpu_jit.POW2)
+                      fast.adj[phase & 3], fast.is32, fast.exp8, fpu_jit.WS, fpu_jit.WRAP)
         return
     dst_rows = ((dst_row & 0x3FC) + np.arange(4)) & 0x3FF
     b_rows = (srcb_row & 0x38) + np.arange(4)

@@ -10,6 +10,7 @@ and compiles them (or loads them from numba's cache) the first time they are wan
 kernel                      instruction(s) (numpy reference in :mod:`.fpu`)
 ==========================  =================================================================
 :func:`_k_mvmul`            MVMUL, GAPOOL (:func:`.fpu.mvmul_kernel`, :func:`.fpu.accumulate`)
+:func:`_k_mvmul_run`        a run of MVMULs with one configuration (:func:`.fpu.mvmul_run`)
 :func:`_k_mvmul_batch`      :func:`.fpu.mvmul_batch` (many blocks of :func:`.fpu.mvmul_kernel`)
 :func:`_k_elw`              ELWADD, ELWSUB, ELWMUL (:func:`.fpu.elwadd_kernel`, ...)
 :func:`_k_gmpool`           GMPOOL (:func:`.fpu.gmpool`)
@@ -22,22 +23,21 @@ Why: the numpy instructions spent almost all their time in numpy's per-call over
 MVMUL is 2,048 products, far too few for array operations to pay off). Each kernel works
 straight on ``Dst.bits``/``Dst.valid`` and the Src cells: decode the operands, form the
 products, group, align, accumulate, round and store. The arithmetic is that of the numpy
-kernels, per element: the 8-product groups in exact float64 (as in
-:func:`.fpu.mvmul_kernel`), the rest in int64; every step is exact, so the two paths are the
-same function (``tests/tensix/test_fpu_fast.py`` checks it on random and edge operands, and
-the oracle tests run through the compiled path). Integer "8" MVMUL/ELW* have no kernel and
-stay on numpy.
+kernels, per element, in exact integers; every step is exact, so the two paths are the same
+function (``tests/tensix/test_fpu_fast.py`` checks it on random and edge operands, and the
+oracle tests run through the compiled path). MVMUL's lanes are 16-wide LLVM vector
+intrinsics (the ``_v_*`` functions, see the section "MVMUL / GAPOOL: 16 lanes at a time").
+Integer "8" MVMUL/ELW* have no kernel and stay on numpy.
 
 Loading: the functions below are plain Python until :func:`load` swaps them, callees first,
-for ``numba.njit(cache=True)`` versions (later processes load the machine code from
-``__pycache__``). Nothing here imports numba at import time; when to load (after
-:data:`.fpu.JIT_AFTER` instructions, never with :data:`.fpu.USE_JIT` off) is :mod:`.fpu`'s
-decision.
+for ``numba.njit(cache=True)`` versions, and the ``_v_*`` ones for the intrinsics (later
+processes load the machine code from ``__pycache__``). Nothing here imports numba at import
+time; when to load (after :data:`.fpu.JIT_AFTER` instructions, never with
+:data:`.fpu.USE_JIT` off) is :mod:`.fpu`'s decision.
 """
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -124,129 +124,190 @@ def _k_write_frame(bits: np.ndarray, p: int, col: int, f: int, mode: int) -> Non
         bits[p, col] = ((f >> 16) & 0x8000) | ((f >> 8) & 0x7FE0) | ((f >> 23) & 0x1F)
 
 
-_K_ZERO = -(1 << 20)  # exponent marking a zero operand in the compiled kernels
-_P2 = 1000  # _POW2[_P2 + k] = 2.0 ** k
-#: Powers of two for the compiled kernels (exact scale factors, no per-element shifts).
-_POW2 = np.ldexp(1.0, np.arange(-_P2, _P2 + 1))
+# --------------------------------------------------------------------------------------------
+# MVMUL / GAPOOL: 16 lanes at a time
+# --------------------------------------------------------------------------------------------
+# The five ``_v_*`` functions below are the per-lane arithmetic of MVMUL, written here as
+# plain Python over the 16 columns of a row (readable, and what the kernels run uncompiled).
+# :func:`load` replaces each by an LLVM intrinsic (:func:`_vector_intrinsics`) that does the
+# same on ``<16 x i32>`` vectors: numba's own loops widen every int32 to int64 and leave
+# 16-iteration loops scalar, which made a product cost ~3.5 ns instead of ~0.15 ns.
+# Every quantity fits in int32: a slice product is < 2**12, a group sum < 2**15, an aligned
+# term < 2**29, an FP32-frame value is handled as 32 raw bits.
+
+_ZE = -(1 << 14)  # exponent of a zero operand (two of them still fit in int32 sums)
 
 
-def _k_operand(v: int, low_bits: bool, for_a: bool, pow2: np.ndarray) -> tuple[float, int]:
-    """A masked logical Src value -> (signed mantissa slice of the fidelity phase x
-    2**exponent, exactly, as a float; exponent, :data:`_K_ZERO` for a zero operand)."""
-    e = (v >> 10) & 0xFF
-    if e == 0:
-        return 0.0, _K_ZERO
-    big = (v & 0x3FF) | 0x400
-    if for_a:
-        m = ((big >> 1) & 31) if low_bits else (big >> 6)
-    else:
-        m = ((big & 15) << 3) if low_bits else (big >> 4)
-    f = m * pow2[_P2 + e]
-    return (-f if (v >> 18) & 1 else f), e
+def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: bool,
+              for_a: bool, m_out: np.ndarray, e_out: np.ndarray, out_off: int) -> None:
+    """16 operands at flat offset ``off`` of ``src`` (Src cells, or logical values when not
+    ``from_cells``), masked -> the signed mantissa slice of the fidelity phase (SrcA: ``M[10:6]``
+    or ``M[5:1]``; SrcB: ``M[10:4]`` or ``M[3:0] << 3``) and the exponent (:data:`_ZE` and a 0
+    slice for a zero operand), at flat offset ``out_off`` of ``m_out``/``e_out``."""
+    s, m, e = src.reshape(-1), m_out.reshape(-1), e_out.reshape(-1)
+    for c in range(16):
+        v = np.int64(s[off + c])
+        if from_cells:
+            v = (v & 0x40000) | ((v & 0xFF) << 10) | ((v >> 8) & 0x3FF)
+        v &= mask
+        ex = (v >> 10) & 0xFF
+        big = (v & 0x3FF) | 0x400
+        if for_a:
+            sl = ((big >> 1) & 31) if low_bits else (big >> 6)
+        else:
+            sl = ((big & 15) << 3) if low_bits else (big >> 4)
+        m[out_off + c] = 0 if ex == 0 else (-sl if (v >> 18) & 1 else sl)
+        e[out_off + c] = _ZE if ex == 0 else ex
 
 
-def _k_decode(cells: np.ndarray, bank: int, row0: int, step: int, n: int, mask: int,
-              low_bits: bool, for_a: bool, f: np.ndarray, exp: np.ndarray,
-              pow2: np.ndarray) -> None:
-    """Rows ``row0 + k * step`` (k < n, wrapping at 64) of a Src bank -> :func:`_k_operand`
-    of each cell, into ``f[k, c]`` and ``exp[k, c]``."""
+def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, brow: int, g: int,
+             zx: int, tot: np.ndarray, top: np.ndarray) -> None:
+    """Group ``g`` (products i = 8g..8g+7) of B row ``brow`` against the 16 columns of A
+    (``ma``/``ea`` ``(16, 16)`` [i, c], ``mb``/``eb`` rows [k, i]):
+    ``top[g, c]`` = the largest ``eA + eB`` of the group's non-zero products (``zx`` when there
+    are none: a zero product's vote), ``tot[g, c]`` = the sum of the products aligned to it,
+    each rounded half away from zero: ``(2p + 2**d - (p < 0)) >> (d + 1)``."""
+    for c in range(16):
+        t = _ZE
+        for j in range(8):
+            t = max(t, ea[8 * g + j, c] + eb[brow, 8 * g + j])
+        t = zx if t < _ZE // 2 else t
+        acc = 0
+        for j in range(8):
+            i = 8 * g + j
+            p = ma[i, c] * mb[brow, i]
+            d = min(t - ea[i, c] - eb[brow, i], 29)
+            acc += ((p << 1) + (1 << d) - (1 if p < 0 else 0)) >> (d + 1)
+        tot[g, c], top[g, c] = acc, t
+
+
+def _v_accumulate(tot: np.ndarray, top: np.ndarray, frames: np.ndarray, off: int, adj: int,
+                  fp32_acc: bool, exp8: bool) -> None:
+    """``frames[off:off+16]`` (FP32-frame values, the prior Dst) += the two groups of
+    :func:`_v_group` (exponent ``top + adj``; a group whose exponent is not positive is +0),
+    in place: :func:`_k_accumulate` per lane."""
+    f = frames.reshape(-1)
+    for c in range(16):
+        t0, t1 = np.int64(tot[0, c]), np.int64(tot[1, c])
+        e0, e1 = np.int64(top[0, c]) + adj, np.int64(top[1, c]) + adj
+        if e0 <= 0:
+            e0, t0 = 0, 0
+        if e1 <= 0:
+            e1, t1 = 0, 0
+        r = _k_accumulate(1 if t0 < 0 else 0, e0, abs(t0) << 13, 1 if t1 < 0 else 0, e1,
+                          abs(t1) << 13, np.int64(f[off + c]) & 0xFFFFFFFF, fp32_acc, exp8)
+        f[off + c] = np.int64(r).astype(f.dtype)  # raw 32 bits (wrapping into int32)
+
+
+def _v_read_frames(bits: np.ndarray, valid: np.ndarray, p: int, mode: int, frames: np.ndarray,
+                   off: int) -> None:
+    """Dst physical row ``p`` -> 16 FP32-frame values at ``frames[off:]`` (:func:`_k_read_frame`
+    per lane; 0 for an invalid row)."""
+    f = frames.reshape(-1)
+    for c in range(16):
+        f[off + c] = np.int64(_k_read_frame(bits, valid, p, c, mode)).astype(f.dtype)
+
+
+def _v_write_frames(frames: np.ndarray, off: int, mode: int, bits: np.ndarray, p: int) -> None:
+    """16 FP32-frame values at ``frames[off:]`` -> Dst physical row ``p`` (:func:`_k_write_frame`
+    per lane)."""
+    f = frames.reshape(-1)
+    for c in range(16):
+        _k_write_frame(bits, p, c, np.int64(f[off + c]) & 0xFFFFFFFF, mode)
+
+
+def _k_mvmul_block(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
+                   dst_base: int, dst_step: int, n: int, a_cells: np.ndarray, a_off: int,
+                   b_cells: np.ndarray, b_bank: int, b_row0: int, b_step: int, a_mask: int,
+                   b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool,
+                   ws: np.ndarray, a_ready: bool) -> None:
+    """One MVMUL / GAPOOL: Dst view rows ``dst_base + k * dst_step`` (k < n) += SrcB rows
+    ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15`` (decoded into ``ws[0:2]`` unless
+    ``a_ready``; ``a_off`` is the flat offset of row ``a_row0``, ``a_cells`` one bank's rows
+    in order, wrapping handled by the caller), one fidelity phase. ``ws``: ``(6, 16, 16)``
+    int32 work space: A slices and exponents, B slices and exponents, group sums and
+    exponents, frames."""
+    ma, ea, mb, eb, grp, fr = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
+    tot, top = grp[0:2], grp[2:4]
+    if not a_ready:
+        for i in range(16):
+            _v_decode(a_cells, a_off + 16 * i, a_mask, True, (phase & 1) != 0, True, ma, ea,
+                      16 * i)
     for k in range(n):
-        row = (row0 + k * step) & 0x3F
-        for c in range(16):
-            cell = np.int64(cells[bank, row, c])
-            v = ((cell & 0x40000) | ((cell & 0xFF) << 10) | ((cell >> 8) & 0x3FF)) & mask
-            f[k, c], exp[k, c] = _k_operand(v, low_bits, for_a, pow2)
-
-
-def _k_mvmul_core(fa: np.ndarray, ea: np.ndarray, fb: np.ndarray, eb: np.ndarray, n: int,
-                  prior: np.ndarray, out: np.ndarray, adj: int, fp32_acc: bool, exp8: bool,
-                  top: np.ndarray, scale: np.ndarray, tot: np.ndarray, pow2: np.ndarray
-                  ) -> None:
-    """``out[k, c]`` (k < n) = ``prior[k, c]`` + the two 8-product groups of row k of B and
-    column c of A (operands from :func:`_k_operand`), in the FP32 frame.
-
-    As in :func:`.fpu.mvmul_kernel`: a group's exponent is the largest of its 8 product exponents
-    (a zero product votes with ``max(adj, 0)``); each product, an exact float
-    ``+-m * 2**(eA + eB)``, is scaled by ``2**-top`` (exact) and rounded half away from zero
-    (``trunc(x + copysign(0.5, x))``, exact for these magnitudes). The loops over the 16
-    columns are the vectorised ones."""
+        row = (b_row0 + k * b_step) & 0x3F
+        _v_decode(b_cells, (b_bank * 64 + row) * 16, b_mask, True, (phase & 2) != 0, False,
+                  mb, eb, 16 * k)
     zx = max(adj, 0) - adj  # a zero product's exponent, in eA + eB units
     for k in range(n):
-        for g in range(2):
-            for c in range(16):
-                top[g, c] = _K_ZERO
-                tot[g, c] = 0.0
-            for j in range(8):
-                i = 8 * g + j
-                ebi = eb[k, i]
-                for c in range(16):
-                    top[g, c] = max(top[g, c], ea[i, c] + ebi)
-            for c in range(16):
-                # Zero products are left out above: their vote (zx) only matters when the
-                # whole group is zero. (With adj <= 0 a non-zero top below zx makes the group
-                # +0 either way; with adj > 0 every non-zero product exceeds zx = 0.)
-                if top[g, c] < _K_ZERO // 2:
-                    top[g, c] = zx
-                scale[g, c] = pow2[_P2 - top[g, c]]
-            for j in range(8):
-                i = 8 * g + j
-                fbi = fb[k, i]
-                for c in range(16):
-                    x = fa[i, c] * fbi * scale[g, c]
-                    tot[g, c] += np.trunc(x + math.copysign(0.5, x))
+        p = table[(dst_base + k * dst_step) & 0x3FF]
+        _v_group(ma, ea, mb, eb, k, 0, zx, tot, top)
+        _v_group(ma, ea, mb, eb, k, 1, zx, tot, top)
+        _v_read_frames(bits, valid, p, mode, fr, 0)
+        _v_accumulate(tot, top, fr, 0, adj, fp32_acc, exp8)
+        _v_write_frames(fr, 0, mode, bits, p)
+        valid[p] = True
+
+
+def _k_src_rows(cells: np.ndarray, bank: int, row0: int, out: np.ndarray) -> np.ndarray:
+    """The 16 Src rows ``row0 .. row0 + 15`` of a bank, wrapping at 64: the bank's own rows
+    when they do not wrap, else a copy in ``out``."""
+    if row0 + 16 <= 64:
+        return cells[bank, row0:row0 + 16]
+    for i in range(16):
         for c in range(16):
-            e0, e1 = top[0, c] + adj, top[1, c] + adj
-            t0, t1 = np.int64(tot[0, c]), np.int64(tot[1, c])
-            if e0 <= 0:  # a group whose exponent is not positive is +0
-                e0, t0 = 0, 0
-            if e1 <= 0:
-                e1, t1 = 0, 0
-            out[k, c] = _k_accumulate(1 if t0 < 0 else 0, e0, abs(t0) << 13,
-                                      1 if t1 < 0 else 0, e1, abs(t1) << 13, prior[k, c],
-                                      fp32_acc, exp8)
+            out[i, c] = cells[bank, (row0 + i) & 0x3F, c]
+    return out
 
 
 def _k_mvmul(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
              dst_base: int, dst_step: int, n: int, a_cells: np.ndarray, a_bank: int,
              a_row0: int, b_cells: np.ndarray, b_bank: int, b_row0: int, b_step: int,
              a_mask: int, b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool,
-             scratch: np.ndarray, fscratch: np.ndarray, pow2: np.ndarray) -> None:
-    """MVMUL / GAPOOL: Dst view rows ``dst_base + k * dst_step`` (k < n) += SrcB rows
-    ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15``, one fidelity phase."""
-    ea, eb, top = scratch[0], scratch[1, :n], scratch[2, :2]  # views: no allocation
-    prior, out = scratch[3, :n], scratch[4, :n]
-    fa, fb, scale, tot = fscratch[0], fscratch[1, :n], fscratch[2, :2], fscratch[2, 2:4]
-    _k_decode(a_cells, a_bank, a_row0, 1, 16, a_mask, (phase & 1) != 0, True, fa, ea, pow2)
-    _k_decode(b_cells, b_bank, b_row0, b_step, n, b_mask, (phase & 2) != 0, False, fb, eb,
-              pow2)
-    for k in range(n):
-        p = table[(dst_base + k * dst_step) & 0x3FF]
-        for c in range(16):
-            prior[k, c] = _k_read_frame(bits, valid, p, c, mode)
-    _k_mvmul_core(fa, ea, fb, eb, n, prior, out, adj, fp32_acc, exp8, top, scale, tot, pow2)
-    for k in range(n):
-        p = table[(dst_base + k * dst_step) & 0x3FF]
-        for c in range(16):
-            _k_write_frame(bits, p, c, out[k, c], mode)
-        valid[p] = True
+             ws: np.ndarray, wrap: np.ndarray) -> None:
+    """MVMUL / GAPOOL on the register files (see :func:`_k_mvmul_block`)."""
+    a = _k_src_rows(a_cells, a_bank, a_row0, wrap)
+    _k_mvmul_block(bits, valid, table, mode, dst_base, dst_step, n, a, 0, b_cells, b_bank,
+                   b_row0, b_step, a_mask, b_mask, phase, adj, fp32_acc, exp8, ws, False)
+
+
+def _k_mvmul_run(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
+                 a_cells: np.ndarray, a_bank: int, b_cells: np.ndarray, b_bank: int,
+                 a_mask: int, b_mask: int, adjs: np.ndarray, fp32_acc: bool, exp8: bool,
+                 plan: np.ndarray, ws: np.ndarray, wrap: np.ndarray) -> None:
+    """A run of MVMULs / GAPOOLs with one configuration and the same Src banks, in order; row
+    ``r`` of ``plan`` is ``(dst_base, dst_step, n, a_row0, b_row0, b_step, phase)`` of one
+    instruction. SrcA is decoded again only when its rows or its phase bit change."""
+    last_a = -1
+    for r in range(plan.shape[0]):
+        dst_base, dst_step, n = plan[r, 0], plan[r, 1], plan[r, 2]
+        a_row0, b_row0, b_step, phase = plan[r, 3], plan[r, 4], plan[r, 5], plan[r, 6]
+        key = a_row0 * 2 + (phase & 1)
+        a = _k_src_rows(a_cells, a_bank, a_row0, wrap)
+        _k_mvmul_block(bits, valid, table, mode, dst_base, dst_step, n, a, 0, b_cells,
+                       b_bank, b_row0, b_step, a_mask, b_mask, phase, adjs[phase], fp32_acc,
+                       exp8, ws, key == last_a)
+        last_a = key
 
 
 def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarray,
-                   phase: int, adj: int, fp32_acc: bool, exp8: bool, scratch: np.ndarray,
-                   fscratch: np.ndarray, pow2: np.ndarray) -> None:
-    """:func:`.fpu.mvmul_kernel` on ``(N, 16, 16)`` / ``(N, R, 16)`` int64 arrays into ``out``."""
+                   phase: int, adj: int, fp32_acc: bool, exp8: bool, ws: np.ndarray) -> None:
+    """:func:`.fpu.mvmul_kernel` on ``(N, 16, 16)`` / ``(N, R, 16)`` int64 arrays (masked
+    logical operands; FP32-frame values) into ``out``."""
     n = b.shape[1]
-    ea, eb, top = scratch[0], scratch[1, :n], scratch[2, :2]
-    fa, fb, scale, tot = fscratch[0], fscratch[1, :n], fscratch[2, :2], fscratch[2, 2:4]
+    ma, ea, mb, eb, grp = ws[0], ws[1], ws[2], ws[3], ws[4]
+    tot, top = grp[0:2], grp[2:4]
+    zx = max(adj, 0) - adj
     for t in range(a.shape[0]):
         for i in range(16):
-            for c in range(16):
-                fa[i, c], ea[i, c] = _k_operand(a[t, i, c], (phase & 1) != 0, True, pow2)
+            _v_decode(a[t], 16 * i, 0x7FFFF, False, (phase & 1) != 0, True, ma, ea, 16 * i)
         for k in range(n):
-            for i in range(16):
-                fb[k, i], eb[k, i] = _k_operand(b[t, k, i], (phase & 2) != 0, False, pow2)
-        _k_mvmul_core(fa, ea, fb, eb, n, dst[t], out[t], adj, fp32_acc, exp8, top, scale,
-                      tot, pow2)
+            _v_decode(b[t], 16 * k, 0x7FFFF, False, (phase & 2) != 0, False, mb, eb, 16 * k)
+        for k in range(n):
+            _v_group(ma, ea, mb, eb, k, 0, zx, tot, top)
+            _v_group(ma, ea, mb, eb, k, 1, zx, tot, top)
+            for c in range(16):
+                out[t, k, c] = dst[t, k, c]
+            _v_accumulate(tot, top, out[t], 16 * k, adj, fp32_acc, exp8)
 
 
 def _k_logical(cells: np.ndarray, bank: int, row: int, col: int, mask: int) -> int:
@@ -459,6 +520,230 @@ def _k_copy_rows(dst: np.ndarray, dbank: int, drow0: int, src: np.ndarray, sbank
             dst[dbank, (drow0 + k) & 0x3F, c] = src[sbank, (srow0 + k) & 0x3F, c] & 0x7FFFF
 
 
+def _vector_intrinsics() -> dict[str, object]:
+    """The ``_v_*`` functions as numba intrinsics on ``<16 x i32>`` (imports numba and
+    llvmlite; called by :func:`load`). Each emits, lane for lane, the integer operations of its
+    Python twin above; arrays are read and written through their data pointers at flat
+    element offsets (every array the kernels pass is C-contiguous in the rows used)."""
+    from llvmlite import ir
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    i1, i8, i32, i64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+    v16 = ir.VectorType(i32, 16)
+
+    def vc(x: int) -> ir.Constant:
+        return ir.Constant(v16, [x] * 16)
+
+    def int32(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+        w = v.type.width
+        return b.trunc(v, i32) if w > 32 else (b.zext(v, i32) if w < 32 else v)
+
+    def splat(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        v = b.insert_element(ir.Constant(v16, ir.Undefined), int32(b, x), ir.Constant(i32, 0))
+        return b.shuffle_vector(v, ir.Constant(v16, ir.Undefined), vc(0))
+
+    def data(context, b, aryty, ary):  # noqa: ANN001, ANN202 - numba codegen objects
+        return context.make_array(aryty)(context, b, ary).data
+
+    def elem_ptr(b: ir.IRBuilder, ptr: ir.Value, off: ir.Value) -> ir.Value:
+        return b.gep(ptr, [b.sext(int32(b, off), i64)] if off.type.width <= 32
+                     else [off])
+
+    def load16(b: ir.IRBuilder, ptr: ir.Value, off: ir.Value, signed: bool = False
+               ) -> ir.Value:
+        et = ptr.type.pointee
+        vec = b.load(b.bitcast(elem_ptr(b, ptr, off), ir.VectorType(et, 16).as_pointer()),
+                     align=et.width // 8)
+        if et.width > 32:
+            return b.trunc(vec, v16)
+        if et.width < 32:
+            return b.sext(vec, v16) if signed else b.zext(vec, v16)
+        return vec
+
+    def store16(b: ir.IRBuilder, vec: ir.Value, ptr: ir.Value, off: ir.Value) -> None:
+        et = ptr.type.pointee
+        vt = ir.VectorType(et, 16)
+        if et.width > 32:
+            vec = b.zext(vec, vt)  # FP32-frame bits are unsigned
+        elif et.width < 32:
+            vec = b.trunc(vec, vt)
+        b.store(vec, b.bitcast(elem_ptr(b, ptr, off), vt.as_pointer()), align=et.width // 8)
+
+    def sel(b: ir.IRBuilder, cond: ir.Value, x: ir.Value, y: ir.Value) -> ir.Value:
+        return b.select(cond, x, y)
+
+    def smax(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+        return b.select(b.icmp_signed(">", x, y), x, y)
+
+    def smin(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+        return b.select(b.icmp_signed("<", x, y), x, y)
+
+    def flag(b: ir.IRBuilder, v: ir.Value) -> ir.Value:  # a numba bool/int -> i1
+        return b.icmp_unsigned("!=", v, ir.Constant(v.type, 0))
+
+    def neg_if(b: ir.IRBuilder, cond: ir.Value, x: ir.Value) -> ir.Value:
+        return b.select(cond, b.sub(vc(0), x), x)
+
+    def absv(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        return neg_if(b, b.icmp_signed("<", x, vc(0)), x)
+
+    @intrinsic
+    def decode(typingctx, src, off, mask, from_cells, low_bits, for_a, m_out, e_out, out_off):  # noqa: ANN001, ANN202
+        def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
+            v = load16(b, data(context, b, sig.args[0], args[0]), args[1])
+            cells = b.or_(b.or_(b.and_(v, vc(0x40000)), b.shl(b.and_(v, vc(0xFF)), vc(10))),
+                          b.and_(b.lshr(v, vc(8)), vc(0x3FF)))
+            v = sel(b, flag(b, args[3]), cells, v)
+            v = b.and_(v, splat(b, args[2]))
+            ex = b.and_(b.lshr(v, vc(10)), vc(0xFF))
+            big = b.or_(b.and_(v, vc(0x3FF)), vc(0x400))
+            low = flag(b, args[4])
+            sl_a = sel(b, low, b.and_(b.lshr(big, vc(1)), vc(31)), b.lshr(big, vc(6)))
+            sl_b = sel(b, low, b.shl(b.and_(big, vc(15)), vc(3)), b.lshr(big, vc(4)))
+            sl = sel(b, flag(b, args[5]), sl_a, sl_b)
+            sl = neg_if(b, b.icmp_unsigned("!=", b.and_(v, vc(0x40000)), vc(0)), sl)
+            zero = b.icmp_unsigned("==", ex, vc(0))
+            store16(b, sel(b, zero, vc(0), sl), data(context, b, sig.args[6], args[6]), args[8])
+            store16(b, sel(b, zero, vc(_ZE), ex), data(context, b, sig.args[7], args[7]),
+                    args[8])
+            return context.get_dummy_value()
+        return types.none(src, off, mask, from_cells, low_bits, for_a, m_out, e_out,
+                          out_off), codegen
+
+    @intrinsic
+    def group(typingctx, ma, ea, mb, eb, brow, g, zx, tot, top):  # noqa: ANN001, ANN202
+        def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
+            ma_p, ea_p, mb_p, eb_p, tot_p, top_p = (data(context, b, sig.args[n], args[n])
+                                                     for n in (0, 1, 2, 3, 7, 8))
+            i0 = b.mul(int32(b, args[5]), ir.Constant(i32, 8))
+            brow16 = b.mul(int32(b, args[4]), ir.Constant(i32, 16))
+            eas, ebs = [], []
+            t = vc(_ZE)
+            for j in range(8):
+                i = b.add(i0, ir.Constant(i32, j))
+                eas.append(load16(b, ea_p, b.mul(i, ir.Constant(i32, 16))))
+                ebs.append(splat(b, b.load(elem_ptr(b, eb_p, b.add(brow16, i)))))
+                t = smax(b, t, b.add(eas[j], ebs[j]))
+            t = sel(b, b.icmp_signed("<", t, vc(_ZE // 2)), splat(b, args[6]), t)
+            acc = vc(0)
+            for j in range(8):
+                i = b.add(i0, ir.Constant(i32, j))
+                p = b.mul(load16(b, ma_p, b.mul(i, ir.Constant(i32, 16))),
+                          splat(b, b.load(elem_ptr(b, mb_p, b.add(brow16, i)))))
+                d = smin(b, b.sub(b.sub(t, eas[j]), ebs[j]), vc(29))
+                r = b.sub(b.add(b.shl(p, vc(1)), b.shl(vc(1), d)), b.lshr(p, vc(31)))
+                acc = b.add(acc, b.ashr(r, b.add(d, vc(1))))
+            g16 = b.mul(int32(b, args[5]), ir.Constant(i32, 16))
+            store16(b, acc, tot_p, g16)
+            store16(b, t, top_p, g16)
+            return context.get_dummy_value()
+        return types.none(ma, ea, mb, eb, brow, g, zx, tot, top), codegen
+
+    @intrinsic
+    def accumulate(typingctx, tot, top, frames, off, adj, fp32_acc, exp8):  # noqa: ANN001, ANN202
+        def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
+            tot_p, top_p, fr_p = (data(context, b, sig.args[n], args[n]) for n in (0, 1, 2))
+            adj = splat(b, args[4])
+            fp32, e8 = flag(b, args[5]), flag(b, args[6])
+            terms = []  # (sign 0/1, exponent, magnitude) of group 0, group 1
+            for g in range(2):
+                tg = load16(b, tot_p, ir.Constant(i32, 16 * g))
+                eg = b.add(load16(b, top_p, ir.Constant(i32, 16 * g)), adj)
+                live = b.icmp_signed(">", eg, vc(0))
+                tg = sel(b, live, tg, vc(0))
+                terms.append((b.lshr(tg, vc(31)), sel(b, live, eg, vc(0)),
+                              b.shl(absv(b, tg), vc(13))))
+            dst = load16(b, fr_p, args[3])
+            ed = b.and_(b.lshr(dst, vc(23)), vc(0xFF))
+            md = sel(b, b.icmp_unsigned("==", ed, vc(0)), vc(0),
+                     b.or_(b.and_(dst, vc(0x7FFFFF)), vc(0x800000)))
+            terms.append((b.lshr(dst, vc(31)), ed, md))
+            e = smax(b, smax(b, terms[0][1], terms[1][1]), ed)
+            rnd = sel(b, fp32, vc(0), vc(4096))
+            keep_mask = sel(b, fp32, vc(-1), vc(~0x1FFF))
+            s_mask = sel(b, fp32, vc(0), vc(1))
+            total = vc(0)
+            for n, (s, ex, m) in enumerate(terms):
+                d = smin(b, b.sub(e, ex), vc(30))
+                sub = sel(b, b.icmp_signed(">", d, vc(0)), b.shl(s, vc(1)), vc(0))
+                if n == 2:
+                    sub = vc(0)
+                m = b.lshr(b.sub(b.add(b.shl(m, vc(1)), b.shl(vc(1), d)), sub), b.add(d, vc(1)))
+                sub16 = vc(0) if n == 2 else b.and_(s, s_mask)
+                m = b.and_(b.sub(b.add(m, rnd), sub16), keep_mask)
+                total = b.add(total, neg_if(b, b.icmp_unsigned("!=", s, vc(0)), m))
+            sign = b.lshr(total, vc(31))
+            mag = absv(b, total)
+            ctlz = b.module.globals.get("llvm.ctlz.v16i32") or ir.Function(
+                b.module, ir.FunctionType(v16, [v16, i1]), "llvm.ctlz.v16i32")
+            blen = b.sub(vc(32), b.call(ctlz, [mag, ir.Constant(i1, 0)]))
+            keep = sel(b, fp32, ir.Constant(i32, 24), sel(b, e8, ir.Constant(i32, 8),
+                                                          ir.Constant(i32, 11)))
+            keep = splat(b, keep)
+            rs = smax(b, b.sub(blen, keep), vc(0))
+            ls = b.add(smax(b, b.sub(keep, blen), vc(0)), b.sub(vc(24), keep))
+            man = b.shl(b.lshr(b.add(mag, b.lshr(b.shl(vc(1), rs), vc(1))), rs), ls)
+            e2 = b.add(b.sub(b.add(e, blen), vc(24)), b.lshr(man, vc(24)))
+            man = b.and_(man, vc(0x7FFFFF))
+            wide = b.or_(fp32, e8)
+            big = b.icmp_signed(">=", e2, sel(b, wide, vc(255), vc(32)))
+            exf = sel(b, big, sel(b, wide, vc(255), vc(31)), e2)
+            manf = sel(b, big, sel(b, wide, vc(0), vc(0x3FF << 13)), man)
+            r = b.or_(b.or_(b.shl(sign, vc(31)), b.shl(exf, vc(23))), manf)
+            ok = b.and_(b.and_(b.icmp_signed(">", e, vc(0)), b.icmp_unsigned("!=", mag, vc(0))),
+                        b.icmp_signed(">", e2, vc(0)))
+            store16(b, sel(b, ok, r, vc(0)), fr_p, args[3])
+            return context.get_dummy_value()
+        return types.none(tot, top, frames, off, adj, fp32_acc, exp8), codegen
+
+    @intrinsic
+    def read_frames(typingctx, bits, valid, p, mode, frames, off):  # noqa: ANN001, ANN202
+        def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
+            bits_p = data(context, b, sig.args[0], args[0])
+            p = int32(b, args[2])
+            ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, data(context, b, sig.args[1],
+                                                                  args[1]), p)),
+                                 ir.Constant(i8, 0))
+            mode = int32(b, args[3])
+            is32 = b.icmp_signed("==", mode, ir.Constant(i32, 0))
+            hi = load16(b, bits_p, b.mul(p, ir.Constant(i32, 16)))
+            lo_row = sel(b, is32, b.add(p, ir.Constant(i32, 8)), p)  # in bounds either way
+            lo = sel(b, is32, load16(b, bits_p, b.mul(lo_row, ir.Constant(i32, 16))), vc(0))
+            top = b.shl(b.and_(hi, vc(0x8000)), vc(16))
+            f8 = b.or_(b.or_(top, b.shl(b.and_(hi, vc(0xFF)), vc(23))),
+                       b.or_(b.shl(b.and_(hi, vc(0x7F00)), vc(8)), lo))
+            f5 = b.or_(b.or_(top, b.shl(b.and_(hi, vc(0x1F)), vc(23))),
+                       b.shl(b.and_(hi, vc(0x7FE0)), vc(8)))
+            f = sel(b, b.icmp_signed("==", mode, ir.Constant(i32, 2)), f5, f8)
+            store16(b, sel(b, ok, f, vc(0)), data(context, b, sig.args[4], args[4]), args[5])
+            return context.get_dummy_value()
+        return types.none(bits, valid, p, mode, frames, off), codegen
+
+    @intrinsic
+    def write_frames(typingctx, frames, off, mode, bits, p):  # noqa: ANN001, ANN202
+        def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
+            f = load16(b, data(context, b, sig.args[0], args[0]), args[1])
+            bits_p = data(context, b, sig.args[3], args[3])
+            p = int32(b, args[4])
+            mode = int32(b, args[2])
+            sign = b.and_(b.lshr(f, vc(16)), vc(0x8000))
+            h8 = b.or_(b.or_(sign, b.and_(b.lshr(f, vc(8)), vc(0x7F00))),
+                       b.and_(b.lshr(f, vc(23)), vc(0xFF)))
+            h5 = b.or_(b.or_(sign, b.and_(b.lshr(f, vc(8)), vc(0x7FE0))),
+                       b.and_(b.lshr(f, vc(23)), vc(0x1F)))
+            hi = sel(b, b.icmp_signed("==", mode, ir.Constant(i32, 2)), h5, h8)
+            store16(b, hi, bits_p, b.mul(p, ir.Constant(i32, 16)))
+            with b.if_then(b.icmp_signed("==", mode, ir.Constant(i32, 0))):
+                store16(b, b.and_(f, vc(0xFFFF)), bits_p,
+                        b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16)))
+            return context.get_dummy_value()
+        return types.none(frames, off, mode, bits, p), codegen
+
+    return {"_v_decode": decode, "_v_group": group, "_v_accumulate": accumulate,
+            "_v_read_frames": read_frames, "_v_write_frames": write_frames}
+
+
 # --------------------------------------------------------------------------------------------
 # Arguments the callers pass, and loading
 # --------------------------------------------------------------------------------------------
@@ -468,15 +753,15 @@ MOV_STYLES = {"bf16": 0, "fp16": 1, "tf32": 2}
 GM_STYLES = {"bf16": 0, "fp16": 1, "tf32": 2, "int8": 3, "int32": 3}
 ELW_OPS = {"add": 0, "sub": 1, "mul": 2}
 
-#: Work space of the compiled kernels (they run one at a time: the GIL is held).
+#: Work space of the compiled kernels (they run one at a time: the GIL is held): ``SCRATCH``
+#: for ELW*, ``WS`` (int32) and ``WRAP`` (SrcA rows that wrap) for MVMUL / GAPOOL.
 SCRATCH = np.zeros((9, 16, 16), dtype=np.int64)
-FSCRATCH = np.zeros((3, 16, 16), dtype=np.float64)
-#: Powers of two the kernels scale by (``POW2[_P2 + k] = 2.0 ** k``).
-POW2 = _POW2
+WS = np.zeros((6, 16, 16), dtype=np.int32)
+WRAP = np.zeros((16, 16), dtype=np.uint32)
 
 #: Every function compiled, callees before callers.
-_COMPILED = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_operand", "_k_decode",
-             "_k_mvmul_core", "_k_mvmul", "_k_mvmul_batch", "_k_logical", "_k_elw",
+_COMPILED = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_mvmul_block",
+             "_k_src_rows", "_k_mvmul", "_k_mvmul_run", "_k_mvmul_batch", "_k_logical", "_k_elw",
              "_k_gm_key", "_k_gmpool", "_k_movd2x", "_k_src2dst", "_k_copy_rows")
 
 
@@ -490,6 +775,7 @@ class Kernels(NamedTuple):
     movd2x: object
     src2dst: object
     copy_rows: object
+    mvmul_run: object
 
 
 _LOADED: dict[str, Kernels | None] = {}
@@ -514,13 +800,14 @@ def load() -> Kernels | None:
         _LOADED["kernels"] = None
         return None
     g = globals()
+    g.update(_vector_intrinsics())
     for name in _COMPILED:
         g[name] = numba.njit(cache=True)(g[name])
     kernels = Kernels(g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"], g["_k_gmpool"],
-                      g["_k_movd2x"], g["_k_src2dst"], g["_k_copy_rows"])
+                      g["_k_movd2x"], g["_k_src2dst"], g["_k_copy_rows"], g["_k_mvmul_run"])
     _LOADED["kernels"] = kernels
     return kernels
 
 
-__all__ = ["ELW_OPS", "FSCRATCH", "GM_STYLES", "Kernels", "MOV_STYLES", "POW2", "SCRATCH",
+__all__ = ["ELW_OPS", "GM_STYLES", "WRAP", "WS", "Kernels", "MOV_STYLES", "SCRATCH",
            "is_loaded", "load"]
