@@ -155,6 +155,8 @@ class Coprocessor:
         #: per thread, (config versions, :class:`~.matrix.MathRegs`): see matrix.math_regs
         self.math_regs_cache: list[tuple[tuple[int, int], matrix.MathRegs] | None] = [None] * 3
         self._hooks: list[Callable[[Executed], None]] = []
+        #: :meth:`run` sets the step count runs of MVMULs may reach (0: one at a time)
+        self._run_cap = 0
         self._current: tuple[int, str] = (0, "")
 
     # -- API ---------------------------------------------------------------------------------
@@ -240,11 +242,17 @@ class Coprocessor:
         (:class:`StepLimitError` beyond it); ``None`` means no bound."""
         start = self.steps
         done = self.finished
-        while not done:
-            done = self._round()
-            if not done and max_steps is not None and self.steps - start > max_steps:
-                raise StepLimitError(f"the program did not finish within {max_steps} steps "
-                                     f"(--max-steps)")
+        # a thread running alone may execute MVMULs in runs (matrix.mvmul_run), never beyond
+        # the step at which the limit below is noticed
+        self._run_cap = start + max_steps + 1 if max_steps is not None else 1 << 62
+        try:
+            while not done:
+                done = self._round()
+                if not done and max_steps is not None and self.steps - start > max_steps:
+                    raise StepLimitError(f"the program did not finish within {max_steps} "
+                                         f"steps (--max-steps)")
+        finally:
+            self._run_cap = 0
         return RunResult(self.steps - start, self.rounds,
                          tuple(th.executed for th in self.threads))
 
@@ -281,6 +289,16 @@ class Coprocessor:
             th.blocked = f"{ins.text.expandtabs(1)}: {reason}"
             return False
         th.blocked = None
+        if self._run_cap > self.steps + 1 and ins.name == "MVMUL" and not self._hooks \
+                and self._alone(t):
+            n = matrix.mvmul_run(self, t, th.pending, self._run_cap - self.steps)
+            if n:  # n MVMULs back to back: n rounds in which no other thread had work
+                for _ in range(n):
+                    th.pending.popleft()
+                th.executed += n
+                self.steps += n
+                self.rounds += n - 1
+                return True
         th.pending.popleft()
         handler = _DISPATCH.get(ins.name)
         if handler is not None:
@@ -293,6 +311,13 @@ class Coprocessor:
             ev = Executed(self.steps, t, ins, self.rwc.text(t))
             for h in self._hooks:
                 h(ev)
+        return True
+
+    def _alone(self, t: int) -> bool:
+        """Whether every thread but ``t`` has finished (and so stays finished)."""
+        for th in self.threads:
+            if th.index != t and (th.pending or th.pc < len(th.program)):
+                return False
         return True
 
     def _own_wait(self, t: int, ins: Decoded) -> str | None:

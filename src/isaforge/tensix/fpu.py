@@ -572,6 +572,35 @@ def mvmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: in
     _write_dst_result(dst, dst_rows, res, cfg)
 
 
+#: ``(dst_base, dst_step, rows, srca_row, srcb_row, srcb_step, phase)``: one row of a
+#: :func:`mvmul_run` plan (the masked rows :func:`mvmul` would use).
+RUN_FIELDS = ("dst_base", "dst_step", "rows", "srca_row", "srcb_row", "srcb_step", "phase")
+_ADJS: dict[tuple[int, int, int, int], np.ndarray] = {}
+
+
+def mvmul_run(dst: Dst, srca: SrcRegs, srcb: SrcRegs, plan: np.ndarray, cfg: MathConfig
+              ) -> bool:
+    """Several MVMULs in order, with one configuration and the same Src banks, in one compiled
+    call: row ``r`` of ``plan`` (``(N, 7) int64``, see :data:`RUN_FIELDS`) is what
+    :func:`mvmul` computes from its arguments (``srca_row & 0x38``; ``srcb_row & 0x38``, step
+    1, 8 rows at ``dst_row & 0x3F8``; or for the row broadcast ``srcb_row & 0x3F``, step 0, 4
+    rows at ``dst_row & 0x3F9`` step 2; ``phase & 3``). The result is that of the
+    :func:`mvmul` calls, bit for bit. Returns False, doing nothing, when the compiled kernels
+    are not loaded (or :data:`USE_JIT` is off) or the configuration is integer math; raises
+    :class:`FpuError` for a format combination the hardware rejects."""
+    fast = _fast_cfg(cfg)
+    kernels = fpu_jit._LOADED.get("kernels") if USE_JIT else None
+    if fast is None or kernels is None:
+        return False
+    adjs = _ADJS.get(fast.adj)
+    if adjs is None:
+        adjs = _ADJS[fast.adj] = np.array(fast.adj, dtype=I64)
+    kernels.mvmul_run(dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, srca.cells,
+                      srca.matrix_bank, srcb.cells, srcb.matrix_bank, fast.a_mask, fast.b_mask,
+                      adjs, fast.is32, fast.exp8, plan, fpu_jit.WS, fpu_jit.WRAP)
+    return True
+
+
 def gapool(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: int,
            dst_row: int, phase: int, cfg: MathConfig) -> None:
     """GAPOOL (as the official simulator models it): MVMUL with 4 rows,

@@ -27,11 +27,12 @@ Rows of Dst read as the identity when invalid (ZEROACC'd) and become valid when 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from ..core.errors import EmulationError
 from . import formats as F
 from . import fpu
 from .regfiles import SrcClient
@@ -78,9 +79,8 @@ class MathRegs:
 
     __slots__ = ("srca_fmt", "srcb_fmt", "implied_a", "implied_b", "fp32", "int8",
                  "fp16a_force", "zero_flag_disabled_src", "remap_addrs", "swizzle_32b",
-                 "dst_offset", "fidelity_base", "clr_dvalid_disable", "moves", "signature", "_tc",
-                 "_t",
-                 "_configs", "_addr_mods")
+                 "dst_offset", "fidelity_base", "clr_dvalid_disable", "moves", "plans",
+                 "signature", "_tc", "_t", "_configs", "_addr_mods")
 
     def __init__(self, cp: Coprocessor, t: int) -> None:
         cfg, tc = cp.cfg, cp.thread_config.get
@@ -117,6 +117,8 @@ class MathRegs:
         self._addr_mods: list[AddrMod | None] = [None] * 8
         #: (addr_mode, update_fidelity, RWC row) -> RWC row after :func:`advance`
         self.moves: dict[tuple[int, bool, tuple[int, ...]], np.ndarray] = {}
+        #: (MVMUL words, RWC row) -> :class:`MvmulPlan` of :func:`mvmul_run`
+        self.plans: dict[tuple[tuple[int, ...], tuple[int, ...]], MvmulPlan] = {}
 
     def math_config(self, srca_fmt: int, srcb_fmt: int) -> fpu.MathConfig:
         """The MathConfig with these (effective) Src formats and this configuration's flags."""
@@ -288,6 +290,94 @@ def _mvmul(cp: Coprocessor, t: int, f: Fields) -> None:
         cp.report_ub(e.message)
     flip_banks(cp, t, f["clear_dvalid"], regs)
     _advance(cp, t, f["addr_mode"], True, regs, v)
+
+
+MVMUL_OPCODE = 0x26
+
+
+class MvmulPlan(NamedTuple):
+    """A run of MVMULs worked out once (see :func:`mvmul_run`)."""
+
+    rows: np.ndarray  # (N, 7) int64, one row per MVMUL: fpu.RUN_FIELDS
+    end: np.ndarray  # the thread's RWCs after the run
+    flips: int  # the last MVMUL's clear_dvalid (the run ends at the first that flips)
+
+
+def mvmul_run(cp: Coprocessor, t: int, words: Iterable[int], limit: int) -> int:
+    """Execute the MVMULs at the head of ``words`` (thread ``t``'s pending instructions, at
+    most ``limit``) in one compiled call; returns how many ran (0: none, run them one by one).
+
+    The caller (:meth:`.Coprocessor.run`) calls this only when the first MVMUL may issue and
+    no other thread has anything left, so running the MVMULs back to back is what the
+    scheduler would do. A run needs one configuration and the same Src banks, so it ends at
+    the first MVMUL that flips a bank; it is worked out once per (words, RWCs,
+    configuration) (:class:`MvmulPlan`, kept on :class:`MathRegs`, so a matmul's runs repeat
+    from the second tile on without Python work per instruction). Its result is that of
+    :func:`_mvmul` per instruction, bit for bit."""
+    head = []
+    for w in words:
+        if w >> 24 != MVMUL_OPCODE or len(head) >= limit:
+            break
+        head.append(w)
+    if len(head) < 2:
+        return 0
+    regs = math_regs(cp, t)
+    dst, srca, srcb = cp.dst, cp.srca, cp.srcb
+    cfg = regs.math_config(
+        int(srca.implied_fmt[srca.matrix_bank]) if regs.implied_a else regs.srca_fmt,
+        int(srcb.implied_fmt[srcb.matrix_bank]) if regs.implied_b else regs.srcb_fmt)
+    key = (tuple(head), tuple(cp.rwc.v[t].tolist()))
+    plan = regs.plans.get(key)
+    if plan is None:
+        plan = _mvmul_plan(cp, t, regs, head, list(key[1]))
+        if plan is None:
+            return 0
+        if len(regs.plans) > 4096:
+            regs.plans.clear()
+        regs.plans[key] = plan
+    dst.remap_addrs, dst.swizzle_32b = regs.remap_addrs, regs.swizzle_32b
+    try:
+        if not fpu.mvmul_run(dst, srca, srcb, plan.rows, cfg):
+            return 0
+    except fpu.FpuError:
+        return 0  # one by one, each reporting it
+    flip_banks(cp, t, plan.flips, regs)
+    cp.rwc.v[t] = plan.end
+    return len(plan.rows)
+
+
+def _mvmul_plan(cp: Coprocessor, t: int, regs: MathRegs, words: list[int], v: list[int]
+                ) -> MvmulPlan | None:
+    """The rows and RWC updates of the MVMULs ``words`` from RWCs ``v``, as :func:`_mvmul`
+    computes them; stops before an instruction whose RWC update fails (it then runs alone
+    and reports its error) and after the first that flips a bank."""
+    from .coprocessor import decode  # the cached decoder (coprocessor imports this module)
+
+    rows: list[tuple[int, ...]] = []
+    flips = 0
+    for w in words:
+        f = decode(w).fields
+        dst_row = (f["dst"] + regs.dst_offset + v[DST]) & 0x3FF
+        phase = (v[FIDELITY] + regs.fidelity_base) & 3
+        if f["instr_mod19"] & 1:  # one SrcB row into Dst rows 0, 2, 4, 6
+            row = (dst_row & 0x3F9, 2, 4, v[SRCA] & 0x38, v[SRCB] & 0x3F, 0, phase)
+        else:
+            row = (dst_row & 0x3F8, 1, 8, v[SRCA] & 0x38, v[SRCB] & 0x38, 1, phase)
+        key = (f["addr_mode"], True, tuple(v))
+        new = regs.moves.get(key)
+        if new is None:
+            try:
+                new = regs.moves[key] = _apply(cp, t, f["addr_mode"], True, tuple(v))
+            except EmulationError:
+                break
+        rows.append(row)
+        v = new.tolist()
+        flips = f["clear_dvalid"]
+        if flips & 3:
+            break
+    if len(rows) < 2:
+        return None
+    return MvmulPlan(np.array(rows, dtype=np.int64), np.array(v, dtype=cp.rwc.v.dtype), flips)
 
 
 def _arith(cp: Coprocessor, t: int, f: Fields, op: str) -> None:
