@@ -618,22 +618,23 @@ def _vector_intrinsics() -> dict[str, object]:
                                                      for n in (0, 1, 2, 3, 7, 8))
             i0 = b.mul(int32(b, args[5]), ir.Constant(i32, 8))
             brow16 = b.mul(int32(b, args[4]), ir.Constant(i32, 16))
-            eas, ebs = [], []
+            sums = []  # eA + eB of the 8 products
             t = vc(_ZE)
             for j in range(8):
                 i = b.add(i0, ir.Constant(i32, j))
-                eas.append(load16(b, ea_p, b.mul(i, ir.Constant(i32, 16))))
-                ebs.append(splat(b, b.load(elem_ptr(b, eb_p, b.add(brow16, i)))))
-                t = smax(b, t, b.add(eas[j], ebs[j]))
+                sums.append(b.add(load16(b, ea_p, b.mul(i, ir.Constant(i32, 16))),
+                                  splat(b, b.load(elem_ptr(b, eb_p, b.add(brow16, i))))))
+                t = smax(b, t, sums[j])
             t = sel(b, b.icmp_signed("<", t, vc(_ZE // 2)), splat(b, args[6]), t)
+            t1 = b.add(t, vc(1))
             acc = vc(0)
-            for j in range(8):
+            for j in range(8):  # with d1 = d + 1 and p2 = 2p: (p2 + 2**d - (p < 0)) >> d1
                 i = b.add(i0, ir.Constant(i32, j))
-                p = b.mul(load16(b, ma_p, b.mul(i, ir.Constant(i32, 16))),
-                          splat(b, b.load(elem_ptr(b, mb_p, b.add(brow16, i)))))
-                d = smin(b, b.sub(b.sub(t, eas[j]), ebs[j]), vc(29))
-                r = b.sub(b.add(b.shl(p, vc(1)), b.shl(vc(1), d)), b.lshr(p, vc(31)))
-                acc = b.add(acc, b.ashr(r, b.add(d, vc(1))))
+                mb2 = b.shl(b.load(elem_ptr(b, mb_p, b.add(brow16, i))), ir.Constant(i32, 1))
+                p2 = b.mul(load16(b, ma_p, b.mul(i, ir.Constant(i32, 16))), splat(b, mb2))
+                d1 = smin(b, b.sub(t1, sums[j]), vc(30))
+                r = b.sub(b.add(p2, b.lshr(b.shl(vc(1), d1), vc(1))), b.lshr(p2, vc(31)))
+                acc = b.add(acc, b.ashr(r, d1))
             g16 = b.mul(int32(b, args[5]), ir.Constant(i32, 16))
             store16(b, acc, tot_p, g16)
             store16(b, t, top_p, g16)
