@@ -6,6 +6,10 @@ A 32x32x32 tile at HiFi4 is 4 fidelity phases x 16 MVMULs. Figures:
 
 * instruction path: ``fpu.mvmul`` on the register files, one MVMUL at a time, as the
   coprocessor model issues them (MVMULs/s and tiles/s): compiled (numba) and numpy;
+* MVMUL runs: the 64 MVMULs of a tile as one run on the register files
+  (``fpu.mvmul_run``, what ``Coprocessor.run`` does with the MVMULs a MOP queues): per tile,
+  the two Src banks are filled with cells and Dst is read back (converted to FP32 for all
+  tiles at once);
 * batched kernel: many tiles per call (per phase: two dependent steps of 8 independent 8x16
   blocks per tile), ``fpu.mvmul_batch`` (compiled) and ``fpu.mvmul_kernel`` (numpy), the
   bit-exact arithmetic without per-instruction overhead;
@@ -15,6 +19,10 @@ A 32x32x32 tile at HiFi4 is 4 fidelity phases x 16 MVMULs. Figures:
   :class:`~isaforge.tensix.coprocessor.Coprocessor` for each tile (``load_program``, two
   ``load_src``, ``run``, read Dst): what ``isaforge tensix run`` costs per tile, on the
   compiled path and on the numpy one.
+
+The emulated paths but the coprocessor's get their operands as Src values, converted outside
+the timing, as numpy gets float32 tiles converted outside it; the coprocessor converts the
+BF16 tiles itself (``load_src``) and reads Dst as FP32 (``read32``).
 
 Times are the best of a few repeats, as wall-clock time and as this process's CPU time. When
 other jobs share the cores the wall-clock figures swell; the CPU-time ones much less, and the
@@ -79,6 +87,36 @@ def instruction_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.stack(out)
 
 
+def _cells(m: np.ndarray) -> np.ndarray:
+    """BF16 tiles (n, 32, 32) -> Src bank cells (n, 64, 16), four 16x16 faces stacked."""
+    return F.values_to_src(_faces(m), "bf16").astype(np.uint32)
+
+
+#: The tile's 64 MVMULs as a run (fpu.RUN_FIELDS per row), in the kernel's order.
+PLAN = np.array([(d_row & 0x3F8, 1, 8, a_row, b_row, 1, phase) for phase in range(4)
+                 for b_row, a_row, d_row in SEQUENCE], dtype=np.int64)
+
+
+def run_path(a_cells: np.ndarray, b_cells: np.ndarray) -> np.ndarray:
+    """The 64 MVMULs of each tile as one ``fpu.mvmul_run`` on the register files; Dst
+    (tiles, 64, 16) as FP32 bits."""
+    cfg = fpu.MathConfig(fp32_dst=True)
+    srca, srcb, dst = SrcRegs("SrcA"), SrcRegs("SrcB"), Dst()
+    rows = dst.phys(np.arange(64), True)
+    raw = np.empty((len(a_cells), 2, 64, 16), dtype=np.uint16)
+    for n, (ac, bc) in enumerate(zip(a_cells, b_cells, strict=True)):
+        srca.cells[0] = ac
+        srcb.cells[0] = bc
+        dst.invalidate_physical(slice(None))
+        if not fpu.mvmul_run(dst, srca, srcb, PLAN, cfg):
+            for dst_base, _, _, a_row, b_row, _, phase in PLAN:
+                fpu.mvmul(dst, srca, srcb, srca_row=int(a_row), srcb_row=int(b_row),
+                          dst_row=int(dst_base), phase=int(phase), cfg=cfg)
+        raw[n, 0] = dst.bits[rows]
+        raw[n, 1] = dst.bits[rows + 8]
+    return F.dst32_to_fp32((raw[:, 0].astype(np.uint32) << 16) | raw[:, 1])
+
+
 def coprocessor_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The bundled matmul kernel on the Coprocessor, one run per tile; Dst (tiles, 64, 16)
     as FP32 bits."""
@@ -95,18 +133,24 @@ def coprocessor_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.stack(out)
 
 
-def batched_kernel(x: np.ndarray, y: np.ndarray, kernel: Callable[..., np.ndarray],
-                   chunk: int = 16) -> np.ndarray:
-    """All tiles, ``chunk`` at a time (to stay in cache); Dst (tiles, 64, 16) FP32 bits."""
-    return np.concatenate([_kernel_chunk(x[i:i + chunk], y[i:i + chunk], kernel)
-                           for i in range(0, len(x), chunk)])
-
-
-def _kernel_chunk(x: np.ndarray, y: np.ndarray, kernel: Callable[..., np.ndarray]
-                  ) -> np.ndarray:
+def batched_operands(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The masked logical Src values the batched kernels take, of all tiles."""
     a = fpu.mask_operand(F.src_to_logical(F.values_to_src(_faces(y), "bf16")), 5, False)
     b = fpu.mask_operand(F.src_to_logical(F.values_to_src(_faces(x), "bf16")), 5, False)
-    n = len(x)
+    return a, b
+
+
+def batched_kernel(a: np.ndarray, b: np.ndarray, kernel: Callable[..., np.ndarray],
+                   chunk: int = 64) -> np.ndarray:
+    """All tiles (operands from :func:`batched_operands`), ``chunk`` at a time (to stay in
+    cache); Dst (tiles, 64, 16) FP32 bits."""
+    return np.concatenate([_kernel_chunk(a[i:i + chunk], b[i:i + chunk], kernel)
+                           for i in range(0, len(a), chunk)])
+
+
+def _kernel_chunk(a: np.ndarray, b: np.ndarray, kernel: Callable[..., np.ndarray]
+                  ) -> np.ndarray:
+    n = len(a)
     dst = np.zeros((n, 64, 16), dtype=np.int64)
     for phase in range(4):
         for k in range(2):
@@ -155,12 +199,15 @@ def main() -> None:
     x = rng.standard_normal((args.tiles, 32, 32)).astype(ml_dtypes.bfloat16)
     y = rng.standard_normal((args.tiles, 32, 32)).astype(ml_dtypes.bfloat16)
     xf, yf = x.astype(np.float32), y.astype(np.float32)
+    a_log, b_log = batched_operands(x, y)
+    a_cells, b_cells = _cells(y), _cells(x)
 
-    ref = batched_kernel(x[:2], y[:2], fpu.mvmul_kernel)
+    ref = batched_kernel(a_log[:2], b_log[:2], fpu.mvmul_kernel)
     for jit in (True, False):
         fpu.USE_JIT = jit
         same = (instruction_path(x[:2], y[:2]) == ref).all()
-        same &= (batched_kernel(x[:2], y[:2], fpu.mvmul_batch) == ref).all()
+        same &= (run_path(a_cells[:2], b_cells[:2]) == ref).all()
+        same &= (batched_kernel(a_log[:2], b_log[:2], fpu.mvmul_batch) == ref).all()
         same &= (coprocessor_path(x[:2], y[:2]) == ref).all()
         assert same, "every path must compute what the numpy kernel computes"
     n_inst = min(args.inst_tiles, args.tiles)
@@ -168,11 +215,14 @@ def main() -> None:
     fpu.USE_JIT = True
     inst = _best(lambda: instruction_path(x[:n_inst], y[:n_inst]), repeat=3)
     cop = _best(lambda: coprocessor_path(x[:n_inst], y[:n_inst]), repeat=3)
-    batch = _best(lambda: batched_kernel(x, y, fpu.mvmul_batch), repeat=3)
+    runs = _best(lambda: run_path(a_cells, b_cells), repeat=3)
+    batch = _best(lambda: batched_kernel(a_log, b_log, fpu.mvmul_batch), repeat=3)
     fpu.USE_JIT = False
     inst_np = _best(lambda: instruction_path(x[:n_slow], y[:n_slow]), repeat=2)
     cop_np = _best(lambda: coprocessor_path(x[:n_slow], y[:n_slow]), repeat=2)
-    batch_np = _best(lambda: batched_kernel(x[:64], y[:64], fpu.mvmul_kernel), repeat=2)
+    runs_np = _best(lambda: run_path(a_cells[:n_slow], b_cells[:n_slow]), repeat=2)
+    batch_np = _best(lambda: batched_kernel(a_log[:64], b_log[:64], fpu.mvmul_kernel),
+                     repeat=2)
     fpu.USE_JIT = True
     np_one = _best(lambda: [a @ b for a, b in zip(xf, yf, strict=True)])
     np_batch = _best(lambda: np.matmul(xf, yf))
@@ -182,6 +232,8 @@ def main() -> None:
         "coprocessor, numpy": tuple(t / n_slow for t in cop_np),
         "instruction path, compiled": tuple(t / n_inst for t in inst),
         "instruction path, numpy": tuple(t / n_slow for t in inst_np),
+        "MVMUL runs, compiled": tuple(t / args.tiles for t in runs),
+        "MVMUL runs, numpy": tuple(t / n_slow for t in runs_np),
         "batched kernel, compiled": tuple(t / args.tiles for t in batch),
         "batched kernel, numpy": tuple(t / min(64, args.tiles) for t in batch_np),
     }
