@@ -460,3 +460,57 @@ def test_plain_python_lane_functions_equal_numpy() -> None:
                          timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+_lanes = st.lists(st.integers(-(1 << 15) + 1, (1 << 15) - 1) | st.sampled_from(
+    [0, 1, -1, (1 << 15) - 1, -(1 << 15) + 1, 1 << 11, (1 << 11) - 1, 4095, -4096]),
+    min_size=32, max_size=32)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tot=_lanes, top=st.lists(st.integers(-40, 300), min_size=32, max_size=32),
+       frames=st.lists(st.integers(0, 0xFFFFFFFF) | st.sampled_from(
+           [0, 0x3F7FFFFF, 0xBF7FFFFF, 0x7F7FFFFF, 0x00800000, 0x80800000, 0x4B7FFFFF]),
+           min_size=16, max_size=16),
+       adj=st.sampled_from([-127, -139, 97, 85, -15, -27]),
+       mode=st.sampled_from([(True, False), (False, True), (False, False)]))
+def test_vector_accumulate_equals_scalar(tot: list[int], top: list[int], frames: list[int],
+                                         adj: int, mode: tuple[bool, bool]) -> None:
+    """The 16-lane accumulate (the LLVM intrinsic) equals the scalar ``_k_accumulate`` lane
+    for lane, on group sums up to the largest 8 products give and Dst values at the edges."""
+    _check_accumulate(tot, top, frames, adj, mode)
+
+
+def test_vector_accumulate_bit_length_where_a_float_rounds_up() -> None:
+    """The intrinsic takes a sum's bit length from its conversion to float32, which rounds
+    25+ significant bits up to the next power of two: sums where it does, Dst 0x4B7FFFFF
+    (mantissa all ones, exponent 150) plus a group of 2**24 at the same exponent is
+    0x1FFFFFF, 25 ones (and the same negated, and one below)."""
+    top = [150 - 97] * 3 + [0] * 13 + [-97] * 16  # group 1 has exponent 0: left out
+    tot = [2048, -2048, 2047] + [0] * 29
+    frames = [0x4B7FFFFF, 0xCB7FFFFF, 0x4B7FFFFF] + [0x3F800000] * 13
+    _check_accumulate(tot, top, frames, 97, (True, False))
+    _check_accumulate(tot, top, frames, 97, (False, True))
+
+
+def _check_accumulate(tot: list[int], top: list[int], frames: list[int], adj: int,
+                      mode: tuple[bool, bool]) -> None:
+    import numba  # a dependency
+
+    from isaforge.tensix import fpu_jit
+    assert fpu_jit.load() is not None
+    acc = numba.njit(lambda t, e, f, a, fp32, e8: fpu_jit._v_accumulate(t, e, f, 0, a, fp32, e8))
+    t = np.array(tot, np.int32).reshape(2, 16)
+    e = np.array(top, np.int32).reshape(2, 16)
+    got = np.array(frames, np.uint32).astype(np.int64)
+    acc(t, e, got, adj, *mode)
+    for c in range(16):
+        t0, t1 = int(t[0, c]), int(t[1, c])
+        e0, e1 = int(e[0, c]) + adj, int(e[1, c]) + adj
+        if e0 <= 0:
+            e0, t0 = 0, 0
+        if e1 <= 0:
+            e1, t1 = 0, 0
+        want = fpu_jit._k_accumulate(int(t0 < 0), e0, abs(t0) << 13, int(t1 < 0), e1,
+                                     abs(t1) << 13, frames[c], *mode)
+        assert got[c] == want, (c, hex(int(got[c])), hex(want))

@@ -529,7 +529,7 @@ def _vector_intrinsics() -> dict[str, object]:
     from numba.core import types
     from numba.extending import intrinsic
 
-    i1, i8, i32, i64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+    i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
     v16 = ir.VectorType(i32, 16)
 
     def vc(x: int) -> ir.Constant:
@@ -626,15 +626,14 @@ def _vector_intrinsics() -> dict[str, object]:
                                   splat(b, b.load(elem_ptr(b, eb_p, b.add(brow16, i))))))
                 t = smax(b, t, sums[j])
             t = sel(b, b.icmp_signed("<", t, vc(_ZE // 2)), splat(b, args[6]), t)
-            t1 = b.add(t, vc(1))
             acc = vc(0)
-            for j in range(8):  # with d1 = d + 1 and p2 = 2p: (p2 + 2**d - (p < 0)) >> d1
-                i = b.add(i0, ir.Constant(i32, j))
+            for j in range(8):  # the same as (2p + 2**d - (p < 0)) >> (d + 1), in fewer steps:
+                i = b.add(i0, ir.Constant(i32, j))  # (((2p - (p < 0)) >> d) + 1) >> 1
                 mb2 = b.shl(b.load(elem_ptr(b, mb_p, b.add(brow16, i))), ir.Constant(i32, 1))
                 p2 = b.mul(load16(b, ma_p, b.mul(i, ir.Constant(i32, 16))), splat(b, mb2))
-                d1 = smin(b, b.sub(t1, sums[j]), vc(30))
-                r = b.sub(b.add(p2, b.lshr(b.shl(vc(1), d1), vc(1))), b.lshr(p2, vc(31)))
-                acc = b.add(acc, b.ashr(r, d1))
+                d = smin(b, b.sub(t, sums[j]), vc(29))
+                q = b.ashr(b.add(p2, b.ashr(p2, vc(31))), d)
+                acc = b.add(acc, b.ashr(b.add(q, vc(1)), vc(1)))
             g16 = b.mul(int32(b, args[5]), ir.Constant(i32, 16))
             store16(b, acc, tot_p, g16)
             store16(b, t, top_p, g16)
@@ -676,9 +675,13 @@ def _vector_intrinsics() -> dict[str, object]:
                 total = b.add(total, neg_if(b, b.icmp_unsigned("!=", s, vc(0)), m))
             sign = b.lshr(total, vc(31))
             mag = absv(b, total)
-            ctlz = b.module.globals.get("llvm.ctlz.v16i32") or ir.Function(
-                b.module, ir.FunctionType(v16, [v16, i1]), "llvm.ctlz.v16i32")
-            blen = b.sub(vc(32), b.call(ctlz, [mag, ir.Constant(i1, 0)]))
+            # bit length: the exponent of the nearest float, one less if that rounded up
+            fexp = b.lshr(b.bitcast(b.sitofp(mag, ir.VectorType(ir.FloatType(), 16)), v16),
+                          vc(23))
+            blen = b.sub(fexp, vc(126))
+            low = b.icmp_unsigned("==", b.lshr(mag, smax(b, b.sub(blen, vc(1)), vc(0))), vc(0))
+            blen = sel(b, b.icmp_unsigned("==", mag, vc(0)), vc(0),
+                       b.sub(blen, b.zext(low, v16)))
             keep = sel(b, fp32, ir.Constant(i32, 24), sel(b, e8, ir.Constant(i32, 8),
                                                           ir.Constant(i32, 11)))
             keep = splat(b, keep)
