@@ -103,7 +103,8 @@ def run_path(a_cells: np.ndarray, b_cells: np.ndarray) -> np.ndarray:
     cfg = fpu.MathConfig(fp32_dst=True)
     srca, srcb, dst = SrcRegs("SrcA"), SrcRegs("SrcB"), Dst()
     rows = dst.phys(np.arange(64), True)
-    raw = np.empty((len(a_cells), 2, 64, 16), dtype=np.uint16)
+    used = int(rows.max()) + 9  # the physical rows the 64 view rows occupy, and their halves
+    raw = np.empty((len(a_cells), used, 16), dtype=np.uint16)
     for n, (ac, bc) in enumerate(zip(a_cells, b_cells, strict=True)):
         srca.cells[0] = ac
         srcb.cells[0] = bc
@@ -112,9 +113,8 @@ def run_path(a_cells: np.ndarray, b_cells: np.ndarray) -> np.ndarray:
             for dst_base, _, _, a_row, b_row, _, phase in PLAN:
                 fpu.mvmul(dst, srca, srcb, srca_row=int(a_row), srcb_row=int(b_row),
                           dst_row=int(dst_base), phase=int(phase), cfg=cfg)
-        raw[n, 0] = dst.bits[rows]
-        raw[n, 1] = dst.bits[rows + 8]
-    return F.dst32_to_fp32((raw[:, 0].astype(np.uint32) << 16) | raw[:, 1])
+        raw[n] = dst.bits[:used]
+    return F.dst32_to_fp32((raw[:, rows].astype(np.uint32) << 16) | raw[:, rows + 8])
 
 
 def coprocessor_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
