@@ -429,10 +429,7 @@ def test_kernels_load_after_jit_after_calls() -> None:
         "fpu.mvmul_batch(np.zeros((1, 16, 16), np.int64), z, z, 0, True, True)\n"
         "assert fpu_jit.is_loaded() and fpu_jit.load() is not None\n"
         "print('ok')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    _in_new_process(code)
 
 
 def test_plain_python_lane_functions_equal_numpy() -> None:
@@ -456,6 +453,11 @@ def test_plain_python_lane_functions_equal_numpy() -> None:
         "    assert (out == ref).all(), (phase, fp32, exp8)\n"
         "assert not fpu_jit.is_loaded()\n"
         "print('ok')\n")
+    _in_new_process(code)
+
+
+def _in_new_process(code: str) -> None:
+    """Run ``code`` in a fresh Python (numba's kernels not loaded); it prints ``ok``."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr
