@@ -92,8 +92,8 @@ def _cells(m: np.ndarray) -> np.ndarray:
     return F.values_to_src(_faces(m), "bf16").astype(np.uint32)
 
 
-#: The tile's 64 MVMULs as a run (fpu.RUN_FIELDS per row), in the kernel's order.
-PLAN = np.array([(d_row & 0x3F8, 1, 8, a_row, b_row, 1, phase) for phase in range(4)
+#: The tile's 64 MVMULs as a run (fpu.run_row per MVMUL), in the kernel's order.
+PLAN = np.array([fpu.run_row(a_row, b_row, d_row, phase, False) for phase in range(4)
                  for b_row, a_row, d_row in SEQUENCE], dtype=np.int64)
 
 

@@ -549,15 +549,12 @@ def mvmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: in
     fast = _fast_cfg(cfg)
     kernels = _jit() if fast is not None else None
     if kernels is not None:  # Python ints and bools: other types would compile new variants
-        srca_row, srcb_row, dst_row, phase = int(srca_row), int(srcb_row), int(dst_row), int(phase)
-        if bcast_srcb_row:
-            base, step, n, b_row, b_step = dst_row & (0x400 - 7), 2, 4, srcb_row & 0x3F, 0
-        else:
-            base, step, n, b_row, b_step = dst_row & 0x3F8, 1, 8, srcb_row & 0x38, 1
+        base, step, n, a_row, b_row, b_step, phase = run_row(
+            int(srca_row), int(srcb_row), int(dst_row), int(phase), bcast_srcb_row)
         kernels.mvmul(dst.bits, dst.valid, dst.phys_table(fast.is32), fast.mode, base, step, n,
-                      srca.cells, srca.matrix_bank, srca_row & 0x38, srcb.cells,
-                      srcb.matrix_bank, b_row, b_step, fast.a_mask, fast.b_mask, phase & 3,
-                      fast.adj[phase & 3], fast.is32, fast.exp8, fpu_jit.WS, fpu_jit.WRAP)
+                      srca.cells, srca.matrix_bank, a_row, srcb.cells, srcb.matrix_bank, b_row,
+                      b_step, fast.a_mask, fast.b_mask, phase, fast.adj[phase], fast.is32,
+                      fast.exp8, fpu_jit.WS, fpu_jit.WRAP)
         return
     if bcast_srcb_row:
         base = dst_row & (0x400 - 7)
@@ -573,21 +570,30 @@ def mvmul(dst: Dst, srca: SrcRegs, srcb: SrcRegs, *, srca_row: int, srcb_row: in
 
 
 #: ``(dst_base, dst_step, rows, srca_row, srcb_row, srcb_step, phase)``: one row of a
-#: :func:`mvmul_run` plan (the masked rows :func:`mvmul` would use).
+#: :func:`mvmul_run` plan (:func:`run_row`).
 RUN_FIELDS = ("dst_base", "dst_step", "rows", "srca_row", "srcb_row", "srcb_step", "phase")
 _ADJS: dict[tuple[int, int, int, int], np.ndarray] = {}
+
+
+def run_row(srca_row: int, srcb_row: int, dst_row: int, phase: int, bcast_srcb_row: bool
+            ) -> tuple[int, int, int, int, int, int, int]:
+    """What one MVMUL (the arguments of :func:`mvmul`) reads and writes, as a row of
+    :data:`RUN_FIELDS`: SrcA rows from ``srca_row & 0x38``; 8 SrcB rows from
+    ``srcb_row & 0x38`` into Dst rows ``dst_row & 0x3F8`` on; or for the row broadcast, SrcB
+    row ``srcb_row & 0x3F`` into Dst rows 0, 2, 4, 6 from ``dst_row & 0x3F9``."""
+    if bcast_srcb_row:
+        return dst_row & (0x400 - 7), 2, 4, srca_row & 0x38, srcb_row & 0x3F, 0, phase & 3
+    return dst_row & 0x3F8, 1, 8, srca_row & 0x38, srcb_row & 0x38, 1, phase & 3
 
 
 def mvmul_run(dst: Dst, srca: SrcRegs, srcb: SrcRegs, plan: np.ndarray, cfg: MathConfig
               ) -> bool:
     """Several MVMULs in order, with one configuration and the same Src banks, in one compiled
-    call: row ``r`` of ``plan`` (``(N, 7) int64``, see :data:`RUN_FIELDS`) is what
-    :func:`mvmul` computes from its arguments (``srca_row & 0x38``; ``srcb_row & 0x38``, step
-    1, 8 rows at ``dst_row & 0x3F8``; or for the row broadcast ``srcb_row & 0x3F``, step 0, 4
-    rows at ``dst_row & 0x3F9`` step 2; ``phase & 3``). The result is that of the
-    :func:`mvmul` calls, bit for bit. Returns False, doing nothing, when the compiled kernels
-    are not loaded (or :data:`USE_JIT` is off) or the configuration is integer math; raises
-    :class:`FpuError` for a format combination the hardware rejects."""
+    call: row ``r`` of ``plan`` (``(N, 7) int64``) is the :func:`run_row` of one MVMUL. The
+    result is that of the :func:`mvmul` calls, bit for bit. Returns False, doing nothing,
+    when the compiled kernels are not loaded (or :data:`USE_JIT` is off) or the configuration
+    is integer math; raises :class:`FpuError` for a format combination the hardware
+    rejects."""
     fast = _fast_cfg(cfg)
     kernels = fpu_jit._LOADED.get("kernels") if USE_JIT else None
     if fast is None or kernels is None:

@@ -323,9 +323,7 @@ def mvmul_run(cp: Coprocessor, t: int, words: Iterable[int], limit: int) -> int:
         return 0
     regs = math_regs(cp, t)
     dst, srca, srcb = cp.dst, cp.srca, cp.srcb
-    cfg = regs.math_config(
-        int(srca.implied_fmt[srca.matrix_bank]) if regs.implied_a else regs.srca_fmt,
-        int(srcb.implied_fmt[srcb.matrix_bank]) if regs.implied_b else regs.srcb_fmt)
+    cfg = math_config(cp, t, regs)
     key = (tuple(head), tuple(cp.rwc.v[t].tolist()))
     plan = regs.plans.get(key)
     if plan is None:
@@ -357,12 +355,8 @@ def _mvmul_plan(cp: Coprocessor, t: int, regs: MathRegs, words: list[int], v: li
     flips = 0
     for w in words:
         f = decode(w).fields
-        dst_row = (f["dst"] + regs.dst_offset + v[DST]) & 0x3FF
-        phase = (v[FIDELITY] + regs.fidelity_base) & 3
-        if f["instr_mod19"] & 1:  # one SrcB row into Dst rows 0, 2, 4, 6
-            row = (dst_row & 0x3F9, 2, 4, v[SRCA] & 0x38, v[SRCB] & 0x3F, 0, phase)
-        else:
-            row = (dst_row & 0x3F8, 1, 8, v[SRCA] & 0x38, v[SRCB] & 0x38, 1, phase)
+        row = fpu.run_row(v[SRCA], v[SRCB], (f["dst"] + regs.dst_offset + v[DST]) & 0x3FF,
+                          v[FIDELITY] + regs.fidelity_base, bool(f["instr_mod19"] & 1))
         key = (f["addr_mode"], True, tuple(v))
         new = regs.moves.get(key)
         if new is None:
