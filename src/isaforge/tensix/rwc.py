@@ -78,25 +78,24 @@ def addr_mod_index(rwc: RWCs, tc: ThreadConfig, t: int, addr_mode: int) -> int:
     return index
 
 
+def _src_step(rwc: RWCs, t: int, col: int, cr_col: int, clr: bool, cr: bool, incr: int
+              ) -> None:
+    """The SrcA or SrcB part of an AddrMod section: clear both counters, or add to ``_Cr``
+    and copy it, or add to the counter."""
+    if clr:
+        rwc.set(t, col, 0)
+        rwc.set(t, cr_col, 0)
+    elif cr:
+        rwc.set(t, cr_col, rwc.get(t, cr_col) + incr)
+        rwc.set(t, col, rwc.get(t, cr_col))
+    else:
+        rwc.set(t, col, rwc.get(t, col) + incr)
+
+
 def apply_addr_mod(rwc: RWCs, t: int, am: AddrMod, update_fidelity: bool = True) -> None:
     """Apply one AddrMod section to thread ``t``'s counters (spec 000 §3.4)."""
-    if am.srca_clr:
-        rwc.set(t, SRCA, 0)
-        rwc.set(t, SRCA_CR, 0)
-    elif am.srca_cr:
-        rwc.set(t, SRCA_CR, rwc.get(t, SRCA_CR) + am.srca_incr)
-        rwc.set(t, SRCA, rwc.get(t, SRCA_CR))
-    else:
-        rwc.set(t, SRCA, rwc.get(t, SRCA) + am.srca_incr)
-
-    if am.srcb_clr:
-        rwc.set(t, SRCB, 0)
-        rwc.set(t, SRCB_CR, 0)
-    elif am.srcb_cr:
-        rwc.set(t, SRCB_CR, rwc.get(t, SRCB_CR) + am.srcb_incr)
-        rwc.set(t, SRCB, rwc.get(t, SRCB_CR))
-    else:
-        rwc.set(t, SRCB, rwc.get(t, SRCB) + am.srcb_incr)
+    _src_step(rwc, t, SRCA, SRCA_CR, am.srca_clr, am.srca_cr, am.srca_incr)
+    _src_step(rwc, t, SRCB, SRCB_CR, am.srcb_clr, am.srcb_cr, am.srcb_incr)
 
     # DestIncr is 10-bit two's complement; adding it modulo 2**10 is the same thing
     if am.dst_clr:
