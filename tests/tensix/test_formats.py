@@ -59,6 +59,18 @@ def test_dst_fp32_round_trip_and_halves(words: list[int]) -> None:
     assert ((d & 0xFFFF) == (w & 0xFFFF)).all()
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(u32s, min_size=1, max_size=64))
+def test_fp32_from_the_two_dst_halves(words: list[int]) -> None:
+    """Dst.read("fp32") builds IEEE words from the two DstBits halves (a table for the high
+    half): the same as forming the Dst32b words and converting them."""
+    w = np.array(words, dtype=np.uint32)
+    hi, lo = (w >> 16).astype(np.uint16), (w & 0xFFFF).astype(np.uint16)
+    got = F.dst32_halves_to_fp32(hi, lo)
+    assert got.dtype == np.uint32
+    assert (got == F.dst32_to_fp32(w)).all()
+
+
 def test_dst_int32_sign_magnitude_in_fp32_order() -> None:
     assert F.int32_to_dst32(np.array([-1]))[0] == 0x80000001
     assert F.int32_to_dst32(np.array([1 << 23]))[0] == 0x00010000  # magnitude bit 23 -> bit 16
@@ -102,6 +114,17 @@ def test_shuffles_agree_with_direct_conversions() -> None:
     assert (F.unshuffle_fp16(F.fp16_bits_to_src(ALL16)) == F.fp16_to_dst16(ALL16)).all()
     assert (F.src_to_fp16_bits(F.fp16_bits_to_src(ALL16)) == ALL16).all()
     assert (F.src_to_bf16_bits(F.bf16_bits_to_src(ALL16)) == ALL16).all()
+
+
+def test_bf16_and_fp16_cells_by_table_equal_the_formulas() -> None:
+    """values_to_src looks BF16/FP16 cells up in a table: every bit pattern's entry is the
+    formula's cell (NaN and Inf patterns included)."""
+    assert (F.values_to_src(ALL16.view(ml_dtypes.bfloat16), "bf16")
+            == F.bf16_bits_to_src(ALL16)).all()
+    assert (F.values_to_src(ALL16.view(np.float16), "fp16") == F.fp16_bits_to_src(ALL16)).all()
+    x = np.array([[1.0, -2.5e-3, 3e38]], np.float32)  # float input rounds first
+    assert (F.values_to_src(x, "bf16") == F.bf16_bits_to_src(
+        x.astype(ml_dtypes.bfloat16).view(np.uint16))).all()
 
 
 @settings(max_examples=200, deadline=None)

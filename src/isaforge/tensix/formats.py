@@ -34,6 +34,7 @@ maps one to the way the matrix unit and the MOV* instructions treat it.
 
 from __future__ import annotations
 
+import functools
 from enum import IntEnum
 
 import ml_dtypes
@@ -163,6 +164,24 @@ def dst32_to_fp32(bits: np.ndarray) -> np.ndarray:
     """Dst32b FP32 word -> IEEE FP32 bits."""
     b = _u32(bits)
     return ((b & 0x8000FFFF) | ((b & 0x7F000000) >> 8) | ((b & 0x00FF0000) << 7)).astype(U32)
+
+
+def dst32_halves_to_fp32(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """The two DstBits halves of Dst32b FP32 words (high at ``Adj32(r)``, low 8 rows further)
+    -> IEEE FP32 bits: the high half is the BF16 storage of the top 16 bits (looked up), the
+    low half is ``man[15:0]`` as it is."""
+    out = np.empty((*np.shape(hi), 2), dtype="<u2")
+    out[..., 0] = lo
+    out[..., 1] = _ieee_bf16_table().take(hi)
+    return out.view("<u4")[..., 0].astype(U32, copy=False)
+
+
+@functools.cache
+def _ieee_bf16_table() -> np.ndarray:
+    """``(65536,) uint16``: :func:`dst16_to_bf16` of every Dst BF16 storage pattern."""
+    table = dst16_to_bf16(np.arange(1 << 16, dtype=U16))
+    table.flags.writeable = False
+    return table
 
 
 def int32_to_signmag(values: np.ndarray) -> np.ndarray:
@@ -372,10 +391,12 @@ def values_to_src(values: np.ndarray, fmt: str) -> np.ndarray:
     _check(fmt, SRC_FORMATS)
     if fmt in ("tf32", "fp32"):
         return fp32_bits_to_src(np.asarray(values, np.float32).view(U32), "tf32")
-    if fmt == "bf16":
-        return bf16_bits_to_src(np.asarray(values).astype(ml_dtypes.bfloat16).view(U16))
+    if fmt == "bf16":  # every 16-bit pattern's cell, looked up (one numpy call)
+        bits = np.asarray(values).astype(ml_dtypes.bfloat16, copy=False).view(U16)
+        return _cell_table("bf16").take(bits)
     if fmt == "fp16":
-        return fp16_bits_to_src(np.asarray(values).astype(np.float16).view(U16))
+        return _cell_table("fp16").take(np.asarray(values).astype(np.float16, copy=False)
+                                        .view(U16))
     if fmt == "int8":
         return int8_to_src(values)
     if fmt == "int16":
@@ -384,6 +405,15 @@ def values_to_src(values: np.ndarray, fmt: str) -> np.ndarray:
     if np.any(v > SRC_MASK):
         raise FormatError("raw Src cells are 19 bits wide")
     return v
+
+
+@functools.cache
+def _cell_table(fmt: str) -> np.ndarray:
+    """``(65536,) uint32``: the Src cell of every IEEE BF16 or FP16 bit pattern."""
+    bits = np.arange(1 << 16, dtype=U32)
+    table = bf16_bits_to_src(bits) if fmt == "bf16" else fp16_bits_to_src(bits)
+    table.flags.writeable = False
+    return table
 
 
 def src_to_values(cells: np.ndarray, fmt: str) -> np.ndarray:

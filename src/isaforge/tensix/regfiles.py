@@ -158,6 +158,9 @@ class Dst:
         ``int32``, ``raw32`` use Dst32b; ``bf16``, ``fp16``, ``int8``, ``int16``, ``raw`` use
         Dst16b). Returns ``(n, 16)``; ``rows=None`` reads the whole view."""
         width = self._width(fmt)
+        if fmt == "fp32":  # from the two halves, without forming the Dst32b words
+            p = self.adj32(_rows_arg(rows, ROWS32))
+            return F.dst32_halves_to_fp32(self.bits[p], self.bits[p + 8]).view(np.float32)
         stored = self.read32(rows) if width == 32 else self.read16(rows)
         return F.dst_to_values(stored, fmt)
 
@@ -287,7 +290,8 @@ class SrcRegs:
         if fmt not in F.SRC_FORMATS:
             raise RegFileError(f"unknown Src format {fmt!r} "
                                f"(expected one of {', '.join(F.SRC_FORMATS)})")
-        self.write(bank, np.arange(row, row + v.shape[0]), F.values_to_src(v, fmt))
+        # values_to_src yields 19-bit cells; the rows were checked above
+        self.cells[self._bank(bank), row:row + v.shape[0]] = F.values_to_src(v, fmt)
 
     def dump(self, bank: int, fmt: str, rows: np.ndarray | int | slice | None = None
              ) -> np.ndarray:
