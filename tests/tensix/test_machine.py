@@ -11,6 +11,7 @@ import pytest
 
 from isaforge.tensix import Coprocessor, assemble, ops
 from isaforge.tensix.regfiles import SrcClient
+from isaforge.tensix.replay import ReplayExpander
 from isaforge.tensix.state import (
     Config,
     NotImplementedInstruction,
@@ -410,6 +411,16 @@ def test_replay_count_zero_means_32_and_mop_can_emit_replay() -> None:
     cp.threads[0].mop.cfg[:] = [3, 1, NOP, NOP, NOP, rep, NOP, rep, rep]
     words = assemble("ttreplay 0,2,0,1") + W[4:6] + assemble("ttmop 1,0,0")
     assert executed_words(cp, words) == [W[4], W[5]] * 3
+
+
+def test_replay_emits_from_every_start_and_wraps() -> None:
+    exp = ReplayExpander()
+    exp.buf[:] = np.arange(32) + 100
+    for start in range(32):
+        for length in (1, 5, 31, 0):
+            word = assemble(f"ttreplay {start},{length},0,0")[0]
+            assert exp.feed(word, pytest.fail) == [100 + (start + i) % 32
+                                                  for i in range(length or 32)]
 
 
 def test_replay_out_of_range_is_reported() -> None:

@@ -20,7 +20,7 @@ import pytest
 
 from isaforge.core.errors import EmulationError
 from isaforge.tensix import formats as F
-from isaforge.tensix import fpu
+from isaforge.tensix import fpu, matrix
 from isaforge.tensix.asm import assemble
 from isaforge.tensix.coprocessor import Coprocessor
 from isaforge.tensix.regfiles import Dst, SrcRegs
@@ -212,6 +212,33 @@ def test_configuration_arrays_count_writes() -> None:
     assert isinstance(cp.config.words, WriteCountedArray) and cp.config.version > seen
     with pytest.raises(EmulationError, match="shape"):
         cp.thread_config.regs = np.zeros(4)
+
+
+def test_rewriting_the_same_value_keeps_the_configuration_cache() -> None:
+    """SETC16, RMWCIB and the .config/.threadconfig paths (Config.set, ThreadConfig.set)
+    that write the value a register already holds leave ``version`` alone, so a kernel whose
+    setup runs again per tile keeps its cached MathRegs and plans; a new value still counts."""
+    cp = Coprocessor()
+    cp.load_program(".thread 0\nttsetc16 12,0x800\nTTI_RMWCIB1(0xFF, 0x12, 5)\n")
+    cp.run(max_steps=10)
+    cp.config.set("ALU_ACC_CTRL_Fp32_enabled", 1)
+    cp.thread_config.set(1, "FIDELITY_BASE_Phase", 2)
+    regs = matrix.math_regs(cp, 0)
+    before = (cp.config.version, cp.thread_config.version)
+    cp.load_program(".thread 0\nttsetc16 12,0x800\nTTI_RMWCIB1(0xFF, 0x12, 5)\n")
+    cp.run(max_steps=10)
+    cp.config.set("ALU_ACC_CTRL_Fp32_enabled", 1)
+    cp.thread_config.set(1, "FIDELITY_BASE_Phase", 2)
+    assert (cp.config.version, cp.thread_config.version) == before
+    assert matrix.math_regs(cp, 0) is regs
+    assert int(cp.config.words[0, 5]) >> 8 & 0xFF == 0x12
+    for write in ("ttsetc16 12,0x801", "TTI_RMWCIB1(0xFF, 0x13, 5)"):
+        cp.load_program(f".thread 0\n{write}\n")
+        cp.run(max_steps=10)
+        assert (cp.config.version, cp.thread_config.version) != before
+        before = (cp.config.version, cp.thread_config.version)
+    assert int(cp.thread_config.regs[0, 12]) == 0x801
+    assert int(cp.config.words[0, 5]) >> 8 & 0xFF == 0x13
 
 
 def test_replacing_the_config_array_takes_effect() -> None:

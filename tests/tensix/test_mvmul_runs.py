@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from isaforge.core.errors import EmulationError
-from isaforge.tensix import fpu, fpu_jit, matrix
+from isaforge.tensix import assemble, fpu, fpu_jit, matrix
 from isaforge.tensix.coprocessor import Coprocessor
 
 assert fpu_jit.load() is not None  # numba is a dependency: runs need the compiled kernels
@@ -118,3 +118,31 @@ def test_no_runs_while_another_thread_has_work() -> None:
     assert err is None and err_ref is None
     _same(cp, ref)
     assert cp.rounds == ref.rounds == 20
+
+
+def test_a_streamed_tile_reuses_the_plan_and_equals_the_whole_kernel() -> None:
+    """The kernel set up once, then per tile only ZEROACC, SETRWC, MOP, SETRWC (what a real
+    matmul's core pushes per tile): each tile's Dst equals the whole kernel run for it, and
+    from the second tile on the run's plan comes from the cache (no new entries)."""
+    with open(KERNEL, encoding="utf-8") as f:
+        program = f.read()
+    tile = assemble("TTI_ZEROACC(3, 0, 0, 0, 0)\nttsetrwc 0,0,0,0,0,15\nttmop 1,0,0\n"
+                    "ttsetrwc 0,0,0,0,0,15")
+    cp, err = _run(program, "bf16", 5, True, 10_000)
+    assert err is None
+    sizes = []
+    for seed in (6, 7, 8):
+        whole, err = _run(program, "bf16", seed, True, 10_000)
+        assert err is None
+        rng = np.random.default_rng(seed)  # the same Src values _run loaded into `whole`
+        for which in "ab":
+            for bank in (0, 1):
+                values = rng.standard_normal((64, 16)) * np.exp2(rng.integers(-8, 8, (64, 16)))
+                values[rng.random((64, 16)) < 0.1] = 0
+                cp.load_src(which, bank, values.astype(np.float32), "bf16")
+        cp.set_stream(1, tile)
+        cp.run(max_steps=10_000)
+        assert (cp.dst.read("fp32", range(64)) == whole.dst.read("fp32", range(64))).all()
+        assert (cp.rwc.v == whole.rwc.v).all()
+        sizes.append(len(matrix.math_regs(cp, 1).plans))
+    assert sizes[0] == sizes[1] == sizes[2] > 0

@@ -293,8 +293,11 @@ class Coprocessor:
                 and self._alone(t):
             n = matrix.mvmul_run(self, t, th.pending, self._run_cap - self.steps)
             if n:  # n MVMULs back to back: n rounds in which no other thread had work
-                for _ in range(n):
-                    th.pending.popleft()
+                if n == len(th.pending):
+                    th.pending.clear()
+                else:
+                    for _ in range(n):
+                        th.pending.popleft()
                 th.executed += n
                 self.steps += n
                 self.rounds += n - 1
@@ -387,7 +390,9 @@ def _setc16(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
     if reg >= ThreadConfig.N_REGS:
         cp.report_ub(f"ThreadConfig register {reg} does not exist (0..{ThreadConfig.N_REGS - 1})")
         return
-    cp.thread_config.regs[t, reg] = f["setc16_value"]
+    value = f["setc16_value"]
+    if cp.thread_config.regs[t, reg] != value:  # rewriting a value keeps cached configs valid
+        cp.thread_config.regs[t, reg] = value
 
 
 def _cfg_index(cp: Coprocessor, index: int) -> int | None:
@@ -430,7 +435,9 @@ def _rmwcib(byte: int) -> Callable[[Coprocessor, int, Mapping[str, int]], None]:
         word = int(cp.config.words[s, idx])
         old = word >> (8 * byte) & 0xFF
         new = (f["Data"] & f["Mask"]) | (old & ~f["Mask"] & 0xFF)
-        cp.config.words[s, idx] = (word & ~(0xFF << (8 * byte)) & 0xFFFFFFFF) | (new << (8 * byte))
+        if new != old:  # rewriting a value keeps cached configs valid
+            keep = word & ~(0xFF << (8 * byte)) & 0xFFFFFFFF
+            cp.config.words[s, idx] = keep | (new << (8 * byte))
     return run
 
 

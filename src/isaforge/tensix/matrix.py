@@ -27,7 +27,8 @@ Rows of Dst read as the identity when invalid (ZEROACC'd) and become valid when 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import itertools
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -117,8 +118,8 @@ class MathRegs:
         self._addr_mods: list[AddrMod | None] = [None] * 8
         #: (addr_mode, update_fidelity, RWC row) -> RWC row after :func:`advance`
         self.moves: dict[tuple[int, bool, tuple[int, ...]], np.ndarray] = {}
-        #: (MVMUL words, RWC row) -> :class:`MvmulPlan` of :func:`mvmul_run`
-        self.plans: dict[tuple[tuple[int, ...], tuple[int, ...]], MvmulPlan] = {}
+        #: (pending words, RWC row) -> :class:`MvmulPlan` of :func:`mvmul_run` (None: no run)
+        self.plans: dict[tuple[tuple[int, ...], tuple[int, ...]], MvmulPlan | None] = {}
 
     def math_config(self, srca_fmt: int, srcb_fmt: int) -> fpu.MathConfig:
         """The MathConfig with these (effective) Src formats and this configuration's flags."""
@@ -303,36 +304,31 @@ class MvmulPlan(NamedTuple):
     flips: int  # the last MVMUL's clear_dvalid (the run ends at the first that flips)
 
 
-def mvmul_run(cp: Coprocessor, t: int, words: Iterable[int], limit: int) -> int:
-    """Execute the MVMULs at the head of ``words`` (thread ``t``'s pending instructions, at
-    most ``limit``) in one compiled call; returns how many ran (0: none, run them one by one).
+def mvmul_run(cp: Coprocessor, t: int, words: Collection[int], limit: int) -> int:
+    """Execute the MVMULs at the head of ``words`` (thread ``t``'s pending instructions) in
+    one compiled call, if there are at most ``limit``; returns how many ran (0: none, run
+    them one by one).
 
     The caller (:meth:`.Coprocessor.run`) calls this only when the first MVMUL may issue and
     no other thread has anything left, so running the MVMULs back to back is what the
     scheduler would do. A run needs one configuration and the same Src banks, so it ends at
-    the first MVMUL that flips a bank; it is worked out once per (words, RWCs,
+    the first MVMUL that flips a bank; it is worked out once per (pending words, RWCs,
     configuration) (:class:`MvmulPlan`, kept on :class:`MathRegs`, so a matmul's runs repeat
     from the second tile on without Python work per instruction). Its result is that of
     :func:`_mvmul` per instruction, bit for bit."""
-    head = []
-    for w in words:
-        if w >> 24 != MVMUL_OPCODE or len(head) >= limit:
-            break
-        head.append(w)
-    if len(head) < 2:
-        return 0
     regs = math_regs(cp, t)
-    dst, srca, srcb = cp.dst, cp.srca, cp.srcb
-    cfg = math_config(cp, t, regs)
-    key = (tuple(head), tuple(cp.rwc.v[t].tolist()))
-    plan = regs.plans.get(key)
-    if plan is None:
-        plan = _mvmul_plan(cp, t, regs, head, list(key[1]))
-        if plan is None:
-            return 0
+    key = (tuple(words), tuple(cp.rwc.v[t].tolist()))
+    plan = regs.plans.get(key, _UNPLANNED)
+    if plan is _UNPLANNED:
+        head = list(itertools.takewhile(lambda w: w >> 24 == MVMUL_OPCODE, key[0]))
+        plan = _mvmul_plan(cp, t, regs, head, list(key[1])) if len(head) > 1 else None
         if len(regs.plans) > 4096:
             regs.plans.clear()
         regs.plans[key] = plan
+    if plan is None or len(plan.rows) > limit:
+        return 0
+    dst, srca, srcb = cp.dst, cp.srca, cp.srcb
+    cfg = math_config(cp, t, regs)
     dst.remap_addrs, dst.swizzle_32b = regs.remap_addrs, regs.swizzle_32b
     try:
         if not fpu.mvmul_run(dst, srca, srcb, plan.rows, cfg):
@@ -342,6 +338,10 @@ def mvmul_run(cp: Coprocessor, t: int, words: Iterable[int], limit: int) -> int:
     flip_banks(cp, t, plan.flips, regs)
     cp.rwc.v[t] = plan.end
     return len(plan.rows)
+
+
+#: :attr:`MathRegs.plans` has no entry yet (None there: the words do not start a run)
+_UNPLANNED = MvmulPlan(np.zeros((0, 7), dtype=np.int64), np.zeros(0), 0)
 
 
 def _mvmul_plan(cp: Coprocessor, t: int, regs: MathRegs, words: list[int], v: list[int]

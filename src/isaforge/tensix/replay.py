@@ -59,7 +59,8 @@ class ReplayExpander:
             self.load_index = start
             self.load_exec = bool(exec_ & 1)
             return []
-        return [int(self.buf[(start + i) % SIZE]) for i in range(count)]
+        buf = self.buf.tolist()
+        return (buf[start:] + buf * (count // SIZE + 1))[:count]
 
 
 __all__ = ["SIZE", "ReplayExpander"]

@@ -241,7 +241,9 @@ class ThreadConfig:
         if not 0 <= value < (1 << f.size):
             raise EmulationError(f"ThreadConfig {name}: {value} does not fit {f.size} bits")
         old = int(self.regs[thread, f.index])
-        self.regs[thread, f.index] = (old & ~f.mask) | (value << f.shift)
+        new = (old & ~f.mask) | (value << f.shift)
+        if new != old:  # an unchanged register keeps the cached configuration valid
+            self.regs[thread, f.index] = new
 
     # -- the AddrMod sections, decoded (spec 000 §3.3) --------------------------------------
 
@@ -342,7 +344,9 @@ class Config:
             raise EmulationError(f"Config {name}: {value} does not fit {f.size} bits")
         for s in (0, 1) if state is None else (state,):
             old = int(self.words[s, f.index])
-            self.words[s, f.index] = (old & ~f.mask & 0xFFFFFFFF) | (value << f.shift)
+            new = (old & ~f.mask & 0xFFFFFFFF) | (value << f.shift)
+            if new != old:  # an unchanged word keeps the cached configuration valid
+                self.words[s, f.index] = new
 
 
 # --------------------------------------------------------------------------------------------
