@@ -43,7 +43,7 @@ class MopExpander:
         return self.template1()
 
     def template0(self, mask: int, count1: int) -> list[int]:
-        c = [int(x) for x in self.cfg]
+        c = self.cfg.tolist()
         flags, insn_b, a0, a1, a2, a3, skip_a0, skip_b = c[1:9]
         has_b, has_a123 = flags & 1, flags & 2
         out: list[int] = []
@@ -62,7 +62,7 @@ class MopExpander:
         return out
 
     def template1(self) -> list[int]:
-        c = [int(x) for x in self.cfg]
+        c = self.cfg.tolist()
         outer, inner = c[0] & 127, c[1] & 127
         start, end0, end1, loop_op, loop_op1, last0, last1 = c[2:9]
         flip = 0
