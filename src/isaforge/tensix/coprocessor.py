@@ -157,7 +157,8 @@ class Coprocessor:
         self._hooks: list[Callable[[Executed], None]] = []
         #: :meth:`run` sets the step count runs of MVMULs may reach (0: one at a time)
         self._run_cap = 0
-        self._current: tuple[int, str] = (0, "")
+        #: (thread, instruction text or, in the expanders, its word) that UB reports name
+        self._current: tuple[int, str | int] = (0, "")
 
     # -- API ---------------------------------------------------------------------------------
 
@@ -260,6 +261,8 @@ class Coprocessor:
 
     def report_ub(self, message: str) -> None:
         t, name = self._current
+        if isinstance(name, int):
+            name = f"{name:#010x}"
         self.ub.report(t, name, message)
 
     def _frontend(self, th: Thread) -> bool:
@@ -268,7 +271,7 @@ class Coprocessor:
         while not th.pending and th.pc < len(th.program):
             word = th.program[th.pc]
             th.pc += 1
-            self._current = (th.index, f"{word:#010x}")
+            self._current = (th.index, word)
             for w in th.mop.feed(word):
                 th.pending.extend(th.replay.feed(w, self.report_ub))
         return bool(th.pending)
