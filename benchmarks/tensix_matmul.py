@@ -18,11 +18,15 @@ A 32x32x32 tile at HiFi4 is 4 fidelity phases x 16 MVMULs. Figures:
   AddrMods, REPLAY, MOP, 64 MVMULs and SETRWCs per tile at HiFi4) run by
   :class:`~isaforge.tensix.coprocessor.Coprocessor` for each tile (``load_program``, two
   ``load_src``, ``run``, read Dst): what ``isaforge tensix run`` costs per tile, on the
-  compiled path and on the numpy one.
+  compiled path and on the numpy one;
+* coprocessor streaming: how a real matmul kernel runs: set up once (the same file run once;
+  its setup time is printed separately), then per tile the unpackers' ``load_src`` of both
+  Src banks, the math thread's ZEROACC, SETRWC, MOP, SETRWC (:data:`TILE_STREAM`) and the
+  packer's read of Dst as FP32.
 
 The emulated paths but the coprocessor's get their operands as Src values, converted outside
-the timing, as numpy gets float32 tiles converted outside it; the coprocessor converts the
-BF16 tiles itself (``load_src``) and reads Dst as FP32 (``read32``).
+the timing, as numpy gets float32 tiles converted outside it; the coprocessor lines convert
+the BF16 tiles themselves (``load_src``) and read Dst as FP32 (``Dst.read``).
 
 Times are the best of a few repeats, as wall-clock time and as this process's CPU time. When
 other jobs share the cores the wall-clock figures swell; the CPU-time ones much less, and the
