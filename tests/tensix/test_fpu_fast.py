@@ -456,6 +456,44 @@ def test_plain_python_lane_functions_equal_numpy() -> None:
     _in_new_process(code)
 
 
+def test_plain_python_row_function_equals_numpy() -> None:
+    """The plain-Python MVMUL row (``_v_mvmul_row``: the two groups, Dst read, accumulate and
+    write, which the intrinsic fuses) gives numpy's result in the three Dst modes (FP32,
+    BF16 and FP16 storage) and for a row that was invalid (read as 0)."""
+    code = (
+        "import numpy as np\n"
+        "from isaforge.tensix import fpu, fpu_jit\n"
+        "from isaforge.tensix.regfiles import Dst, SrcRegs\n"
+        "fpu.USE_JIT = False\n"
+        "rng = np.random.default_rng(7)\n"
+        "for fmt, fp32, style in ((5, True, 'bf16'), (5, False, 'bf16'), (1, False, 'fp16'),\n"
+        "                         (1, True, 'fp16')):\n"
+        "    cfg = fpu.MathConfig(srca_fmt=fmt, srcb_fmt=fmt, fp32_dst=fp32)\n"
+        "    fast = fpu._fast_cfg(cfg)\n"
+        "    a, b = SrcRegs(), SrcRegs()\n"
+        "    for s in (a, b):\n"
+        "        v = rng.standard_normal((64, 16)) * np.exp2(rng.integers(-6, 6, (64, 16)))\n"
+        "        v[rng.random((64, 16)) < 0.1] = 0\n"
+        "        s.load(0, v.astype(np.float32), style)\n"
+        "    d0 = Dst()\n"
+        "    d0.bits[:] = rng.integers(0, 1 << 16, d0.bits.shape)\n"
+        "    d0.valid[:] = rng.random(d0.valid.shape) < 0.8\n"
+        "    for phase in range(4):\n"
+        "        ref, got = Dst(), Dst()\n"
+        "        for d in (ref, got):\n"
+        "            d.bits[:], d.valid[:] = d0.bits, d0.valid\n"
+        "        fpu.mvmul(ref, a, b, srca_row=8, srcb_row=16, dst_row=24, phase=phase, cfg=cfg)\n"
+        "        ws, wrap = np.zeros((5, 16, 16), np.int16), np.zeros((16, 16), np.uint32)\n"
+        "        fpu_jit._k_mvmul(got.bits, got.valid, got.phys_table(fast.is32), fast.mode,\n"
+        "                         24, 1, 8, a.cells, 0, 8, b.cells, 0, 16, 1, fast.a_mask,\n"
+        "                         fast.b_mask, phase, fast.adj[phase], fast.is32, fast.exp8,\n"
+        "                         ws, wrap)\n"
+        "        assert (got.bits == ref.bits).all() and (got.valid == ref.valid).all()\n"
+        "assert not fpu_jit.is_loaded()\n"
+        "print('ok')\n")
+    _in_new_process(code)
+
+
 def _in_new_process(code: str) -> None:
     """Run ``code`` in a fresh Python (numba's kernels not loaded); it prints ``ok``."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -516,3 +554,91 @@ def _check_accumulate(tot: list[int], top: list[int], frames: list[int], adj: in
         want = fpu_jit._k_accumulate(int(t0 < 0), e0, abs(t0) << 13, int(t1 < 0), e1,
                                      abs(t1) << 13, frames[c], *mode)
         assert got[c] == want, (c, hex(int(got[c])), hex(want))
+
+
+_COMPILED: dict[str, Callable[..., object]] = {}
+
+
+def _compiled(name: str, make: Callable[[], Callable[..., object]]) -> Callable[..., object]:
+    """A test wrapper around the intrinsics, compiled once per session."""
+    if name not in _COMPILED:
+        import numba  # a dependency
+
+        from isaforge.tensix import fpu_jit
+        assert fpu_jit.load() is not None
+        _COMPILED[name] = numba.njit(make())
+    return _COMPILED[name]
+
+
+def _group_both(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, zx: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Both groups of B row 0 through the intrinsic (int16 work arrays, as the kernels pass
+    them) and through its plain-Python twin: ((tot, top) intrinsic, (tot, top) twin)."""
+    from isaforge.tensix import fpu_jit
+    group = _compiled("group", lambda: lambda ma, ea, mb, eb, zx, tot, top: (
+        fpu_jit._v_group(ma, ea, mb, eb, 0, 0, zx, tot, top),
+        fpu_jit._v_group(ma, ea, mb, eb, 0, 1, zx, tot, top)))
+    ws = np.zeros((4, 16, 16), np.int16)
+    ws[0], ws[1], ws[2, 0], ws[3, 0] = ma, ea, mb, eb
+    got = np.zeros((2, 2, 16), np.int16)
+    group(ws[0], ws[1], ws[2], ws[3], zx, got[0], got[1])
+    want = np.zeros((2, 2, 16), np.int64)
+    for g in (0, 1):
+        fpu_jit.TWINS["_v_group"](ws[0], ws[1], ws[2], ws[3], 0, g, zx, want[0], want[1])
+    return got, want
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), base=st.integers(1, 255), spread=st.integers(0, 24),
+       zx=st.sampled_from([0, 127, 139, 15, 27]))
+def test_vector_group_equals_twin(seed: int, base: int, spread: int, zx: int) -> None:
+    """The 16-bit group pass (PMULHRSW rounding, saturating exponent arithmetic) equals its
+    plain-Python twin on slices up to the largest (+-31 x +-127), exponents a few apart (d
+    around 13..15 included), zero operands on either side or both (eA + eB = -2**15) and
+    whole groups of zeros (the top is then ``zx``)."""
+    from isaforge.tensix.fpu_jit import _ZE
+    rng = np.random.default_rng(seed)
+    ea = np.clip(base + rng.integers(-spread, spread + 1, (16, 16)), 1, 255)
+    eb = np.clip(base + rng.integers(-spread, spread + 1, 16), 1, 255)
+    ma = np.where(rng.random((16, 16)) < 0.5, rng.choice([31, -31, 16, -16, 0, 1], (16, 16)),
+                  rng.integers(-31, 32, (16, 16)))
+    mb = np.where(rng.random(16) < 0.5, rng.choice([127, -127, 64, -64, 0, 8], 16),
+                  rng.integers(-127, 128, 16))
+    za, zb = rng.random((16, 16)) < 0.2, rng.random(16) < 0.2
+    if rng.random() < 0.3:
+        zb[:8] = True  # a whole group of zero B operands
+    if rng.random() < 0.3:
+        za[8:, :4] = True
+    ea[za], ma[za], eb[zb], mb[zb] = _ZE, 0, _ZE, 0
+    got, want = _group_both(ma, ea, mb, eb, zx)
+    assert (got == want).all(), np.argwhere(got != want)[:4].tolist()
+
+
+@pytest.mark.parametrize("d", [0, 1, 12, 13, 14, 15, 16, 29, 30, 200, 16384 + 300])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_vector_group_rounds_at_and_beyond_d14(d: int, sign: int) -> None:
+    """Group sums where the largest products (31 x 127 and 31 x -127, x = 2p - (p < 0) at its
+    extreme) sit d exponent steps below the group's top, d from 0 through 14 (where
+    PMULHRSW's multiplier reaches 1) to far beyond, and for the largest d a zero operand:
+    each term is (2p + 2**d - (p < 0)) >> (d + 1), worked out here per product."""
+    from isaforge.tensix.fpu_jit import _ZE
+    ma = np.full((16, 16), 31)
+    ea = np.full((16, 16), 200)
+    mb = np.array([1] + [sign * 127] * 7 + [-1] + [127 * -sign] * 7)
+    eb = np.full(16, 100)
+    eb[0] = eb[8] = 255  # product 0 of each group sets the top: 455
+    low = 455 - d - 200  # eB giving eA + eB = top - d
+    if low < -20000:
+        eb[1:8], eb[9:16] = _ZE, _ZE  # zero operand (slice 0 in hardware; not here: extreme)
+    else:
+        eb[1:8] = eb[9:16] = low
+    got, want = _group_both(ma, ea, mb, eb, 0)
+    for g in (0, 1):
+        s = 0
+        for j in range(8):
+            i = 8 * g + j
+            p = int(ma[i, 0]) * int(mb[i])
+            dd = min(455 - 200 - int(eb[i]), 29)
+            s += ((p << 1) + (1 << dd) - (p < 0)) >> (dd + 1)
+        assert (want[0, g] == s).all() and (want[1, g] == 455).all()
+    assert (got == want).all(), (got[:, :, 0].tolist(), want[:, :, 0].tolist())

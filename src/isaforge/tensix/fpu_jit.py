@@ -132,10 +132,11 @@ def _k_write_frame(bits: np.ndarray, p: int, col: int, f: int, mode: int) -> Non
 # :func:`load` replaces each by an LLVM intrinsic (:func:`_vector_intrinsics`) that does the
 # same on ``<16 x i32>`` vectors: numba's own loops widen every int32 to int64 and leave
 # 16-iteration loops scalar, which made a product cost ~3.5 ns instead of ~0.15 ns.
-# Every quantity fits in int32: a slice product is < 2**12, a group sum < 2**15, an aligned
-# term < 2**29, an FP32-frame value is handled as 32 raw bits.
+# The operands and the group pass fit in int16 (see _v_group), so the work arrays are int16
+# and the group pass runs on ``<16 x i16>``, one AVX2 register; the accumulate needs int32:
+# an aligned term is < 2**29, an FP32-frame value is handled as 32 raw bits.
 
-_ZE = -(1 << 14)  # exponent of a zero operand (two of them still fit in int32 sums)
+_ZE = -(1 << 14)  # exponent of a zero operand (two of them still fit in int16 sums)
 
 
 def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: bool,
@@ -166,17 +167,23 @@ def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, bro
     (``ma``/``ea`` ``(16, 16)`` [i, c], ``mb``/``eb`` rows [k, i]):
     ``top[g, c]`` = the largest ``eA + eB`` of the group's non-zero products (``zx`` when there
     are none: a zero product's vote), ``tot[g, c]`` = the sum of the products aligned to it,
-    each rounded half away from zero: ``(2p + 2**d - (p < 0)) >> (d + 1)``."""
+    each rounded half away from zero: ``(2p + 2**d - (p < 0)) >> (d + 1)``.
+
+    The intrinsic works in 16-bit lanes: ``|p| <= 31 * 127``, so ``x = 2p - (p < 0)`` has
+    ``|x| < 2**13`` and the term is ``((x >> d) + 1) >> 1``, which is 0 from ``d = 14`` on and
+    for ``d <= 14`` equals ``(x * 2**(14 - d) + 2**14) >> 15`` (x86 PMULHRSW); a group sum is
+    below ``8 * 3937 < 2**15``; ``eA + eB`` is at least ``2 * _ZE = -2**15``, and ``t - eA -
+    eB`` saturates at ``2**15 - 1`` (it only matters up to 14)."""
     for c in range(16):
         t = _ZE
         for j in range(8):
-            t = max(t, ea[8 * g + j, c] + eb[brow, 8 * g + j])
+            t = max(t, int(ea[8 * g + j, c]) + int(eb[brow, 8 * g + j]))
         t = zx if t < _ZE // 2 else t
         acc = 0
         for j in range(8):
             i = 8 * g + j
-            p = ma[i, c] * mb[brow, i]
-            d = min(t - ea[i, c] - eb[brow, i], 29)
+            p = int(ma[i, c]) * int(mb[brow, i])
+            d = min(t - int(ea[i, c]) - int(eb[brow, i]), 29)
             acc += ((p << 1) + (1 << d) - (1 if p < 0 else 0)) >> (d + 1)
         tot[g, c], top[g, c] = acc, t
 
@@ -216,6 +223,22 @@ def _v_write_frames(frames: np.ndarray, off: int, mode: int, bits: np.ndarray, p
         _k_write_frame(bits, p, c, np.int64(f[off + c]) & 0xFFFFFFFF, mode)
 
 
+def _v_mvmul_row(ws: np.ndarray, brow: int, zx: int, adj: int, bits: np.ndarray,
+                 valid: np.ndarray, p: int, mode: int, fp32_acc: bool, exp8: bool) -> None:
+    """One Dst row of an MVMUL: B row ``brow`` (decoded in ``ws[2:4]``) against the 16 columns
+    of A (``ws[0:2]``), both groups (:func:`_v_group`) added to Dst physical row ``p``
+    (:func:`_v_read_frames`, :func:`_v_accumulate`, :func:`_v_write_frames`), which becomes
+    valid. The intrinsic keeps everything in registers (``ws[4]`` is left alone)."""
+    tot, top = np.zeros((2, 16), np.int64), np.zeros((2, 16), np.int64)
+    fr = np.zeros(16, np.int64)
+    _v_group(ws[0], ws[1], ws[2], ws[3], brow, 0, zx, tot, top)
+    _v_group(ws[0], ws[1], ws[2], ws[3], brow, 1, zx, tot, top)
+    _v_read_frames(bits, valid, p, mode, fr, 0)
+    _v_accumulate(tot, top, fr, 0, adj, fp32_acc, exp8)
+    _v_write_frames(fr, 0, mode, bits, p)
+    valid[p] = True
+
+
 def _k_mvmul_block(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
                    dst_base: int, dst_step: int, n: int, a_cells: np.ndarray, a_off: int,
                    b_cells: np.ndarray, b_bank: int, b_row0: int, b_step: int, a_mask: int,
@@ -224,11 +247,10 @@ def _k_mvmul_block(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode:
     """One MVMUL / GAPOOL: Dst view rows ``dst_base + k * dst_step`` (k < n) += SrcB rows
     ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15`` (decoded into ``ws[0:2]`` unless
     ``a_ready``; ``a_off`` is the flat offset of row ``a_row0``, ``a_cells`` one bank's rows
-    in order, wrapping handled by the caller), one fidelity phase. ``ws``: ``(6, 16, 16)``
-    int32 work space: A slices and exponents, B slices and exponents, group sums and
-    exponents, frames."""
-    ma, ea, mb, eb, grp, fr = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
-    tot, top = grp[0:2], grp[2:4]
+    in order, wrapping handled by the caller), one fidelity phase. ``ws``: ``(5, 16, 16)``
+    int16 work space (every value fits): A slices and exponents, B slices and exponents,
+    group sums and exponents."""
+    ma, ea, mb, eb = ws[0], ws[1], ws[2], ws[3]
     if not a_ready:
         for i in range(16):
             _v_decode(a_cells, a_off + 16 * i, a_mask, True, (phase & 1) != 0, True, ma, ea,
@@ -238,14 +260,14 @@ def _k_mvmul_block(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode:
         _v_decode(b_cells, (b_bank * 64 + row) * 16, b_mask, True, (phase & 2) != 0, False,
                   mb, eb, 16 * k)
     zx = max(adj, 0) - adj  # a zero product's exponent, in eA + eB units
-    for k in range(n):
-        p = table[(dst_base + k * dst_step) & 0x3FF]
-        _v_group(ma, ea, mb, eb, k, 0, zx, tot, top)
-        _v_group(ma, ea, mb, eb, k, 1, zx, tot, top)
-        _v_read_frames(bits, valid, p, mode, fr, 0)
-        _v_accumulate(tot, top, fr, 0, adj, fp32_acc, exp8)
-        _v_write_frames(fr, 0, mode, bits, p)
-        valid[p] = True
+    if mode == 0 and fp32_acc and not exp8:  # FP32 Dst, the common case: constants fold
+        for k in range(n):
+            p = table[(dst_base + k * dst_step) & 0x3FF]
+            _v_mvmul_row(ws, k, zx, adj, bits, valid, p, 0, True, False)
+    else:
+        for k in range(n):
+            p = table[(dst_base + k * dst_step) & 0x3FF]
+            _v_mvmul_row(ws, k, zx, adj, bits, valid, p, mode, fp32_acc, exp8)
 
 
 def _k_src_rows(cells: np.ndarray, bank: int, row0: int, out: np.ndarray) -> np.ndarray:
@@ -520,20 +542,37 @@ def _k_copy_rows(dst: np.ndarray, dbank: int, drow0: int, src: np.ndarray, sbank
             dst[dbank, (drow0 + k) & 0x3F, c] = src[sbank, (srow0 + k) & 0x3F, c] & 0x7FFFF
 
 
+def _x86_avx2() -> bool:
+    """Whether numba compiles for an x86 CPU with AVX2 (the target it was told, or the host):
+    then the group pass uses the x86 intrinsics PSHUFB and PMULHRSW, else plain LLVM."""
+    import llvmlite.binding as ll
+    from numba.core import config
+    from numba.core.codegen import get_host_cpu_features
+
+    if not ll.get_process_triple().startswith("x86_64"):
+        return False
+    features = config.CPU_FEATURES if config.CPU_FEATURES is not None \
+        else get_host_cpu_features()
+    return "+avx2" in features.split(",")
+
+
 def _vector_intrinsics() -> dict[str, object]:
     """The ``_v_*`` functions as numba intrinsics on ``<16 x i32>`` (imports numba and
     llvmlite; called by :func:`load`). Each emits, lane for lane, the integer operations of its
     Python twin above; arrays are read and written through their data pointers at flat
     element offsets (every array the kernels pass is C-contiguous in the rows used)."""
     from llvmlite import ir
-    from numba.core import types
+    from numba.core import cgutils, types
     from numba.extending import intrinsic
 
-    i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
-    v16 = ir.VectorType(i32, 16)
+    i8, i16, i32, i64 = ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
+    v16, w16, v32b = ir.VectorType(i32, 16), ir.VectorType(i16, 16), ir.VectorType(i8, 32)
 
     def vc(x: int) -> ir.Constant:
         return ir.Constant(v16, [x] * 16)
+
+    def wc(x: int) -> ir.Constant:
+        return ir.Constant(w16, [x] * 16)
 
     def int32(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
         w = v.type.width
@@ -611,116 +650,199 @@ def _vector_intrinsics() -> dict[str, object]:
         return types.none(src, off, mask, from_cells, low_bits, for_a, m_out, e_out,
                           out_off), codegen
 
+    # The group pass works on <16 x i16>, one AVX2 register per 16 lanes (see _v_group).
+    fast = _x86_avx2()
+
+    def vcall(b: ir.IRBuilder, name: str, ret: ir.Type, *xs: ir.Value) -> ir.Value:
+        fn = cgutils.get_or_insert_function(b.module, ir.FunctionType(ret, [x.type for x in xs]),
+                                            name)
+        return b.call(fn, list(xs))
+
+    def load_w(b: ir.IRBuilder, ptr: ir.Value, off: ir.Value) -> ir.Value:
+        """16 signed elements at ``ptr[off]`` as <16 x i16> (the values fit)."""
+        et = ptr.type.pointee
+        vec = b.load(b.bitcast(elem_ptr(b, ptr, off), ir.VectorType(et, 16).as_pointer()),
+                     align=et.width // 8)
+        return b.trunc(vec, w16) if et.width > 16 else (b.sext(vec, w16) if et.width < 16
+                                                         else vec)
+
+    def scalar_w(b: ir.IRBuilder, ptr: ir.Value, off: ir.Value) -> ir.Value:
+        v = b.load(elem_ptr(b, ptr, off))
+        return b.trunc(v, i16) if v.type.width > 16 else (b.sext(v, i16) if v.type.width < 16
+                                                          else v)
+
+    def splat_w(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        v = b.insert_element(ir.Constant(w16, ir.Undefined), x, ir.Constant(i32, 0))
+        return b.shuffle_vector(v, ir.Constant(w16, ir.Undefined), vc(0))
+
+    def store_w(b: ir.IRBuilder, vec: ir.Value, ptr: ir.Value, off: ir.Value) -> None:
+        et = ptr.type.pointee
+        vt = ir.VectorType(et, 16)
+        vec = b.sext(vec, vt) if et.width > 16 else (b.trunc(vec, vt) if et.width < 16 else vec)
+        b.store(vec, b.bitcast(elem_ptr(b, ptr, off), vt.as_pointer()), align=et.width // 8)
+
+    def sat(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
+        return vcall(b, f"llvm.{op}.sat.v16i16", w16, x, y)
+
+    # lo / hi byte of 2**(14 - d) for d = 0..15, twice (PSHUFB looks up in each 128-bit half)
+    pow_lo = ir.Constant(v32b, [(1 << 14 >> d) & 0xFF if d < 15 else 0 for d in range(16)] * 2)
+    pow_hi = ir.Constant(v32b, [(1 << 14 >> d) >> 8 if d < 15 else 0 for d in range(16)] * 2)
+
+    def round_term(b: ir.IRBuilder, x: ir.Value, d: ir.Value) -> ir.Value:
+        """``((x >> d) + 1) >> 1`` for |x| < 2**13 and 0 <= d <= 14 (the result is 0 from
+        d = 14 on): ``(x * 2**(14 - d) + 2**14) >> 15``, which is PMULHRSW."""
+        if not fast:
+            y = b.lshr(wc(1 << 14), d)
+            r = b.ashr(b.add(b.mul(b.sext(x, v16), b.sext(y, v16)), vc(1 << 14)), vc(15))
+            return b.trunc(r, w16)
+        idx = b.bitcast(d, v32b)  # each word's high byte is 0, and so is pow_lo[0]
+        lo = b.bitcast(vcall(b, "llvm.x86.avx2.pshuf.b", v32b, pow_lo, idx), w16)
+        hi = b.bitcast(vcall(b, "llvm.x86.avx2.pshuf.b", v32b, pow_hi, idx), w16)
+        y = b.or_(lo, b.shl(hi, wc(8)))
+        return vcall(b, "llvm.x86.avx2.pmul.hr.sw", w16, x, y)
+
+    def group_ir(b: ir.IRBuilder, ma_p: ir.Value, ea_p: ir.Value, mb_p: ir.Value,
+                 eb_p: ir.Value, brow: ir.Value, g: ir.Value, zx: ir.Value
+                 ) -> tuple[ir.Value, ir.Value]:
+        """(sum, exponent) of group ``g`` of B row ``brow``, as <16 x i16> (see _v_group)."""
+        i0 = b.mul(int32(b, g), ir.Constant(i32, 8))
+        brow16 = b.mul(int32(b, brow), ir.Constant(i32, 16))
+        sums = []  # eA + eB of the 8 products (-32768 for two zero operands: no overflow)
+        t = wc(_ZE)
+        for j in range(8):
+            i = b.add(i0, ir.Constant(i32, j))
+            sums.append(sat(b, "sadd", load_w(b, ea_p, b.mul(i, ir.Constant(i32, 16))),
+                            splat_w(b, scalar_w(b, eb_p, b.add(brow16, i)))))
+            t = smax(b, t, sums[j])
+        t = sel(b, b.icmp_signed("<", t, wc(_ZE // 2)), splat_w(b, b.trunc(int32(b, zx), i16)),
+                t)
+        acc = wc(0)
+        for j in range(8):  # x = 2p - (p < 0); the term is ((x >> d) + 1) >> 1
+            i = b.add(i0, ir.Constant(i32, j))
+            mb2 = b.shl(scalar_w(b, mb_p, b.add(brow16, i)), ir.Constant(i16, 1))
+            p2 = b.mul(load_w(b, ma_p, b.mul(i, ir.Constant(i32, 16))), splat_w(b, mb2))
+            d = smin(b, sat(b, "ssub", t, sums[j]), wc(14))  # t - sum saturates at 32767
+            acc = b.add(acc, round_term(b, b.add(p2, b.ashr(p2, wc(15))), d))
+        return acc, t
+
     @intrinsic
     def group(typingctx, ma, ea, mb, eb, brow, g, zx, tot, top):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             ma_p, ea_p, mb_p, eb_p, tot_p, top_p = (data(context, b, sig.args[n], args[n])
                                                      for n in (0, 1, 2, 3, 7, 8))
-            i0 = b.mul(int32(b, args[5]), ir.Constant(i32, 8))
-            brow16 = b.mul(int32(b, args[4]), ir.Constant(i32, 16))
-            sums = []  # eA + eB of the 8 products
-            t = vc(_ZE)
-            for j in range(8):
-                i = b.add(i0, ir.Constant(i32, j))
-                sums.append(b.add(load16(b, ea_p, b.mul(i, ir.Constant(i32, 16))),
-                                  splat(b, b.load(elem_ptr(b, eb_p, b.add(brow16, i))))))
-                t = smax(b, t, sums[j])
-            t = sel(b, b.icmp_signed("<", t, vc(_ZE // 2)), splat(b, args[6]), t)
-            acc = vc(0)
-            for j in range(8):  # the same as (2p + 2**d - (p < 0)) >> (d + 1), in fewer steps:
-                i = b.add(i0, ir.Constant(i32, j))  # (((2p - (p < 0)) >> d) + 1) >> 1
-                mb2 = b.shl(b.load(elem_ptr(b, mb_p, b.add(brow16, i))), ir.Constant(i32, 1))
-                p2 = b.mul(load16(b, ma_p, b.mul(i, ir.Constant(i32, 16))), splat(b, mb2))
-                d = smin(b, b.sub(t, sums[j]), vc(29))
-                q = b.ashr(b.add(p2, b.ashr(p2, vc(31))), d)
-                acc = b.add(acc, b.ashr(b.add(q, vc(1)), vc(1)))
+            acc, t = group_ir(b, ma_p, ea_p, mb_p, eb_p, args[4], args[5], args[6])
             g16 = b.mul(int32(b, args[5]), ir.Constant(i32, 16))
-            store16(b, acc, tot_p, g16)
-            store16(b, t, top_p, g16)
+            store_w(b, acc, tot_p, g16)
+            store_w(b, t, top_p, g16)
             return context.get_dummy_value()
         return types.none(ma, ea, mb, eb, brow, g, zx, tot, top), codegen
+
+    def accumulate_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], dst: ir.Value,
+                      adj: ir.Value, fp32: ir.Value, e8: ir.Value) -> ir.Value:
+        """The FP32-frame lanes ``dst`` plus the two groups' (sum, exponent) <16 x i32>
+        vectors, with ``adj`` added to the exponents (see _v_accumulate); ``fp32`` and ``e8``
+        are i1 (constants fold the 16-bit Dst steps away)."""
+        terms = []  # (sign 0/1, exponent, magnitude) of group 0, group 1, Dst
+        for tg, eg in groups:
+            eg = b.add(eg, adj)
+            live = b.icmp_signed(">", eg, vc(0))
+            tg = sel(b, live, tg, vc(0))
+            terms.append((b.lshr(tg, vc(31)), sel(b, live, eg, vc(0)),
+                          b.shl(absv(b, tg), vc(13))))
+        ed = b.and_(b.lshr(dst, vc(23)), vc(0xFF))
+        md = sel(b, b.icmp_unsigned("==", ed, vc(0)), vc(0),
+                 b.or_(b.and_(dst, vc(0x7FFFFF)), vc(0x800000)))
+        terms.append((b.lshr(dst, vc(31)), ed, md))
+        e = smax(b, smax(b, terms[0][1], terms[1][1]), ed)
+        rnd = sel(b, fp32, vc(0), vc(4096))
+        keep_mask = sel(b, fp32, vc(-1), vc(~0x1FFF))
+        s_mask = sel(b, fp32, vc(0), vc(1))
+        total = vc(0)
+        for n, (s, ex, m) in enumerate(terms):
+            # (2m + 2**d - (2s if d > 0)) >> (d + 1) in fewer steps: (((2m - s) >> d) + 1) >> 1
+            # (the same for every d >= 0, see _k_accumulate; the Dst term has s = 0 here)
+            d = smin(b, b.sub(e, ex), vc(30))
+            m2 = b.shl(m, vc(1)) if n == 2 else b.sub(b.shl(m, vc(1)), s)
+            m = b.lshr(b.add(b.lshr(m2, d), vc(1)), vc(1))
+            sub16 = vc(0) if n == 2 else b.and_(s, s_mask)
+            m = b.and_(b.sub(b.add(m, rnd), sub16), keep_mask)
+            total = b.add(total, neg_if(b, b.icmp_unsigned("!=", s, vc(0)), m))
+        sign = b.lshr(total, vc(31))
+        mag = absv(b, total)
+        # bit length: the exponent of the nearest float, one less if that rounded up
+        fexp = b.lshr(b.bitcast(b.sitofp(mag, ir.VectorType(ir.FloatType(), 16)), v16),
+                      vc(23))
+        blen = b.sub(fexp, vc(126))
+        low = b.icmp_unsigned("==", b.lshr(mag, smax(b, b.sub(blen, vc(1)), vc(0))), vc(0))
+        blen = sel(b, b.icmp_unsigned("==", mag, vc(0)), vc(0),
+                   b.sub(blen, b.zext(low, v16)))
+        keep = sel(b, fp32, ir.Constant(i32, 24), sel(b, e8, ir.Constant(i32, 8),
+                                                      ir.Constant(i32, 11)))
+        keep = splat(b, keep)
+        rs = smax(b, b.sub(blen, keep), vc(0))
+        ls = b.add(smax(b, b.sub(keep, blen), vc(0)), b.sub(vc(24), keep))
+        man = b.shl(b.lshr(b.add(mag, b.lshr(b.shl(vc(1), rs), vc(1))), rs), ls)
+        e2 = b.add(b.sub(b.add(e, blen), vc(24)), b.lshr(man, vc(24)))
+        man = b.and_(man, vc(0x7FFFFF))
+        wide = b.or_(fp32, e8)
+        big = b.icmp_signed(">=", e2, sel(b, wide, vc(255), vc(32)))
+        exf = sel(b, big, sel(b, wide, vc(255), vc(31)), e2)
+        manf = sel(b, big, sel(b, wide, vc(0), vc(0x3FF << 13)), man)
+        r = b.or_(b.or_(b.shl(sign, vc(31)), b.shl(exf, vc(23))), manf)
+        ok = b.and_(b.and_(b.icmp_signed(">", e, vc(0)), b.icmp_unsigned("!=", mag, vc(0))),
+                    b.icmp_signed(">", e2, vc(0)))
+        return sel(b, ok, r, vc(0))
+
+    def read_ir(b: ir.IRBuilder, bits_p: ir.Value, valid_p: ir.Value, p: ir.Value,
+                mode: ir.Value) -> ir.Value:
+        """Dst physical row ``p`` as 16 FP32-frame lanes (see _v_read_frames)."""
+        ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, valid_p, p)), ir.Constant(i8, 0))
+        is32 = b.icmp_signed("==", mode, ir.Constant(i32, 0))
+        hi = load16(b, bits_p, b.mul(p, ir.Constant(i32, 16)))
+        lo_row = sel(b, is32, b.add(p, ir.Constant(i32, 8)), p)  # in bounds either way
+        lo = sel(b, is32, load16(b, bits_p, b.mul(lo_row, ir.Constant(i32, 16))), vc(0))
+        top = b.shl(b.and_(hi, vc(0x8000)), vc(16))
+        f8 = b.or_(b.or_(top, b.shl(b.and_(hi, vc(0xFF)), vc(23))),
+                   b.or_(b.shl(b.and_(hi, vc(0x7F00)), vc(8)), lo))
+        f5 = b.or_(b.or_(top, b.shl(b.and_(hi, vc(0x1F)), vc(23))),
+                   b.shl(b.and_(hi, vc(0x7FE0)), vc(8)))
+        f = sel(b, b.icmp_signed("==", mode, ir.Constant(i32, 2)), f5, f8)
+        return sel(b, ok, f, vc(0))
+
+    def write_ir(b: ir.IRBuilder, f: ir.Value, bits_p: ir.Value, p: ir.Value, mode: ir.Value
+                 ) -> None:
+        """16 FP32-frame lanes -> Dst physical row ``p`` (see _v_write_frames)."""
+        sign = b.and_(b.lshr(f, vc(16)), vc(0x8000))
+        h8 = b.or_(b.or_(sign, b.and_(b.lshr(f, vc(8)), vc(0x7F00))),
+                   b.and_(b.lshr(f, vc(23)), vc(0xFF)))
+        h5 = b.or_(b.or_(sign, b.and_(b.lshr(f, vc(8)), vc(0x7FE0))),
+                   b.and_(b.lshr(f, vc(23)), vc(0x1F)))
+        hi = sel(b, b.icmp_signed("==", mode, ir.Constant(i32, 2)), h5, h8)
+        store16(b, hi, bits_p, b.mul(p, ir.Constant(i32, 16)))
+        with b.if_then(b.icmp_signed("==", mode, ir.Constant(i32, 0))):
+            store16(b, b.and_(f, vc(0xFFFF)), bits_p,
+                    b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16)))
 
     @intrinsic
     def accumulate(typingctx, tot, top, frames, off, adj, fp32_acc, exp8):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             tot_p, top_p, fr_p = (data(context, b, sig.args[n], args[n]) for n in (0, 1, 2))
-            adj = splat(b, args[4])
-            fp32, e8 = flag(b, args[5]), flag(b, args[6])
-            terms = []  # (sign 0/1, exponent, magnitude) of group 0, group 1
-            for g in range(2):
-                tg = load16(b, tot_p, ir.Constant(i32, 16 * g))
-                eg = b.add(load16(b, top_p, ir.Constant(i32, 16 * g)), adj)
-                live = b.icmp_signed(">", eg, vc(0))
-                tg = sel(b, live, tg, vc(0))
-                terms.append((b.lshr(tg, vc(31)), sel(b, live, eg, vc(0)),
-                              b.shl(absv(b, tg), vc(13))))
-            dst = load16(b, fr_p, args[3])
-            ed = b.and_(b.lshr(dst, vc(23)), vc(0xFF))
-            md = sel(b, b.icmp_unsigned("==", ed, vc(0)), vc(0),
-                     b.or_(b.and_(dst, vc(0x7FFFFF)), vc(0x800000)))
-            terms.append((b.lshr(dst, vc(31)), ed, md))
-            e = smax(b, smax(b, terms[0][1], terms[1][1]), ed)
-            rnd = sel(b, fp32, vc(0), vc(4096))
-            keep_mask = sel(b, fp32, vc(-1), vc(~0x1FFF))
-            s_mask = sel(b, fp32, vc(0), vc(1))
-            total = vc(0)
-            for n, (s, ex, m) in enumerate(terms):
-                d = smin(b, b.sub(e, ex), vc(30))
-                sub = sel(b, b.icmp_signed(">", d, vc(0)), b.shl(s, vc(1)), vc(0))
-                if n == 2:
-                    sub = vc(0)
-                m = b.lshr(b.sub(b.add(b.shl(m, vc(1)), b.shl(vc(1), d)), sub), b.add(d, vc(1)))
-                sub16 = vc(0) if n == 2 else b.and_(s, s_mask)
-                m = b.and_(b.sub(b.add(m, rnd), sub16), keep_mask)
-                total = b.add(total, neg_if(b, b.icmp_unsigned("!=", s, vc(0)), m))
-            sign = b.lshr(total, vc(31))
-            mag = absv(b, total)
-            # bit length: the exponent of the nearest float, one less if that rounded up
-            fexp = b.lshr(b.bitcast(b.sitofp(mag, ir.VectorType(ir.FloatType(), 16)), v16),
-                          vc(23))
-            blen = b.sub(fexp, vc(126))
-            low = b.icmp_unsigned("==", b.lshr(mag, smax(b, b.sub(blen, vc(1)), vc(0))), vc(0))
-            blen = sel(b, b.icmp_unsigned("==", mag, vc(0)), vc(0),
-                       b.sub(blen, b.zext(low, v16)))
-            keep = sel(b, fp32, ir.Constant(i32, 24), sel(b, e8, ir.Constant(i32, 8),
-                                                          ir.Constant(i32, 11)))
-            keep = splat(b, keep)
-            rs = smax(b, b.sub(blen, keep), vc(0))
-            ls = b.add(smax(b, b.sub(keep, blen), vc(0)), b.sub(vc(24), keep))
-            man = b.shl(b.lshr(b.add(mag, b.lshr(b.shl(vc(1), rs), vc(1))), rs), ls)
-            e2 = b.add(b.sub(b.add(e, blen), vc(24)), b.lshr(man, vc(24)))
-            man = b.and_(man, vc(0x7FFFFF))
-            wide = b.or_(fp32, e8)
-            big = b.icmp_signed(">=", e2, sel(b, wide, vc(255), vc(32)))
-            exf = sel(b, big, sel(b, wide, vc(255), vc(31)), e2)
-            manf = sel(b, big, sel(b, wide, vc(0), vc(0x3FF << 13)), man)
-            r = b.or_(b.or_(b.shl(sign, vc(31)), b.shl(exf, vc(23))), manf)
-            ok = b.and_(b.and_(b.icmp_signed(">", e, vc(0)), b.icmp_unsigned("!=", mag, vc(0))),
-                        b.icmp_signed(">", e2, vc(0)))
-            store16(b, sel(b, ok, r, vc(0)), fr_p, args[3])
+            groups = [(load16(b, tot_p, ir.Constant(i32, 16 * g), signed=True),
+                       load16(b, top_p, ir.Constant(i32, 16 * g), signed=True))
+                      for g in range(2)]
+            r = accumulate_ir(b, groups, load16(b, fr_p, args[3]), splat(b, args[4]),
+                              flag(b, args[5]), flag(b, args[6]))
+            store16(b, r, fr_p, args[3])
             return context.get_dummy_value()
         return types.none(tot, top, frames, off, adj, fp32_acc, exp8), codegen
 
     @intrinsic
     def read_frames(typingctx, bits, valid, p, mode, frames, off):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
-            bits_p = data(context, b, sig.args[0], args[0])
-            p = int32(b, args[2])
-            ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, data(context, b, sig.args[1],
-                                                                  args[1]), p)),
-                                 ir.Constant(i8, 0))
-            mode = int32(b, args[3])
-            is32 = b.icmp_signed("==", mode, ir.Constant(i32, 0))
-            hi = load16(b, bits_p, b.mul(p, ir.Constant(i32, 16)))
-            lo_row = sel(b, is32, b.add(p, ir.Constant(i32, 8)), p)  # in bounds either way
-            lo = sel(b, is32, load16(b, bits_p, b.mul(lo_row, ir.Constant(i32, 16))), vc(0))
-            top = b.shl(b.and_(hi, vc(0x8000)), vc(16))
-            f8 = b.or_(b.or_(top, b.shl(b.and_(hi, vc(0xFF)), vc(23))),
-                       b.or_(b.shl(b.and_(hi, vc(0x7F00)), vc(8)), lo))
-            f5 = b.or_(b.or_(top, b.shl(b.and_(hi, vc(0x1F)), vc(23))),
-                       b.shl(b.and_(hi, vc(0x7FE0)), vc(8)))
-            f = sel(b, b.icmp_signed("==", mode, ir.Constant(i32, 2)), f5, f8)
-            store16(b, sel(b, ok, f, vc(0)), data(context, b, sig.args[4], args[4]), args[5])
+            f = read_ir(b, data(context, b, sig.args[0], args[0]),
+                        data(context, b, sig.args[1], args[1]), int32(b, args[2]),
+                        int32(b, args[3]))
+            store16(b, f, data(context, b, sig.args[4], args[4]), args[5])
             return context.get_dummy_value()
         return types.none(bits, valid, p, mode, frames, off), codegen
 
@@ -728,24 +850,35 @@ def _vector_intrinsics() -> dict[str, object]:
     def write_frames(typingctx, frames, off, mode, bits, p):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             f = load16(b, data(context, b, sig.args[0], args[0]), args[1])
-            bits_p = data(context, b, sig.args[3], args[3])
-            p = int32(b, args[4])
-            mode = int32(b, args[2])
-            sign = b.and_(b.lshr(f, vc(16)), vc(0x8000))
-            h8 = b.or_(b.or_(sign, b.and_(b.lshr(f, vc(8)), vc(0x7F00))),
-                       b.and_(b.lshr(f, vc(23)), vc(0xFF)))
-            h5 = b.or_(b.or_(sign, b.and_(b.lshr(f, vc(8)), vc(0x7FE0))),
-                       b.and_(b.lshr(f, vc(23)), vc(0x1F)))
-            hi = sel(b, b.icmp_signed("==", mode, ir.Constant(i32, 2)), h5, h8)
-            store16(b, hi, bits_p, b.mul(p, ir.Constant(i32, 16)))
-            with b.if_then(b.icmp_signed("==", mode, ir.Constant(i32, 0))):
-                store16(b, b.and_(f, vc(0xFFFF)), bits_p,
-                        b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16)))
+            write_ir(b, f, data(context, b, sig.args[3], args[3]), int32(b, args[4]),
+                     int32(b, args[2]))
             return context.get_dummy_value()
         return types.none(frames, off, mode, bits, p), codegen
 
+    @intrinsic
+    def mvmul_row(typingctx, ws, brow, zx, adj, bits, valid, p, mode, fp32_acc, exp8):  # noqa: ANN001, ANN202, E501
+        def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
+            ws_p = data(context, b, sig.args[0], args[0])
+            ma_p, ea_p, mb_p, eb_p = (b.gep(ws_p, [ir.Constant(i64, 256 * n)]) for n in range(4))
+            groups = []
+            for g in range(2):
+                acc, t = group_ir(b, ma_p, ea_p, mb_p, eb_p, args[1], ir.Constant(i32, g),
+                                  args[2])
+                groups.append((b.sext(acc, v16), b.sext(t, v16)))
+            bits_p = data(context, b, sig.args[4], args[4])
+            valid_p = data(context, b, sig.args[5], args[5])
+            p, mode = int32(b, args[6]), int32(b, args[7])
+            dst = read_ir(b, bits_p, valid_p, p, mode)
+            r = accumulate_ir(b, groups, dst, splat(b, args[3]), flag(b, args[8]),
+                              flag(b, args[9]))
+            write_ir(b, r, bits_p, p, mode)
+            b.store(ir.Constant(i8, 1), elem_ptr(b, valid_p, p))
+            return context.get_dummy_value()
+        return types.none(ws, brow, zx, adj, bits, valid, p, mode, fp32_acc, exp8), codegen
+
     return {"_v_decode": decode, "_v_group": group, "_v_accumulate": accumulate,
-            "_v_read_frames": read_frames, "_v_write_frames": write_frames}
+            "_v_read_frames": read_frames, "_v_write_frames": write_frames,
+            "_v_mvmul_row": mvmul_row}
 
 
 # --------------------------------------------------------------------------------------------
@@ -760,7 +893,7 @@ ELW_OPS = {"add": 0, "sub": 1, "mul": 2}
 #: Work space of the compiled kernels (they run one at a time: the GIL is held): ``SCRATCH``
 #: for ELW*, ``WS`` (int32) and ``WRAP`` (SrcA rows that wrap) for MVMUL / GAPOOL.
 SCRATCH = np.zeros((9, 16, 16), dtype=np.int64)
-WS = np.zeros((6, 16, 16), dtype=np.int32)
+WS = np.zeros((5, 16, 16), dtype=np.int16)
 WRAP = np.zeros((16, 16), dtype=np.uint32)
 
 #: Every function compiled, callees before callers.
@@ -783,6 +916,9 @@ class Kernels(NamedTuple):
 
 
 _LOADED: dict[str, Kernels | None] = {}
+#: The plain-Python ``_v_*`` functions, kept by :func:`load` when it swaps in the intrinsics
+#: (the tests compare the two).
+TWINS: dict[str, object] = {}
 
 
 def is_loaded() -> bool:
@@ -804,7 +940,9 @@ def load() -> Kernels | None:
         _LOADED["kernels"] = None
         return None
     g = globals()
-    g.update(_vector_intrinsics())
+    intrinsics = _vector_intrinsics()
+    TWINS.update({name: g[name] for name in intrinsics})
+    g.update(intrinsics)
     for name in _COMPILED:
         g[name] = numba.njit(cache=True)(g[name])
     kernels = Kernels(g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"], g["_k_gmpool"],
