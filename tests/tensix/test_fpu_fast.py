@@ -535,15 +535,19 @@ def test_vector_accumulate_bit_length_where_a_float_rounds_up() -> None:
 
 def _check_accumulate(tot: list[int], top: list[int], frames: list[int], adj: int,
                       mode: tuple[bool, bool]) -> None:
-    import numba  # a dependency
-
     from isaforge.tensix import fpu_jit
-    assert fpu_jit.load() is not None
-    acc = numba.njit(lambda t, e, f, a, fp32, e8: fpu_jit._v_accumulate(t, e, f, 0, a, fp32, e8))
+    acc = _compiled("accumulate", lambda: lambda t, e, f, a, fp32, e8: fpu_jit._v_accumulate(
+        t, e, f, 0, a, fp32, e8))
     t = np.array(tot, np.int32).reshape(2, 16)
     e = np.array(top, np.int32).reshape(2, 16)
     got = np.array(frames, np.uint32).astype(np.int64)
     acc(t, e, got, adj, *mode)
+    if mode == (True, False):  # the FP32-Dst special case: flags known when compiling
+        acc32 = _compiled("accumulate_fp32", lambda: lambda t, e, f, a: fpu_jit._v_accumulate(
+            t, e, f, 0, a, True, False))
+        got32 = np.array(frames, np.uint32).astype(np.int64)
+        acc32(t, e, got32, adj)
+        assert (got32 == got).all(), np.argwhere(got32 != got)[:4].tolist()
     for c in range(16):
         t0, t1 = int(t[0, c]), int(t[1, c])
         e0, e1 = int(e[0, c]) + adj, int(e[1, c]) + adj

@@ -701,26 +701,35 @@ def _vector_intrinsics() -> dict[str, object]:
         y = b.or_(lo, b.shl(hi, wc(8)))
         return vcall(b, "llvm.x86.avx2.pmul.hr.sw", w16, x, y)
 
+    def int64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+        return v if v.type.width == 64 else b.sext(v, i64)
+
+    def at(b: ir.IRBuilder, ptr: ir.Value, off: ir.Value | int) -> ir.Value:
+        """``ptr + off`` elements (constant offsets fold into the addressing)."""
+        return b.gep(ptr, [ir.Constant(i64, off) if isinstance(off, int) else int64(b, off)],
+                     inbounds=True)
+
     def group_ir(b: ir.IRBuilder, ma_p: ir.Value, ea_p: ir.Value, mb_p: ir.Value,
                  eb_p: ir.Value, brow: ir.Value, g: ir.Value, zx: ir.Value
                  ) -> tuple[ir.Value, ir.Value]:
         """(sum, exponent) of group ``g`` of B row ``brow``, as <16 x i16> (see _v_group)."""
-        i0 = b.mul(int32(b, g), ir.Constant(i32, 8))
-        brow16 = b.mul(int32(b, brow), ir.Constant(i32, 16))
+        a_off = b.mul(int64(b, g), ir.Constant(i64, 128))  # A rows 8g.. (16 lanes each)
+        b_off = b.add(b.mul(int64(b, brow), ir.Constant(i64, 16)),
+                      b.mul(int64(b, g), ir.Constant(i64, 8)))  # B row brow, element 8g
+        ma_g, ea_g = at(b, ma_p, a_off), at(b, ea_p, a_off)
+        mb_g, eb_g = at(b, mb_p, b_off), at(b, eb_p, b_off)
         sums = []  # eA + eB of the 8 products (-32768 for two zero operands: no overflow)
         t = wc(_ZE)
         for j in range(8):
-            i = b.add(i0, ir.Constant(i32, j))
-            sums.append(sat(b, "sadd", load_w(b, ea_p, b.mul(i, ir.Constant(i32, 16))),
-                            splat_w(b, scalar_w(b, eb_p, b.add(brow16, i)))))
+            sums.append(sat(b, "sadd", load_w(b, ea_g, ir.Constant(i32, 16 * j)),
+                            splat_w(b, scalar_w(b, eb_g, ir.Constant(i32, j)))))
             t = smax(b, t, sums[j])
         t = sel(b, b.icmp_signed("<", t, wc(_ZE // 2)), splat_w(b, b.trunc(int32(b, zx), i16)),
                 t)
         acc = wc(0)
         for j in range(8):  # x = 2p - (p < 0); the term is ((x >> d) + 1) >> 1
-            i = b.add(i0, ir.Constant(i32, j))
-            mb2 = b.shl(scalar_w(b, mb_p, b.add(brow16, i)), ir.Constant(i16, 1))
-            p2 = b.mul(load_w(b, ma_p, b.mul(i, ir.Constant(i32, 16))), splat_w(b, mb2))
+            mb = splat_w(b, scalar_w(b, mb_g, ir.Constant(i32, j)))
+            p2 = b.mul(load_w(b, ma_g, ir.Constant(i32, 16 * j)), b.add(mb, mb))
             d = smin(b, sat(b, "ssub", t, sums[j]), wc(14))  # t - sum saturates at 32767
             acc = b.add(acc, round_term(b, b.add(p2, b.ashr(p2, wc(15))), d))
         return acc, t
@@ -823,6 +832,87 @@ def _vector_intrinsics() -> dict[str, object]:
             store16(b, b.and_(f, vc(0xFFFF)), bits_p,
                     b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16)))
 
+    # FP32 Dst (mode 0, fp32_acc, not exp8), the common case, computed without the frame:
+    # the exponent work in <16 x i16>; Dst's two 16-bit rows feed the int32 lanes directly,
+    # which are in the order of the AVX2 unpack instructions ([0-3, 8-11] and [4-7, 12-15]),
+    # the inverse of the pack that makes the 16-bit results.
+    lanes_a = [0, 1, 2, 3, 8, 9, 10, 11]
+    lanes_b = [4, 5, 6, 7, 12, 13, 14, 15]
+
+    def shuf(b: ir.IRBuilder, x: ir.Value, y: ir.Value, idx: list[int]) -> ir.Value:
+        return b.shuffle_vector(x, y, ir.Constant(ir.VectorType(i32, len(idx)), idx))
+
+    def widen(b: ir.IRBuilder, low: ir.Value, high: ir.Value) -> ir.Value:
+        """<16 x i32> whose lanes are ``high << 16 | low`` (unsigned), in unpack order."""
+        mix = [m for n in lanes_a + lanes_b for m in (n, n + 16)]
+        return b.bitcast(shuf(b, low, high, mix), v16)
+
+    def narrow(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        """The low 16 bits of each lane of a :func:`widen`-ordered vector, in lane order."""
+        h = b.bitcast(x, ir.VectorType(i16, 32))
+        order = [0] * 16
+        for k, n in enumerate(lanes_a + lanes_b):
+            order[n] = 2 * k
+        return shuf(b, h, h, order)
+
+    def sext_w(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        return widen(b, x, b.ashr(x, wc(15)))
+
+    def zext_w(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        return widen(b, x, wc(0))
+
+    def fp32_row_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], hi: ir.Value,
+                    lo: ir.Value, adj: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """FP32 Dst rows ``hi`` (sign, M[22:16], exponent) and ``lo`` (M[15:0]) plus the two
+        groups' (sum, exponent) <16 x i16> vectors -> the new (hi, lo): accumulate_ir with
+        fp32 on, where a term's alignment ``(2m + 2**d - (2s if d > 0)) >> (d + 1)``
+        (magnitude m, sign s) is, on the signed group term T = sum << 13, the rounding
+        half up ``((2T >> d) + 1) >> 1``, and the normalisation takes bit lengths from float
+        conversions (see the comments)."""
+        ed = b.and_(hi, wc(0xFF))
+        nz = b.icmp_unsigned("!=", ed, wc(0))
+        mdh = sel(b, nz, b.or_(b.and_(b.lshr(hi, wc(8)), wc(0x7F)), wc(0x80)), wc(0))
+        md = widen(b, sel(b, nz, lo, wc(0)), mdh)  # 1.M[22:0], 0 for a zero exponent
+        sd = sext_w(b, b.ashr(hi, wc(15)))  # -1 for a negative Dst value
+        ts, es = [], []
+        for tg, tp in groups:
+            eg = b.add(tp, adj)
+            live = b.icmp_signed(">", eg, wc(0))
+            ts.append(sel(b, live, tg, wc(0)))
+            es.append(sel(b, live, eg, wc(0)))
+        e = smax(b, smax(b, es[0], es[1]), ed)
+        total = vc(0)
+        for tg, eg in zip(ts, es, strict=True):
+            d = zext_w(b, smin(b, b.sub(e, eg), wc(30)))
+            q = b.ashr(b.shl(sext_w(b, tg), vc(14)), d)  # 2T >> d
+            total = b.add(total, b.ashr(b.add(q, vc(1)), vc(1)))
+        d = zext_w(b, smin(b, b.sub(e, ed), wc(30)))
+        m = b.lshr(b.add(b.lshr(b.shl(md, vc(1)), d), vc(1)), vc(1))
+        total = b.add(total, b.sub(b.xor(m, sd), sd))  # the Dst term, negated if sd
+        # |total| < 2**30 -> 24 bits, rounded half up, as the float F (exact), with
+        # rs = max(blen - 24, 0) from blen = the bit length, 126 + the exponent of float(mag).
+        # When float(mag) rounds up to the next power of two (blen one too large), so does
+        # the rounding half up to 24 bits, and with one more shift it gives t1 = 2**23
+        # instead of 2**24: the same result.
+        sign = b.and_(total, vc(-(1 << 31)))
+        mag = absv(b, total)
+        fv = ir.VectorType(ir.FloatType(), 16)
+        fe = b.lshr(b.bitcast(b.sitofp(mag, fv), v16), vc(23))  # 126 + blen, 0 for 0
+        rs = smax(b, b.sub(fe, vc(150)), vc(0))
+        t1 = b.lshr(b.add(b.lshr(b.shl(mag, vc(1)), rs), vc(1)), vc(1))  # <= 2**24
+        f = b.bitcast(b.sitofp(t1, fv), v16)
+        # result exponent e + blen - 24 (+1 if rounding carried) = F's exponent + delta
+        delta = b.add(sext_w(b, b.sub(e, wc(150))), rs)
+        e2 = b.add(b.lshr(f, vc(23)), delta)
+        r = b.add(f, b.shl(delta, vc(23)))
+        r = b.or_(sel(b, b.icmp_signed(">", e2, vc(254)), vc(0x7F800000), r), sign)
+        zero = b.or_(b.icmp_signed("<", e2, vc(1)), b.icmp_unsigned("==", f, vc(0)))
+        r = sel(b, zero, vc(0), r)
+        u = narrow(b, b.lshr(r, vc(16)))  # sign, exponent, M[22:16]
+        new_hi = b.or_(b.or_(b.and_(u, wc(0x8000)), b.shl(b.and_(u, wc(0x7F)), wc(8))),
+                       b.and_(b.lshr(u, wc(7)), wc(0xFF)))
+        return new_hi, narrow(b, r)
+
     @intrinsic
     def accumulate(typingctx, tot, top, frames, off, adj, fp32_acc, exp8):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
@@ -830,8 +920,23 @@ def _vector_intrinsics() -> dict[str, object]:
             groups = [(load16(b, tot_p, ir.Constant(i32, 16 * g), signed=True),
                        load16(b, top_p, ir.Constant(i32, 16 * g), signed=True))
                       for g in range(2)]
-            r = accumulate_ir(b, groups, load16(b, fr_p, args[3]), splat(b, args[4]),
-                              flag(b, args[5]), flag(b, args[6]))
+            f = load16(b, fr_p, args[3])
+            if [a.constant if isinstance(a, ir.Constant) else None for a in args[5:7]] == [1, 0]:
+                # FP32 flags given as constants: the special case of mvmul_row, on Dst rows
+                # made from the frames (a bijection) and back
+                hi = b.or_(b.or_(b.and_(b.lshr(f, vc(16)), vc(0x8000)),
+                                 b.and_(b.lshr(f, vc(8)), vc(0x7F00))),
+                           b.and_(b.lshr(f, vc(23)), vc(0xFF)))
+                hi, lo = fp32_row_ir(b, [(b.trunc(t, w16), b.trunc(e, w16)) for t, e in groups],
+                                     b.trunc(hi, w16), b.trunc(f, w16),
+                                     splat_w(b, b.trunc(int32(b, args[4]), i16)))
+                hi, lo = b.zext(hi, v16), b.zext(lo, v16)
+                r = b.or_(b.or_(b.shl(b.and_(hi, vc(0x8000)), vc(16)),
+                                b.shl(b.and_(hi, vc(0xFF)), vc(23))),
+                          b.or_(b.shl(b.and_(hi, vc(0x7F00)), vc(8)), lo))
+            else:
+                r = accumulate_ir(b, groups, f, splat(b, args[4]), flag(b, args[5]),
+                                  flag(b, args[6]))
             store16(b, r, fr_p, args[3])
             return context.get_dummy_value()
         return types.none(tot, top, frames, off, adj, fp32_acc, exp8), codegen
@@ -860,18 +965,27 @@ def _vector_intrinsics() -> dict[str, object]:
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             ws_p = data(context, b, sig.args[0], args[0])
             ma_p, ea_p, mb_p, eb_p = (b.gep(ws_p, [ir.Constant(i64, 256 * n)]) for n in range(4))
-            groups = []
-            for g in range(2):
-                acc, t = group_ir(b, ma_p, ea_p, mb_p, eb_p, args[1], ir.Constant(i32, g),
-                                  args[2])
-                groups.append((b.sext(acc, v16), b.sext(t, v16)))
+            groups = [group_ir(b, ma_p, ea_p, mb_p, eb_p, args[1], ir.Constant(i32, g), args[2])
+                      for g in range(2)]
             bits_p = data(context, b, sig.args[4], args[4])
             valid_p = data(context, b, sig.args[5], args[5])
             p, mode = int32(b, args[6]), int32(b, args[7])
-            dst = read_ir(b, bits_p, valid_p, p, mode)
-            r = accumulate_ir(b, groups, dst, splat(b, args[3]), flag(b, args[8]),
-                              flag(b, args[9]))
-            write_ir(b, r, bits_p, p, mode)
+            consts = [a.constant if isinstance(a, ir.Constant) else None for a in args[7:10]]
+            if consts == [0, 1, 0]:  # FP32 Dst, given as constants: the special case
+                ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, valid_p, p)), ir.Constant(i8, 0))
+                hi_at = b.mul(p, ir.Constant(i32, 16))
+                lo_at = b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16))
+                hi = sel(b, ok, load_w(b, bits_p, hi_at), wc(0))
+                lo = sel(b, ok, load_w(b, bits_p, lo_at), wc(0))
+                adj16 = splat_w(b, b.trunc(int32(b, args[3]), i16))
+                hi, lo = fp32_row_ir(b, groups, hi, lo, adj16)
+                store_w(b, hi, bits_p, hi_at)
+                store_w(b, lo, bits_p, lo_at)
+            else:
+                dst = read_ir(b, bits_p, valid_p, p, mode)
+                r = accumulate_ir(b, [(b.sext(t, v16), b.sext(e, v16)) for t, e in groups],
+                                  dst, splat(b, args[3]), flag(b, args[8]), flag(b, args[9]))
+                write_ir(b, r, bits_p, p, mode)
             b.store(ir.Constant(i8, 1), elem_ptr(b, valid_p, p))
             return context.get_dummy_value()
         return types.none(ws, brow, zx, adj, bits, valid, p, mode, fp32_acc, exp8), codegen
