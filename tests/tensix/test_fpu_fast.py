@@ -483,7 +483,7 @@ def test_plain_python_row_function_equals_numpy() -> None:
         "        for d in (ref, got):\n"
         "            d.bits[:], d.valid[:] = d0.bits, d0.valid\n"
         "        fpu.mvmul(ref, a, b, srca_row=8, srcb_row=16, dst_row=24, phase=phase, cfg=cfg)\n"
-        "        ws, wrap = np.zeros((5, 16, 16), np.int16), np.zeros((16, 16), np.uint32)\n"
+        "        ws, wrap = np.zeros_like(fpu_jit.WS), np.zeros((16, 16), np.uint32)\n"
         "        fpu_jit._k_mvmul(got.bits, got.valid, got.phys_table(fast.is32), fast.mode,\n"
         "                         24, 1, 8, a.cells, 0, 8, b.cells, 0, 16, 1, fast.a_mask,\n"
         "                         fast.b_mask, phase, fast.adj[phase], fast.is32, fast.exp8,\n"

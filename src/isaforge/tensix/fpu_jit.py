@@ -140,12 +140,12 @@ _ZE = -(1 << 14)  # exponent of a zero operand (two of them still fit in int16 s
 
 
 def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: bool,
-              for_a: bool, m_out: np.ndarray, e_out: np.ndarray, out_off: int) -> None:
+              for_a: bool, out: np.ndarray, m_off: int, e_off: int) -> None:
     """16 operands at flat offset ``off`` of ``src`` (Src cells, or logical values when not
     ``from_cells``), masked -> the signed mantissa slice of the fidelity phase (SrcA: ``M[10:6]``
     or ``M[5:1]``; SrcB: ``M[10:4]`` or ``M[3:0] << 3``) and the exponent (:data:`_ZE` and a 0
-    slice for a zero operand), at flat offset ``out_off`` of ``m_out``/``e_out``."""
-    s, m, e = src.reshape(-1), m_out.reshape(-1), e_out.reshape(-1)
+    slice for a zero operand), at flat offsets ``m_off`` and ``e_off`` of ``out``."""
+    s, o = src.reshape(-1), out.reshape(-1)
     for c in range(16):
         v = np.int64(s[off + c])
         if from_cells:
@@ -157,8 +157,8 @@ def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: 
             sl = ((big >> 1) & 31) if low_bits else (big >> 6)
         else:
             sl = ((big & 15) << 3) if low_bits else (big >> 4)
-        m[out_off + c] = 0 if ex == 0 else (-sl if (v >> 18) & 1 else sl)
-        e[out_off + c] = _ZE if ex == 0 else ex
+        o[m_off + c] = 0 if ex == 0 else (-sl if (v >> 18) & 1 else sl)
+        o[e_off + c] = _ZE if ex == 0 else ex
 
 
 def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, brow: int, g: int,
@@ -223,51 +223,74 @@ def _v_write_frames(frames: np.ndarray, off: int, mode: int, bits: np.ndarray, p
         _k_write_frame(bits, p, c, np.int64(f[off + c]) & 0xFFFFFFFF, mode)
 
 
-def _v_mvmul_row(ws: np.ndarray, brow: int, zx: int, adj: int, bits: np.ndarray,
+#: Layout of the MVMUL work space :data:`WS` (int16, flat offsets): 16 slots of decoded SrcA
+#: rows (``_WS_A`` each: 16 x 16 slices [i, c], then 16 x 16 exponents), 128 decoded SrcB rows
+#: (16 slices each from ``_WS_B``, their exponents ``_WS_EB`` further on), and the flags of a
+#: run (which SrcA rows each slot holds, and which SrcB rows are decoded).
+_WS_A = 512
+_WS_B = 16 * _WS_A
+_WS_EB = 128 * 16
+_WS_FLAGS = _WS_B + 2 * _WS_EB
+_WS_SIZE = _WS_FLAGS + 256
+
+
+def _v_mvmul_row(ws: np.ndarray, a_off: int, b_off: int, zx: int, adj: int, bits: np.ndarray,
                  valid: np.ndarray, p: int, mode: int, fp32_acc: bool, exp8: bool) -> None:
-    """One Dst row of an MVMUL: B row ``brow`` (decoded in ``ws[2:4]``) against the 16 columns
-    of A (``ws[0:2]``), both groups (:func:`_v_group`) added to Dst physical row ``p``
-    (:func:`_v_read_frames`, :func:`_v_accumulate`, :func:`_v_write_frames`), which becomes
-    valid. The intrinsic keeps everything in registers (``ws[4]`` is left alone)."""
+    """One Dst row of an MVMUL: the decoded SrcB row at flat offset ``b_off`` of ``ws``
+    (exponents at ``b_off + _WS_EB``) against the 16 columns of the decoded SrcA rows at
+    ``a_off`` (exponents at ``a_off + 256``), both groups (:func:`_v_group`) added to Dst
+    physical row ``p`` (:func:`_v_read_frames`, :func:`_v_accumulate`,
+    :func:`_v_write_frames`), which becomes valid. The intrinsic keeps the groups and the
+    frames in registers."""
+    f = ws.reshape(-1)
+    ma, ea = f[a_off:a_off + 256].reshape(16, 16), f[a_off + 256:a_off + 512].reshape(16, 16)
+    mb = f[b_off:b_off + 16].reshape(1, 16)
+    eb = f[b_off + _WS_EB:b_off + _WS_EB + 16].reshape(1, 16)
     tot, top = np.zeros((2, 16), np.int64), np.zeros((2, 16), np.int64)
     fr = np.zeros(16, np.int64)
-    _v_group(ws[0], ws[1], ws[2], ws[3], brow, 0, zx, tot, top)
-    _v_group(ws[0], ws[1], ws[2], ws[3], brow, 1, zx, tot, top)
+    _v_group(ma, ea, mb, eb, 0, 0, zx, tot, top)
+    _v_group(ma, ea, mb, eb, 0, 1, zx, tot, top)
     _v_read_frames(bits, valid, p, mode, fr, 0)
     _v_accumulate(tot, top, fr, 0, adj, fp32_acc, exp8)
     _v_write_frames(fr, 0, mode, bits, p)
     valid[p] = True
 
 
-def _k_mvmul_block(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
-                   dst_base: int, dst_step: int, n: int, a_cells: np.ndarray, a_off: int,
-                   b_cells: np.ndarray, b_bank: int, b_row0: int, b_step: int, a_mask: int,
-                   b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool,
-                   ws: np.ndarray, a_ready: bool) -> None:
-    """One MVMUL / GAPOOL: Dst view rows ``dst_base + k * dst_step`` (k < n) += SrcB rows
-    ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15`` (decoded into ``ws[0:2]`` unless
-    ``a_ready``; ``a_off`` is the flat offset of row ``a_row0``, ``a_cells`` one bank's rows
-    in order, wrapping handled by the caller), one fidelity phase. ``ws``: ``(5, 16, 16)``
-    int16 work space (every value fits): A slices and exponents, B slices and exponents,
-    group sums and exponents."""
-    ma, ea, mb, eb = ws[0], ws[1], ws[2], ws[3]
-    if not a_ready:
-        for i in range(16):
-            _v_decode(a_cells, a_off + 16 * i, a_mask, True, (phase & 1) != 0, True, ma, ea,
-                      16 * i)
+def _k_decode_a(a_cells: np.ndarray, a_off: int, a_mask: int, phase: int, ws: np.ndarray,
+                slot: int) -> None:
+    """SrcA rows (16 from flat offset ``a_off`` of ``a_cells``) -> A slot ``slot`` of ``ws``
+    (the fidelity phase's slices)."""
+    for i in range(16):
+        _v_decode(a_cells, a_off + 16 * i, a_mask, True, (phase & 1) != 0, True, ws,
+                  slot * _WS_A + 16 * i, slot * _WS_A + 256 + 16 * i)
+
+
+def _k_mvmul_rows(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
+                  dst_base: int, dst_step: int, n: int, b_cells: np.ndarray, b_bank: int,
+                  b_row0: int, b_step: int, b_mask: int, phase: int, adj: int, fp32_acc: bool,
+                  exp8: bool, ws: np.ndarray, slot: int, cached: bool) -> None:
+    """One MVMUL / GAPOOL with SrcA decoded in A slot ``slot`` of ``ws``: Dst view rows
+    ``dst_base + k * dst_step`` (k < n) += SrcB rows ``b_row0 + k * b_step`` @ SrcA, one
+    fidelity phase. SrcB row k is decoded into B row k, or with ``cached`` (in a run, where
+    the Src banks do not change) into B row ``row + 64 * (phase >> 1 & 1)`` unless the run's
+    flags say it is there already."""
+    flags = ws[_WS_FLAGS // 256]  # [0, slot]: SrcA; [1 + rv // 16, rv % 16]: SrcB
+    low = (phase >> 1) & 1
+    zx = max(adj, 0) - adj  # a zero product's exponent, in eA + eB units
+    a_off = slot * _WS_A
     for k in range(n):
         row = (b_row0 + k * b_step) & 0x3F
-        _v_decode(b_cells, (b_bank * 64 + row) * 16, b_mask, True, (phase & 2) != 0, False,
-                  mb, eb, 16 * k)
-    zx = max(adj, 0) - adj  # a zero product's exponent, in eA + eB units
-    if mode == 0 and fp32_acc and not exp8:  # FP32 Dst, the common case: constants fold
-        for k in range(n):
-            p = table[(dst_base + k * dst_step) & 0x3FF]
-            _v_mvmul_row(ws, k, zx, adj, bits, valid, p, 0, True, False)
-    else:
-        for k in range(n):
-            p = table[(dst_base + k * dst_step) & 0x3FF]
-            _v_mvmul_row(ws, k, zx, adj, bits, valid, p, mode, fp32_acc, exp8)
+        rv = row + 64 * low if cached else k
+        if not cached or flags[1 + (rv >> 4), rv & 15] == 0:
+            _v_decode(b_cells, (b_bank * 64 + row) * 16, b_mask, True, low != 0, False, ws,
+                      _WS_B + 16 * rv, _WS_B + _WS_EB + 16 * rv)
+            flags[1 + (rv >> 4), rv & 15] = 1
+        p = table[(dst_base + k * dst_step) & 0x3FF]
+        if mode == 0 and fp32_acc:  # FP32 Dst (exp8 plays no part): the special case
+            _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, 0, True, exp8)
+        else:
+            _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, mode, fp32_acc,
+                         exp8)
 
 
 def _k_src_rows(cells: np.ndarray, bank: int, row0: int, out: np.ndarray) -> np.ndarray:
@@ -286,10 +309,10 @@ def _k_mvmul(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
              a_row0: int, b_cells: np.ndarray, b_bank: int, b_row0: int, b_step: int,
              a_mask: int, b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool,
              ws: np.ndarray, wrap: np.ndarray) -> None:
-    """MVMUL / GAPOOL on the register files (see :func:`_k_mvmul_block`)."""
-    a = _k_src_rows(a_cells, a_bank, a_row0, wrap)
-    _k_mvmul_block(bits, valid, table, mode, dst_base, dst_step, n, a, 0, b_cells, b_bank,
-                   b_row0, b_step, a_mask, b_mask, phase, adj, fp32_acc, exp8, ws, False)
+    """MVMUL / GAPOOL on the register files (see :func:`_k_mvmul_rows`)."""
+    _k_decode_a(_k_src_rows(a_cells, a_bank, a_row0, wrap), 0, a_mask, phase, ws, 0)
+    _k_mvmul_rows(bits, valid, table, mode, dst_base, dst_step, n, b_cells, b_bank, b_row0,
+                  b_step, b_mask, phase, adj, fp32_acc, exp8, ws, 0, False)
 
 
 def _k_mvmul_run(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
@@ -298,17 +321,20 @@ def _k_mvmul_run(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: i
                  plan: np.ndarray, ws: np.ndarray, wrap: np.ndarray) -> None:
     """A run of MVMULs / GAPOOLs with one configuration and the same Src banks, in order; row
     ``r`` of ``plan`` is ``(dst_base, dst_step, n, a_row0, b_row0, b_step, phase)`` of one
-    instruction. SrcA is decoded again only when its rows or its phase bit change."""
-    last_a = -1
+    instruction. The Src banks do not change during a run, so each SrcA block (16 rows from
+    ``a_row0``, one phase bit) and each SrcB row (one phase bit) is decoded once and kept in
+    ``ws`` (slot ``(a_row0 >> 3 & 7) * 2 + (phase & 1)``, which remembers the rows it holds)."""
+    flags = ws[_WS_FLAGS // 256]  # see _k_mvmul_rows
+    flags[:] = 0
     for r in range(plan.shape[0]):
         dst_base, dst_step, n = plan[r, 0], plan[r, 1], plan[r, 2]
         a_row0, b_row0, b_step, phase = plan[r, 3], plan[r, 4], plan[r, 5], plan[r, 6]
-        key = a_row0 * 2 + (phase & 1)
-        a = _k_src_rows(a_cells, a_bank, a_row0, wrap)
-        _k_mvmul_block(bits, valid, table, mode, dst_base, dst_step, n, a, 0, b_cells,
-                       b_bank, b_row0, b_step, a_mask, b_mask, phase, adjs[phase], fp32_acc,
-                       exp8, ws, key == last_a)
-        last_a = key
+        slot = ((a_row0 >> 3) & 7) * 2 + (phase & 1)
+        if flags[0, slot] != a_row0 + 1:
+            _k_decode_a(_k_src_rows(a_cells, a_bank, a_row0, wrap), 0, a_mask, phase, ws, slot)
+            flags[0, slot] = a_row0 + 1
+        _k_mvmul_rows(bits, valid, table, mode, dst_base, dst_step, n, b_cells, b_bank, b_row0,
+                      b_step, b_mask, phase, adjs[phase], fp32_acc, exp8, ws, slot, True)
 
 
 def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarray,
@@ -318,12 +344,15 @@ def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarra
     n = b.shape[1]
     ma, ea, mb, eb, grp = ws[0], ws[1], ws[2], ws[3], ws[4]
     tot, top = grp[0:2], grp[2:4]
+    plane = ws.shape[1] * ws.shape[2]
     zx = max(adj, 0) - adj
     for t in range(a.shape[0]):
         for i in range(16):
-            _v_decode(a[t], 16 * i, 0x7FFFF, False, (phase & 1) != 0, True, ma, ea, 16 * i)
+            _v_decode(a[t], 16 * i, 0x7FFFF, False, (phase & 1) != 0, True, ws, 16 * i,
+                      plane + 16 * i)
         for k in range(n):
-            _v_decode(b[t], 16 * k, 0x7FFFF, False, (phase & 2) != 0, False, mb, eb, 16 * k)
+            _v_decode(b[t], 16 * k, 0x7FFFF, False, (phase & 2) != 0, False, ws,
+                      2 * plane + 16 * k, 3 * plane + 16 * k)
         for k in range(n):
             _v_group(ma, ea, mb, eb, k, 0, zx, tot, top)
             _v_group(ma, ea, mb, eb, k, 1, zx, tot, top)
@@ -628,7 +657,7 @@ def _vector_intrinsics() -> dict[str, object]:
         return neg_if(b, b.icmp_signed("<", x, vc(0)), x)
 
     @intrinsic
-    def decode(typingctx, src, off, mask, from_cells, low_bits, for_a, m_out, e_out, out_off):  # noqa: ANN001, ANN202
+    def decode(typingctx, src, off, mask, from_cells, low_bits, for_a, out, m_off, e_off):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             v = load16(b, data(context, b, sig.args[0], args[0]), args[1])
             cells = b.or_(b.or_(b.and_(v, vc(0x40000)), b.shl(b.and_(v, vc(0xFF)), vc(10))),
@@ -643,12 +672,12 @@ def _vector_intrinsics() -> dict[str, object]:
             sl = sel(b, flag(b, args[5]), sl_a, sl_b)
             sl = neg_if(b, b.icmp_unsigned("!=", b.and_(v, vc(0x40000)), vc(0)), sl)
             zero = b.icmp_unsigned("==", ex, vc(0))
-            store16(b, sel(b, zero, vc(0), sl), data(context, b, sig.args[6], args[6]), args[8])
-            store16(b, sel(b, zero, vc(_ZE), ex), data(context, b, sig.args[7], args[7]),
-                    args[8])
+            out_p = data(context, b, sig.args[6], args[6])
+            store16(b, sel(b, zero, vc(0), sl), out_p, args[7])
+            store16(b, sel(b, zero, vc(_ZE), ex), out_p, args[8])
             return context.get_dummy_value()
-        return types.none(src, off, mask, from_cells, low_bits, for_a, m_out, e_out,
-                          out_off), codegen
+        return types.none(src, off, mask, from_cells, low_bits, for_a, out, m_off,
+                          e_off), codegen
 
     # The group pass works on <16 x i16>, one AVX2 register per 16 lanes (see _v_group).
     fast = _x86_avx2()
@@ -832,10 +861,10 @@ def _vector_intrinsics() -> dict[str, object]:
             store16(b, b.and_(f, vc(0xFFFF)), bits_p,
                     b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16)))
 
-    # FP32 Dst (mode 0, fp32_acc, not exp8), the common case, computed without the frame:
-    # the exponent work in <16 x i16>; Dst's two 16-bit rows feed the int32 lanes directly,
-    # which are in the order of the AVX2 unpack instructions ([0-3, 8-11] and [4-7, 12-15]),
-    # the inverse of the pack that makes the 16-bit results.
+    # FP32 Dst (mode 0, fp32_acc; exp8 then plays no part), the common case, computed without
+    # the frame: the exponent work in <16 x i16>; Dst's two 16-bit rows feed the int32 lanes
+    # directly, which are in the order of the AVX2 unpack instructions ([0-3, 8-11] and
+    # [4-7, 12-15]), the inverse of the pack that makes the 16-bit results.
     lanes_a = [0, 1, 2, 3, 8, 9, 10, 11]
     lanes_b = [4, 5, 6, 7, 12, 13, 14, 15]
 
@@ -921,9 +950,9 @@ def _vector_intrinsics() -> dict[str, object]:
                        load16(b, top_p, ir.Constant(i32, 16 * g), signed=True))
                       for g in range(2)]
             f = load16(b, fr_p, args[3])
-            if [a.constant if isinstance(a, ir.Constant) else None for a in args[5:7]] == [1, 0]:
-                # FP32 flags given as constants: the special case of mvmul_row, on Dst rows
-                # made from the frames (a bijection) and back
+            if isinstance(args[5], ir.Constant) and args[5].constant == 1:
+                # fp32_acc given as a constant: the special case of mvmul_row (exp8 plays no
+                # part), on Dst rows made from the frames (a bijection) and back
                 hi = b.or_(b.or_(b.and_(b.lshr(f, vc(16)), vc(0x8000)),
                                  b.and_(b.lshr(f, vc(8)), vc(0x7F00))),
                            b.and_(b.lshr(f, vc(23)), vc(0xFF)))
@@ -961,34 +990,37 @@ def _vector_intrinsics() -> dict[str, object]:
         return types.none(frames, off, mode, bits, p), codegen
 
     @intrinsic
-    def mvmul_row(typingctx, ws, brow, zx, adj, bits, valid, p, mode, fp32_acc, exp8):  # noqa: ANN001, ANN202, E501
+    def mvmul_row(typingctx, ws, a_off, b_off, zx, adj, bits, valid, p, mode, fp32_acc, exp8):  # noqa: ANN001, ANN202, E501
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             ws_p = data(context, b, sig.args[0], args[0])
-            ma_p, ea_p, mb_p, eb_p = (b.gep(ws_p, [ir.Constant(i64, 256 * n)]) for n in range(4))
-            groups = [group_ir(b, ma_p, ea_p, mb_p, eb_p, args[1], ir.Constant(i32, g), args[2])
-                      for g in range(2)]
-            bits_p = data(context, b, sig.args[4], args[4])
-            valid_p = data(context, b, sig.args[5], args[5])
-            p, mode = int32(b, args[6]), int32(b, args[7])
-            consts = [a.constant if isinstance(a, ir.Constant) else None for a in args[7:10]]
-            if consts == [0, 1, 0]:  # FP32 Dst, given as constants: the special case
+            ma_p, mb_p = at(b, ws_p, args[1]), at(b, ws_p, args[2])
+            ea_p, eb_p = at(b, ma_p, 256), at(b, mb_p, _WS_EB)
+            zx, adj, bits, valid, p, mode, fp32, e8 = args[3:]
+            groups = [group_ir(b, ma_p, ea_p, mb_p, eb_p, ir.Constant(i64, 0),
+                               ir.Constant(i64, g), zx) for g in range(2)]
+            bits_p = data(context, b, sig.args[5], bits)
+            valid_p = data(context, b, sig.args[6], valid)
+            p, mode = int32(b, p), int32(b, mode)
+            consts = [a.constant if isinstance(a, ir.Constant) else None for a in args[8:10]]
+            if consts == [0, 1]:  # FP32 Dst given as a constant (exp8 plays no part then)
                 ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, valid_p, p)), ir.Constant(i8, 0))
                 hi_at = b.mul(p, ir.Constant(i32, 16))
                 lo_at = b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16))
                 hi = sel(b, ok, load_w(b, bits_p, hi_at), wc(0))
                 lo = sel(b, ok, load_w(b, bits_p, lo_at), wc(0))
-                adj16 = splat_w(b, b.trunc(int32(b, args[3]), i16))
+                adj16 = splat_w(b, b.trunc(int32(b, adj), i16))
                 hi, lo = fp32_row_ir(b, groups, hi, lo, adj16)
                 store_w(b, hi, bits_p, hi_at)
                 store_w(b, lo, bits_p, lo_at)
             else:
                 dst = read_ir(b, bits_p, valid_p, p, mode)
                 r = accumulate_ir(b, [(b.sext(t, v16), b.sext(e, v16)) for t, e in groups],
-                                  dst, splat(b, args[3]), flag(b, args[8]), flag(b, args[9]))
+                                  dst, splat(b, adj), flag(b, fp32), flag(b, e8))
                 write_ir(b, r, bits_p, p, mode)
             b.store(ir.Constant(i8, 1), elem_ptr(b, valid_p, p))
             return context.get_dummy_value()
-        return types.none(ws, brow, zx, adj, bits, valid, p, mode, fp32_acc, exp8), codegen
+        return types.none(ws, a_off, b_off, zx, adj, bits, valid, p, mode, fp32_acc, exp8
+                          ), codegen
 
     return {"_v_decode": decode, "_v_group": group, "_v_accumulate": accumulate,
             "_v_read_frames": read_frames, "_v_write_frames": write_frames,
@@ -1007,12 +1039,13 @@ ELW_OPS = {"add": 0, "sub": 1, "mul": 2}
 #: Work space of the compiled kernels (they run one at a time: the GIL is held): ``SCRATCH``
 #: for ELW*, ``WS`` (int32) and ``WRAP`` (SrcA rows that wrap) for MVMUL / GAPOOL.
 SCRATCH = np.zeros((9, 16, 16), dtype=np.int64)
-WS = np.zeros((5, 16, 16), dtype=np.int16)
+WS = np.zeros((_WS_SIZE // 256, 16, 16), dtype=np.int16)
 WRAP = np.zeros((16, 16), dtype=np.uint32)
 
 #: Every function compiled, callees before callers.
-_COMPILED = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_mvmul_block",
-             "_k_src_rows", "_k_mvmul", "_k_mvmul_run", "_k_mvmul_batch", "_k_logical", "_k_elw",
+_COMPILED = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_decode_a",
+             "_k_mvmul_rows", "_k_src_rows", "_k_mvmul", "_k_mvmul_run", "_k_mvmul_batch",
+             "_k_logical", "_k_elw",
              "_k_gm_key", "_k_gmpool", "_k_movd2x", "_k_src2dst", "_k_copy_rows")
 
 
