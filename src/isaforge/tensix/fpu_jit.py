@@ -1049,6 +1049,11 @@ _COMPILED = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_decode_a",
              "_k_gm_key", "_k_gmpool", "_k_movd2x", "_k_src2dst", "_k_copy_rows")
 
 
+#: Compiled into their callers (numba's ``inline="always"``): the call of the MVMUL rows of
+#: each instruction of a run cost ~30 ns (their many arguments go through the stack).
+_INLINE = ("_k_mvmul_rows",)
+
+
 class Kernels(NamedTuple):
     """The compiled instruction kernels (see the table in the module docstring)."""
 
@@ -1091,7 +1096,8 @@ def load() -> Kernels | None:
     TWINS.update({name: g[name] for name in intrinsics})
     g.update(intrinsics)
     for name in _COMPILED:
-        g[name] = numba.njit(cache=True)(g[name])
+        inline = "always" if name in _INLINE else "never"
+        g[name] = numba.njit(cache=True, inline=inline)(g[name])
     kernels = Kernels(g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"], g["_k_gmpool"],
                       g["_k_movd2x"], g["_k_src2dst"], g["_k_copy_rows"], g["_k_mvmul_run"])
     _LOADED["kernels"] = kernels
