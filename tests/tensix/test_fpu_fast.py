@@ -494,6 +494,54 @@ def test_plain_python_row_function_equals_numpy() -> None:
     _in_new_process(code)
 
 
+def test_kernels_without_avx2_equal_numpy(tmp_path: os.PathLike[str]) -> None:
+    """Compiled for a CPU without AVX2 (numba told a generic x86-64; its own cache), the group
+    pass is plain LLVM (no PSHUFB / PMULHRSW): MVMUL runs and single MVMULs still give
+    numpy's result, with FP32, BF16 and FP16 Dst."""
+    code = (
+        "import numpy as np\n"
+        "from isaforge.tensix import fpu, fpu_jit\n"
+        "from isaforge.tensix.regfiles import Dst, SrcRegs\n"
+        "assert not fpu_jit._x86_avx2()\n"
+        "fpu.JIT_AFTER = 0\n"
+        "assert fpu_jit.load() is not None\n"
+        "rng = np.random.default_rng(11)\n"
+        "plan = np.array([fpu.run_row(a, b, d, ph, False) for ph in range(4)\n"
+        "                 for a, b, d in ((0, 0, 0), (16, 8, 8), (56, 16, 16))], np.int64)\n"
+        "for fmt, fp32, style in ((5, True, 'bf16'), (5, False, 'bf16'), (1, False, 'fp16'),\n"
+        "                         (1, True, 'fp16')):\n"
+        "    cfg = fpu.MathConfig(srca_fmt=fmt, srcb_fmt=fmt, fp32_dst=fp32)\n"
+        "    a, b = SrcRegs(), SrcRegs()\n"
+        "    for s in (a, b):\n"
+        "        v = rng.standard_normal((64, 16)) * np.exp2(rng.integers(-9, 9, (64, 16)))\n"
+        "        v[rng.random((64, 16)) < 0.1] = 0\n"
+        "        s.load(0, v.astype(np.float32), style)\n"
+        "    d0 = Dst()\n"
+        "    d0.bits[:] = rng.integers(0, 1 << 16, d0.bits.shape)\n"
+        "    d0.valid[:] = rng.random(d0.valid.shape) < 0.8\n"
+        "    out = []\n"
+        "    for how in ('run', 'one', 'numpy'):\n"
+        "        d = Dst()\n"
+        "        d.bits[:], d.valid[:] = d0.bits, d0.valid\n"
+        "        fpu.USE_JIT = how != 'numpy'\n"
+        "        if how == 'run':\n"
+        "            assert fpu.mvmul_run(d, a, b, plan, cfg)\n"
+        "        else:\n"
+        "            for base, _, _, ar, br, _, ph in plan:\n"
+        "                fpu.mvmul(d, a, b, srca_row=int(ar), srcb_row=int(br),\n"
+        "                          dst_row=int(base), phase=int(ph), cfg=cfg)\n"
+        "        out.append((d.bits.copy(), d.valid.copy()))\n"
+        "    for bits, valid in out[:2]:\n"
+        "        assert (bits == out[2][0]).all() and (valid == out[2][1]).all(), (fmt, fp32)\n"
+        "print('ok')\n")
+    env = dict(os.environ, NUMBA_CPU_NAME="generic", NUMBA_CPU_FEATURES="",
+               NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
 def _in_new_process(code: str) -> None:
     """Run ``code`` in a fresh Python (numba's kernels not loaded); it prints ``ok``."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -576,14 +624,17 @@ def _compiled(name: str, make: Callable[[], Callable[..., object]]) -> Callable[
 
 def _group_both(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, zx: int
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Both groups of B row 0 through the intrinsic (int16 work arrays, as the kernels pass
-    them) and through its plain-Python twin: ((tot, top) intrinsic, (tot, top) twin)."""
+    """Both groups of B row 0 (slices ``mb``, exponents ``eb``) through the intrinsic (int16
+    work arrays, as the kernels pass them) and through its plain-Python twin: ((tot, top)
+    intrinsic, (tot, top) twin)."""
     from isaforge.tensix import fpu_jit
     group = _compiled("group", lambda: lambda ma, ea, mb, eb, zx, tot, top: (
         fpu_jit._v_group(ma, ea, mb, eb, 0, 0, zx, tot, top),
         fpu_jit._v_group(ma, ea, mb, eb, 0, 1, zx, tot, top)))
     ws = np.zeros((4, 16, 16), np.int16)
-    ws[0], ws[1], ws[2, 0], ws[3, 0] = ma, ea, mb, eb
+    ws[0], ws[1] = ma, ea
+    ws[2, 0] = 2 * mb  # SrcB as _v_decode keeps it: the slice doubled, the exponent biased
+    ws[3, 0] = [fpu_jit._wrap16(int(e) + fpu_jit._EB_BIAS) for e in eb]
     got = np.zeros((2, 2, 16), np.int16)
     group(ws[0], ws[1], ws[2], ws[3], zx, got[0], got[1])
     want = np.zeros((2, 2, 16), np.int64)
@@ -596,7 +647,7 @@ def _group_both(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, 
 @given(seed=st.integers(0, 2**32 - 1), base=st.integers(1, 255), spread=st.integers(0, 24),
        zx=st.sampled_from([0, 127, 139, 15, 27]))
 def test_vector_group_equals_twin(seed: int, base: int, spread: int, zx: int) -> None:
-    """The 16-bit group pass (PMULHRSW rounding, saturating exponent arithmetic) equals its
+    """The 16-bit group pass (PMULHRSW rounding, biased unsigned exponent arithmetic) equals its
     plain-Python twin on slices up to the largest (+-31 x +-127), exponents a few apart (d
     around 13..15 included), zero operands on either side or both (eA + eB = -2**15) and
     whole groups of zeros (the top is then ``zx``)."""

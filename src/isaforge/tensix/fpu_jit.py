@@ -137,6 +137,12 @@ def _k_write_frame(bits: np.ndarray, p: int, col: int, f: int, mode: int) -> Non
 # an aligned term is < 2**29, an FP32-frame value is handled as 32 raw bits.
 
 _ZE = -(1 << 14)  # exponent of a zero operand (two of them still fit in int16 sums)
+_EB_BIAS = (1 << 15) + 14  # added to SrcB's exponents (modulo 2**16) when decoded
+
+
+def _wrap16(v: int) -> int:
+    """``v`` modulo ``2**16``, as a signed 16-bit number."""
+    return ((v + (1 << 15)) & 0xFFFF) - (1 << 15)
 
 
 def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: bool,
@@ -144,7 +150,9 @@ def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: 
     """16 operands at flat offset ``off`` of ``src`` (Src cells, or logical values when not
     ``from_cells``), masked -> the signed mantissa slice of the fidelity phase (SrcA: ``M[10:6]``
     or ``M[5:1]``; SrcB: ``M[10:4]`` or ``M[3:0] << 3``) and the exponent (:data:`_ZE` and a 0
-    slice for a zero operand), at flat offsets ``m_off`` and ``e_off`` of ``out``."""
+    slice for a zero operand), at flat offsets ``m_off`` and ``e_off`` of ``out``. SrcB's are
+    kept as the group pass uses them: the slice doubled, the exponent plus :data:`_EB_BIAS`
+    modulo ``2**16`` (see :func:`_v_group`)."""
     s, o = src.reshape(-1), out.reshape(-1)
     for c in range(16):
         v = np.int64(s[off + c])
@@ -157,14 +165,17 @@ def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: 
             sl = ((big >> 1) & 31) if low_bits else (big >> 6)
         else:
             sl = ((big & 15) << 3) if low_bits else (big >> 4)
-        o[m_off + c] = 0 if ex == 0 else (-sl if (v >> 18) & 1 else sl)
-        o[e_off + c] = _ZE if ex == 0 else ex
+        m = 0 if ex == 0 else (-sl if (v >> 18) & 1 else sl)
+        e = _ZE if ex == 0 else ex
+        o[m_off + c] = m if for_a else 2 * m
+        o[e_off + c] = e if for_a else _wrap16(e + _EB_BIAS)
 
 
 def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, brow: int, g: int,
              zx: int, tot: np.ndarray, top: np.ndarray) -> None:
     """Group ``g`` (products i = 8g..8g+7) of B row ``brow`` against the 16 columns of A
-    (``ma``/``ea`` ``(16, 16)`` [i, c], ``mb``/``eb`` rows [k, i]):
+    (``ma``/``ea`` ``(16, 16)`` [i, c], ``mb``/``eb`` rows [k, i], as :func:`_v_decode` keeps
+    them):
     ``top[g, c]`` = the largest ``eA + eB`` of the group's non-zero products (``zx`` when there
     are none: a zero product's vote), ``tot[g, c]`` = the sum of the products aligned to it,
     each rounded half away from zero: ``(2p + 2**d - (p < 0)) >> (d + 1)``.
@@ -172,18 +183,20 @@ def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, bro
     The intrinsic works in 16-bit lanes: ``|p| <= 31 * 127``, so ``x = 2p - (p < 0)`` has
     ``|x| < 2**13`` and the term is ``((x >> d) + 1) >> 1``, which is 0 from ``d = 14`` on and
     for ``d <= 14`` equals ``(x * 2**(14 - d) + 2**14) >> 15`` (x86 PMULHRSW); a group sum is
-    below ``8 * 3937 < 2**15``; ``eA + eB`` is at least ``2 * _ZE = -2**15``, and ``t - eA -
-    eB`` saturates at ``2**15 - 1`` (it only matters up to 14)."""
+    below ``8 * 3937 < 2**15``. The exponents are worked on as ``s + 2**15 + 14``, where
+    ``s = eA + eB >= 2 * _ZE = -2**15``: unsigned 16-bit numbers (SrcB's exponent is kept
+    biased so), whose saturating difference from ``t + 2**15`` is ``14 - min(d, 14)``, the
+    power of two (PSHUFB looks it up) that PMULHRSW multiplies by."""
     for c in range(16):
         t = _ZE
         for j in range(8):
-            t = max(t, int(ea[8 * g + j, c]) + int(eb[brow, 8 * g + j]))
+            t = max(t, int(ea[8 * g + j, c]) + _wrap16(int(eb[brow, 8 * g + j]) - _EB_BIAS))
         t = zx if t < _ZE // 2 else t
         acc = 0
         for j in range(8):
             i = 8 * g + j
-            p = int(ma[i, c]) * int(mb[brow, i])
-            d = min(t - int(ea[i, c]) - int(eb[brow, i]), 29)
+            p = int(ma[i, c]) * int(mb[brow, i]) // 2  # SrcB's slice is kept doubled
+            d = min(t - int(ea[i, c]) - _wrap16(int(eb[brow, i]) - _EB_BIAS), 29)
             acc += ((p << 1) + (1 << d) - (1 if p < 0 else 0)) >> (d + 1)
         tot[g, c], top[g, c] = acc, t
 
@@ -644,6 +657,9 @@ def _vector_intrinsics() -> dict[str, object]:
     def smax(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
         return b.select(b.icmp_signed(">", x, y), x, y)
 
+    def umax(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+        return b.select(b.icmp_unsigned(">", x, y), x, y)
+
     def smin(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
         return b.select(b.icmp_signed("<", x, y), x, y)
 
@@ -668,13 +684,15 @@ def _vector_intrinsics() -> dict[str, object]:
             big = b.or_(b.and_(v, vc(0x3FF)), vc(0x400))
             low = flag(b, args[4])
             sl_a = sel(b, low, b.and_(b.lshr(big, vc(1)), vc(31)), b.lshr(big, vc(6)))
-            sl_b = sel(b, low, b.shl(b.and_(big, vc(15)), vc(3)), b.lshr(big, vc(4)))
+            sl_b = sel(b, low, b.shl(b.and_(big, vc(15)), vc(4)),  # doubled
+                       b.shl(b.lshr(big, vc(4)), vc(1)))
             sl = sel(b, flag(b, args[5]), sl_a, sl_b)
             sl = neg_if(b, b.icmp_unsigned("!=", b.and_(v, vc(0x40000)), vc(0)), sl)
             zero = b.icmp_unsigned("==", ex, vc(0))
             out_p = data(context, b, sig.args[6], args[6])
             store16(b, sel(b, zero, vc(0), sl), out_p, args[7])
-            store16(b, sel(b, zero, vc(_ZE), ex), out_p, args[8])
+            bias = sel(b, flag(b, args[5]), vc(0), vc(_EB_BIAS))  # modulo 2**16 in int16
+            store16(b, b.add(sel(b, zero, vc(_ZE), ex), bias), out_p, args[8])
             return context.get_dummy_value()
         return types.none(src, off, mask, from_cells, low_bits, for_a, out, m_off,
                           e_off), codegen
@@ -713,21 +731,20 @@ def _vector_intrinsics() -> dict[str, object]:
     def sat(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
         return vcall(b, f"llvm.{op}.sat.v16i16", w16, x, y)
 
-    # lo / hi byte of 2**(14 - d) for d = 0..15, twice (PSHUFB looks up in each 128-bit half)
-    pow_lo = ir.Constant(v32b, [(1 << 14 >> d) & 0xFF if d < 15 else 0 for d in range(16)] * 2)
-    pow_hi = ir.Constant(v32b, [(1 << 14 >> d) >> 8 if d < 15 else 0 for d in range(16)] * 2)
+    # the low and high bytes of 2**k: byte k (k < 8), byte (k + 8) % 16 (8 <= k < 16); twice
+    # (PSHUFB looks up in each 128-bit half)
+    pow_bytes = ir.Constant(v32b, [1 << k if k < 8 else 0 for k in range(16)] * 2)
 
-    def round_term(b: ir.IRBuilder, x: ir.Value, d: ir.Value) -> ir.Value:
-        """``((x >> d) + 1) >> 1`` for |x| < 2**13 and 0 <= d <= 14 (the result is 0 from
-        d = 14 on): ``(x * 2**(14 - d) + 2**14) >> 15``, which is PMULHRSW."""
+    def round_term(b: ir.IRBuilder, x: ir.Value, k: ir.Value) -> ir.Value:
+        """``((x >> (14 - k)) + 1) >> 1`` for |x| < 2**13 and 0 <= k <= 14:
+        ``(x * 2**k + 2**14) >> 15``, which is PMULHRSW."""
         if not fast:
-            y = b.lshr(wc(1 << 14), d)
+            y = b.shl(wc(1), k)
             r = b.ashr(b.add(b.mul(b.sext(x, v16), b.sext(y, v16)), vc(1 << 14)), vc(15))
             return b.trunc(r, w16)
-        idx = b.bitcast(d, v32b)  # each word's high byte is 0, and so is pow_lo[0]
-        lo = b.bitcast(vcall(b, "llvm.x86.avx2.pshuf.b", v32b, pow_lo, idx), w16)
-        hi = b.bitcast(vcall(b, "llvm.x86.avx2.pshuf.b", v32b, pow_hi, idx), w16)
-        y = b.or_(lo, b.shl(hi, wc(8)))
+        idx = b.add(b.mul(k, wc(257)), wc(0x800))  # byte indices k, k + 8
+        y = b.bitcast(vcall(b, "llvm.x86.avx2.pshuf.b", v32b, pow_bytes,
+                            b.bitcast(idx, v32b)), w16)
         return vcall(b, "llvm.x86.avx2.pmul.hr.sw", w16, x, y)
 
     def int64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
@@ -747,20 +764,22 @@ def _vector_intrinsics() -> dict[str, object]:
                       b.mul(int64(b, g), ir.Constant(i64, 8)))  # B row brow, element 8g
         ma_g, ea_g = at(b, ma_p, a_off), at(b, ea_p, a_off)
         mb_g, eb_g = at(b, mb_p, b_off), at(b, eb_p, b_off)
-        sums = []  # eA + eB of the 8 products (-32768 for two zero operands: no overflow)
-        t = wc(_ZE)
+        sums = []  # eA + eB + _EB_BIAS of the 8 products, unsigned (14 .. 2**15 + 524)
+        t = wc(0)
         for j in range(8):
-            sums.append(sat(b, "sadd", load_w(b, ea_g, ir.Constant(i32, 16 * j)),
-                            splat_w(b, scalar_w(b, eb_g, ir.Constant(i32, j)))))
-            t = smax(b, t, sums[j])
-        t = sel(b, b.icmp_signed("<", t, wc(_ZE // 2)), splat_w(b, b.trunc(int32(b, zx), i16)),
-                t)
+            sums.append(b.add(load_w(b, ea_g, ir.Constant(i32, 16 * j)),
+                              splat_w(b, scalar_w(b, eb_g, ir.Constant(i32, j)))))
+            t = umax(b, t, sums[j])
+        zx_b = b.add(b.trunc(int32(b, zx), i16), ir.Constant(i16, _EB_BIAS - (1 << 16)))
+        t = sel(b, b.icmp_unsigned("<", t, wc(_ZE // 2 + _EB_BIAS)), splat_w(b, zx_b), t)
+        t14 = b.sub(t, wc(14))
         acc = wc(0)
         for j in range(8):  # x = 2p - (p < 0); the term is ((x >> d) + 1) >> 1
-            mb = splat_w(b, scalar_w(b, mb_g, ir.Constant(i32, j)))
-            p2 = b.mul(load_w(b, ma_g, ir.Constant(i32, 16 * j)), b.add(mb, mb))
-            d = smin(b, sat(b, "ssub", t, sums[j]), wc(14))  # t - sum saturates at 32767
-            acc = b.add(acc, round_term(b, b.add(p2, b.ashr(p2, wc(15))), d))
+            mb2 = splat_w(b, scalar_w(b, mb_g, ir.Constant(i32, j)))  # 2 * SrcB's slice
+            p2 = b.mul(load_w(b, ma_g, ir.Constant(i32, 16 * j)), mb2)
+            k = vcall(b, "llvm.usub.sat.v16i16", w16, sums[j], t14)  # 14 - min(d, 14)
+            acc = b.add(acc, round_term(b, b.add(p2, b.ashr(p2, wc(15))), k))
+        t = b.sub(t, wc(_EB_BIAS - (1 << 16)))
         return acc, t
 
     @intrinsic
