@@ -26,8 +26,10 @@ products, group, align, accumulate, round and store. The arithmetic is that of t
 kernels, per element, in exact integers; every step is exact, so the two paths are the same
 function (``tests/tensix/test_fpu_fast.py`` checks it on random and edge operands, and the
 oracle tests run through the compiled path). MVMUL's lanes are 16-wide LLVM vector
-intrinsics (the ``_v_*`` functions, see the section "MVMUL / GAPOOL: 16 lanes at a time").
-Integer "8" MVMUL/ELW* have no kernel and stay on numpy.
+intrinsics (the ``_v_*`` functions, see the section "MVMUL / GAPOOL: 16 lanes at a time"),
+whose group pass uses the x86 instructions PSHUFB and PMULHRSW when numba compiles for an
+AVX2 CPU (plain LLVM otherwise); a run decodes each Src block once. Integer "8" MVMUL/ELW*
+have no kernel and stay on numpy.
 
 Loading: the functions below are plain Python until :func:`load` swaps them, callees first,
 for ``numba.njit(cache=True)`` versions, and the ``_v_*`` ones for the intrinsics (later
@@ -127,11 +129,13 @@ def _k_write_frame(bits: np.ndarray, p: int, col: int, f: int, mode: int) -> Non
 # --------------------------------------------------------------------------------------------
 # MVMUL / GAPOOL: 16 lanes at a time
 # --------------------------------------------------------------------------------------------
-# The five ``_v_*`` functions below are the per-lane arithmetic of MVMUL, written here as
-# plain Python over the 16 columns of a row (readable, and what the kernels run uncompiled).
+# The ``_v_*`` functions below are the per-lane arithmetic of MVMUL, written here as plain
+# Python over the 16 columns of a row (readable, and what the kernels run uncompiled).
 # :func:`load` replaces each by an LLVM intrinsic (:func:`_vector_intrinsics`) that does the
-# same on ``<16 x i32>`` vectors: numba's own loops widen every int32 to int64 and leave
-# 16-iteration loops scalar, which made a product cost ~3.5 ns instead of ~0.15 ns.
+# same on 16-lane vectors: numba's own loops widen every int32 to int64 and leave 16-iteration
+# loops scalar, which made a product cost ~3.5 ns instead of ~0.1 ns. ``_v_mvmul_row`` is
+# the one the kernels use: a Dst row's two groups, read, accumulate and write, fused (nothing
+# goes through memory), with an FP32-Dst special case when the mode is a constant.
 # The operands and the group pass fit in int16 (see _v_group), so the work arrays are int16
 # and the group pass runs on ``<16 x i16>``, one AVX2 register; the accumulate needs int32:
 # an aligned term is < 2**29, an FP32-frame value is handled as 32 raw bits.
@@ -599,7 +603,7 @@ def _x86_avx2() -> bool:
 
 
 def _vector_intrinsics() -> dict[str, object]:
-    """The ``_v_*`` functions as numba intrinsics on ``<16 x i32>`` (imports numba and
+    """The ``_v_*`` functions as numba intrinsics on 16-lane vectors (imports numba and
     llvmlite; called by :func:`load`). Each emits, lane for lane, the integer operations of its
     Python twin above; arrays are read and written through their data pointers at flat
     element offsets (every array the kernels pass is C-contiguous in the rows used)."""
@@ -1056,7 +1060,8 @@ GM_STYLES = {"bf16": 0, "fp16": 1, "tf32": 2, "int8": 3, "int32": 3}
 ELW_OPS = {"add": 0, "sub": 1, "mul": 2}
 
 #: Work space of the compiled kernels (they run one at a time: the GIL is held): ``SCRATCH``
-#: for ELW*, ``WS`` (int32) and ``WRAP`` (SrcA rows that wrap) for MVMUL / GAPOOL.
+#: for ELW*, ``WS`` (int16, laid out as ``_WS_*`` says: the decoded operands, kept for a
+#: whole run) and ``WRAP`` (SrcA rows that wrap) for MVMUL / GAPOOL.
 SCRATCH = np.zeros((9, 16, 16), dtype=np.int64)
 WS = np.zeros((_WS_SIZE // 256, 16, 16), dtype=np.int16)
 WRAP = np.zeros((16, 16), dtype=np.uint32)
