@@ -275,6 +275,36 @@ def test_matmul_sequence_compiled_equal_numpy(cfg: tuple) -> None:
     _both_paths(run, 99, mc.style == "fp16", False, False)
 
 
+@pytest.mark.parametrize("cfg", [CONFIGS[1], CONFIGS[0], CONFIGS[8], CONFIGS[9]])
+def test_runs_decode_their_own_operands(cfg: tuple) -> None:
+    """A run keeps each decoded SrcA block and SrcB row for the whole run, keyed by rows and
+    phase bit: consecutive runs on changed Src banks, with single MVMULs in between (which
+    decode into the same work space), and a run whose SrcA rows wrap at 64, give numpy's
+    result, MVMUL for MVMUL."""
+    mc = fpu.MathConfig(srca_fmt=cfg[0], srcb_fmt=cfg[1], fp32_dst=cfg[2])
+    plan = np.array([fpu.run_row(a, b, d, ph, bc) for ph in (0, 1, 3, 2, 1)
+                     for a, b, d, bc in ((56, 0, 0, False), (0, 8, 8, False), (56, 16, 0, False),
+                                         (8, 21, 17, True), (0, 8, 24, False))], np.int64)
+
+    def run(dst: Dst, srca: SrcRegs, srcb: SrcRegs) -> None:
+        rng = np.random.default_rng(3)
+        for n in range(3):
+            if fpu.USE_JIT:
+                assert fpu.mvmul_run(dst, srca, srcb, plan, mc)
+            else:
+                for base, step, _, a_row, b_row, _, ph in plan:
+                    fpu.mvmul(dst, srca, srcb, srca_row=int(a_row), srcb_row=int(b_row),
+                              dst_row=int(base), phase=int(ph),
+                              cfg=mc, bcast_srcb_row=step == 2)
+            fpu.mvmul(dst, srca, srcb, srca_row=16 * n, srcb_row=32, dst_row=40, phase=n,
+                      cfg=mc)
+            for src in (srca, srcb):  # new operands for the next run
+                src.cells[src.matrix_bank] = np.roll(src.cells[src.matrix_bank],
+                                                     int(rng.integers(1, 64)), axis=0)
+
+    _both_paths(run, 5, mc.style == "fp16", False, False, compare_src=False)
+
+
 @pytest.mark.parametrize("op", ["mvmul", "gapool", "elwadd", "elwmul"])
 def test_rejected_format_mix_raises_on_the_compiled_path(op: str) -> None:
     dst, srca, srcb = Dst(), SrcRegs("SrcA"), SrcRegs("SrcB")
