@@ -375,7 +375,10 @@ def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarra
             _v_group(ma, ea, mb, eb, k, 1, zx, tot, top)
             for c in range(16):
                 out[t, k, c] = dst[t, k, c]
-            _v_accumulate(tot, top, out[t], 16 * k, adj, fp32_acc, exp8)
+            if fp32_acc:  # the FP32 special case (exp8 plays no part)
+                _v_accumulate(tot, top, out[t], 16 * k, adj, True, exp8)
+            else:
+                _v_accumulate(tot, top, out[t], 16 * k, adj, False, exp8)
 
 
 def _k_logical(cells: np.ndarray, bank: int, row: int, col: int, mask: int) -> int:
