@@ -275,6 +275,36 @@ def test_matmul_sequence_compiled_equal_numpy(cfg: tuple) -> None:
     _both_paths(run, 99, mc.style == "fp16", False, False)
 
 
+@pytest.mark.parametrize("cfg", [CONFIGS[1], CONFIGS[0], CONFIGS[8], CONFIGS[9]])
+def test_runs_decode_their_own_operands(cfg: tuple) -> None:
+    """A run keeps each decoded SrcA block and SrcB row for the whole run, keyed by rows and
+    phase bit: consecutive runs on changed Src banks, with single MVMULs in between (which
+    decode into the same work space), and a run whose SrcA rows wrap at 64, give numpy's
+    result, MVMUL for MVMUL."""
+    mc = fpu.MathConfig(srca_fmt=cfg[0], srcb_fmt=cfg[1], fp32_dst=cfg[2])
+    plan = np.array([fpu.run_row(a, b, d, ph, bc) for ph in (0, 1, 3, 2, 1)
+                     for a, b, d, bc in ((56, 0, 0, False), (0, 8, 8, False), (56, 16, 0, False),
+                                         (8, 21, 17, True), (0, 8, 24, False))], np.int64)
+
+    def run(dst: Dst, srca: SrcRegs, srcb: SrcRegs) -> None:
+        rng = np.random.default_rng(3)
+        for n in range(3):
+            if fpu.USE_JIT:
+                assert fpu.mvmul_run(dst, srca, srcb, plan, mc)
+            else:
+                for base, step, _, a_row, b_row, _, ph in plan:
+                    fpu.mvmul(dst, srca, srcb, srca_row=int(a_row), srcb_row=int(b_row),
+                              dst_row=int(base), phase=int(ph),
+                              cfg=mc, bcast_srcb_row=step == 2)
+            fpu.mvmul(dst, srca, srcb, srca_row=16 * n, srcb_row=32, dst_row=40, phase=n,
+                      cfg=mc)
+            for src in (srca, srcb):  # new operands for the next run
+                src.cells[src.matrix_bank] = np.roll(src.cells[src.matrix_bank],
+                                                     int(rng.integers(1, 64)), axis=0)
+
+    _both_paths(run, 5, mc.style == "fp16", False, False, compare_src=False)
+
+
 @pytest.mark.parametrize("op", ["mvmul", "gapool", "elwadd", "elwmul"])
 def test_rejected_format_mix_raises_on_the_compiled_path(op: str) -> None:
     dst, srca, srcb = Dst(), SrcRegs("SrcA"), SrcRegs("SrcB")
@@ -456,6 +486,92 @@ def test_plain_python_lane_functions_equal_numpy() -> None:
     _in_new_process(code)
 
 
+def test_plain_python_row_function_equals_numpy() -> None:
+    """The plain-Python MVMUL row (``_v_mvmul_row``: the two groups, Dst read, accumulate and
+    write, which the intrinsic fuses) gives numpy's result in the three Dst modes (FP32,
+    BF16 and FP16 storage) and for a row that was invalid (read as 0)."""
+    code = (
+        "import numpy as np\n"
+        "from isaforge.tensix import fpu, fpu_jit\n"
+        "from isaforge.tensix.regfiles import Dst, SrcRegs\n"
+        "fpu.USE_JIT = False\n"
+        "rng = np.random.default_rng(7)\n"
+        "for fmt, fp32, style in ((5, True, 'bf16'), (5, False, 'bf16'), (1, False, 'fp16'),\n"
+        "                         (1, True, 'fp16')):\n"
+        "    cfg = fpu.MathConfig(srca_fmt=fmt, srcb_fmt=fmt, fp32_dst=fp32)\n"
+        "    fast = fpu._fast_cfg(cfg)\n"
+        "    a, b = SrcRegs(), SrcRegs()\n"
+        "    for s in (a, b):\n"
+        "        v = rng.standard_normal((64, 16)) * np.exp2(rng.integers(-6, 6, (64, 16)))\n"
+        "        v[rng.random((64, 16)) < 0.1] = 0\n"
+        "        s.load(0, v.astype(np.float32), style)\n"
+        "    d0 = Dst()\n"
+        "    d0.bits[:] = rng.integers(0, 1 << 16, d0.bits.shape)\n"
+        "    d0.valid[:] = rng.random(d0.valid.shape) < 0.8\n"
+        "    for phase in range(4):\n"
+        "        ref, got = Dst(), Dst()\n"
+        "        for d in (ref, got):\n"
+        "            d.bits[:], d.valid[:] = d0.bits, d0.valid\n"
+        "        fpu.mvmul(ref, a, b, srca_row=8, srcb_row=16, dst_row=24, phase=phase, cfg=cfg)\n"
+        "        ws, wrap = np.zeros_like(fpu_jit.WS), np.zeros((16, 16), np.uint32)\n"
+        "        fpu_jit._k_mvmul(got.bits, got.valid, got.phys_table(fast.is32), fast.mode,\n"
+        "                         24, 1, 8, a.cells, 0, 8, b.cells, 0, 16, 1, fast.a_mask,\n"
+        "                         fast.b_mask, phase, fast.adj[phase], fast.is32, fast.exp8,\n"
+        "                         ws, wrap)\n"
+        "        assert (got.bits == ref.bits).all() and (got.valid == ref.valid).all()\n"
+        "assert not fpu_jit.is_loaded()\n"
+        "print('ok')\n")
+    _in_new_process(code)
+
+
+def test_kernels_without_avx2_equal_numpy(tmp_path: os.PathLike[str]) -> None:
+    """Compiled for a CPU without AVX2 (numba told a generic x86-64; its own cache), the group
+    pass is plain LLVM (no PSHUFB / PMULHRSW): MVMUL runs and single MVMULs still give
+    numpy's result, with FP32, BF16 and FP16 Dst."""
+    code = (
+        "import numpy as np\n"
+        "from isaforge.tensix import fpu, fpu_jit\n"
+        "from isaforge.tensix.regfiles import Dst, SrcRegs\n"
+        "assert not fpu_jit._x86_avx2()\n"
+        "fpu.JIT_AFTER = 0\n"
+        "assert fpu_jit.load() is not None\n"
+        "rng = np.random.default_rng(11)\n"
+        "plan = np.array([fpu.run_row(a, b, d, ph, False) for ph in range(4)\n"
+        "                 for a, b, d in ((0, 0, 0), (16, 8, 8), (56, 16, 16))], np.int64)\n"
+        "for fmt, fp32, style in ((5, True, 'bf16'), (5, False, 'bf16'), (1, False, 'fp16'),\n"
+        "                         (1, True, 'fp16')):\n"
+        "    cfg = fpu.MathConfig(srca_fmt=fmt, srcb_fmt=fmt, fp32_dst=fp32)\n"
+        "    a, b = SrcRegs(), SrcRegs()\n"
+        "    for s in (a, b):\n"
+        "        v = rng.standard_normal((64, 16)) * np.exp2(rng.integers(-9, 9, (64, 16)))\n"
+        "        v[rng.random((64, 16)) < 0.1] = 0\n"
+        "        s.load(0, v.astype(np.float32), style)\n"
+        "    d0 = Dst()\n"
+        "    d0.bits[:] = rng.integers(0, 1 << 16, d0.bits.shape)\n"
+        "    d0.valid[:] = rng.random(d0.valid.shape) < 0.8\n"
+        "    out = []\n"
+        "    for how in ('run', 'one', 'numpy'):\n"
+        "        d = Dst()\n"
+        "        d.bits[:], d.valid[:] = d0.bits, d0.valid\n"
+        "        fpu.USE_JIT = how != 'numpy'\n"
+        "        if how == 'run':\n"
+        "            assert fpu.mvmul_run(d, a, b, plan, cfg)\n"
+        "        else:\n"
+        "            for base, _, _, ar, br, _, ph in plan:\n"
+        "                fpu.mvmul(d, a, b, srca_row=int(ar), srcb_row=int(br),\n"
+        "                          dst_row=int(base), phase=int(ph), cfg=cfg)\n"
+        "        out.append((d.bits.copy(), d.valid.copy()))\n"
+        "    for bits, valid in out[:2]:\n"
+        "        assert (bits == out[2][0]).all() and (valid == out[2][1]).all(), (fmt, fp32)\n"
+        "print('ok')\n")
+    env = dict(os.environ, NUMBA_CPU_NAME="generic", NUMBA_CPU_FEATURES="",
+               NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
 def _in_new_process(code: str) -> None:
     """Run ``code`` in a fresh Python (numba's kernels not loaded); it prints ``ok``."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -497,15 +613,19 @@ def test_vector_accumulate_bit_length_where_a_float_rounds_up() -> None:
 
 def _check_accumulate(tot: list[int], top: list[int], frames: list[int], adj: int,
                       mode: tuple[bool, bool]) -> None:
-    import numba  # a dependency
-
     from isaforge.tensix import fpu_jit
-    assert fpu_jit.load() is not None
-    acc = numba.njit(lambda t, e, f, a, fp32, e8: fpu_jit._v_accumulate(t, e, f, 0, a, fp32, e8))
+    acc = _compiled("accumulate", lambda: lambda t, e, f, a, fp32, e8: fpu_jit._v_accumulate(
+        t, e, f, 0, a, fp32, e8))
     t = np.array(tot, np.int32).reshape(2, 16)
     e = np.array(top, np.int32).reshape(2, 16)
     got = np.array(frames, np.uint32).astype(np.int64)
     acc(t, e, got, adj, *mode)
+    if mode == (True, False):  # the FP32-Dst special case: flags known when compiling
+        acc32 = _compiled("accumulate_fp32", lambda: lambda t, e, f, a: fpu_jit._v_accumulate(
+            t, e, f, 0, a, True, False))
+        got32 = np.array(frames, np.uint32).astype(np.int64)
+        acc32(t, e, got32, adj)
+        assert (got32 == got).all(), np.argwhere(got32 != got)[:4].tolist()
     for c in range(16):
         t0, t1 = int(t[0, c]), int(t[1, c])
         e0, e1 = int(e[0, c]) + adj, int(e[1, c]) + adj
@@ -516,3 +636,94 @@ def _check_accumulate(tot: list[int], top: list[int], frames: list[int], adj: in
         want = fpu_jit._k_accumulate(int(t0 < 0), e0, abs(t0) << 13, int(t1 < 0), e1,
                                      abs(t1) << 13, frames[c], *mode)
         assert got[c] == want, (c, hex(int(got[c])), hex(want))
+
+
+_COMPILED: dict[str, Callable[..., object]] = {}
+
+
+def _compiled(name: str, make: Callable[[], Callable[..., object]]) -> Callable[..., object]:
+    """A test wrapper around the intrinsics, compiled once per session."""
+    if name not in _COMPILED:
+        import numba  # a dependency
+
+        from isaforge.tensix import fpu_jit
+        assert fpu_jit.load() is not None
+        _COMPILED[name] = numba.njit(make())
+    return _COMPILED[name]
+
+
+def _group_both(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, zx: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Both groups of B row 0 (slices ``mb``, exponents ``eb``) through the intrinsic (int16
+    work arrays, as the kernels pass them) and through its plain-Python twin: ((tot, top)
+    intrinsic, (tot, top) twin)."""
+    from isaforge.tensix import fpu_jit
+    group = _compiled("group", lambda: lambda ma, ea, mb, eb, zx, tot, top: (
+        fpu_jit._v_group(ma, ea, mb, eb, 0, 0, zx, tot, top),
+        fpu_jit._v_group(ma, ea, mb, eb, 0, 1, zx, tot, top)))
+    ws = np.zeros((4, 16, 16), np.int16)
+    ws[0], ws[1] = ma, ea
+    ws[2, 0] = 2 * mb  # SrcB as _v_decode keeps it: the slice doubled, the exponent biased
+    ws[3, 0] = [fpu_jit._wrap16(int(e) + fpu_jit._EB_BIAS) for e in eb]
+    got = np.zeros((2, 2, 16), np.int16)
+    group(ws[0], ws[1], ws[2], ws[3], zx, got[0], got[1])
+    want = np.zeros((2, 2, 16), np.int64)
+    for g in (0, 1):
+        fpu_jit.TWINS["_v_group"](ws[0], ws[1], ws[2], ws[3], 0, g, zx, want[0], want[1])
+    return got, want
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), base=st.integers(1, 255), spread=st.integers(0, 24),
+       zx=st.sampled_from([0, 127, 139, 15, 27]))
+def test_vector_group_equals_twin(seed: int, base: int, spread: int, zx: int) -> None:
+    """The 16-bit group pass (PMULHRSW rounding, biased unsigned exponent arithmetic) equals its
+    plain-Python twin on slices up to the largest (+-31 x +-127), exponents a few apart (d
+    around 13..15 included), zero operands on either side or both (eA + eB = -2**15) and
+    whole groups of zeros (the top is then ``zx``)."""
+    from isaforge.tensix.fpu_jit import _ZE
+    rng = np.random.default_rng(seed)
+    ea = np.clip(base + rng.integers(-spread, spread + 1, (16, 16)), 1, 255)
+    eb = np.clip(base + rng.integers(-spread, spread + 1, 16), 1, 255)
+    ma = np.where(rng.random((16, 16)) < 0.5, rng.choice([31, -31, 16, -16, 0, 1], (16, 16)),
+                  rng.integers(-31, 32, (16, 16)))
+    mb = np.where(rng.random(16) < 0.5, rng.choice([127, -127, 64, -64, 0, 8], 16),
+                  rng.integers(-127, 128, 16))
+    za, zb = rng.random((16, 16)) < 0.2, rng.random(16) < 0.2
+    if rng.random() < 0.3:
+        zb[:8] = True  # a whole group of zero B operands
+    if rng.random() < 0.3:
+        za[8:, :4] = True
+    ea[za], ma[za], eb[zb], mb[zb] = _ZE, 0, _ZE, 0
+    got, want = _group_both(ma, ea, mb, eb, zx)
+    assert (got == want).all(), np.argwhere(got != want)[:4].tolist()
+
+
+@pytest.mark.parametrize("d", [0, 1, 12, 13, 14, 15, 16, 29, 30, 200, 16384 + 300])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_vector_group_rounds_at_and_beyond_d14(d: int, sign: int) -> None:
+    """Group sums where the largest products (31 x 127 and 31 x -127, x = 2p - (p < 0) at its
+    extreme) sit d exponent steps below the group's top, d from 0 through 14 (where
+    PMULHRSW's multiplier reaches 1) to far beyond, and for the largest d a zero operand:
+    each term is (2p + 2**d - (p < 0)) >> (d + 1), worked out here per product."""
+    from isaforge.tensix.fpu_jit import _ZE
+    ma = np.full((16, 16), 31)
+    ea = np.full((16, 16), 200)
+    mb = np.array([1] + [sign * 127] * 7 + [-1] + [127 * -sign] * 7)
+    eb = np.full(16, 100)
+    eb[0] = eb[8] = 255  # product 0 of each group sets the top: 455
+    low = 455 - d - 200  # eB giving eA + eB = top - d
+    if low < -20000:
+        eb[1:8], eb[9:16] = _ZE, _ZE  # zero operand (slice 0 in hardware; not here: extreme)
+    else:
+        eb[1:8] = eb[9:16] = low
+    got, want = _group_both(ma, ea, mb, eb, 0)
+    for g in (0, 1):
+        s = 0
+        for j in range(8):
+            i = 8 * g + j
+            p = int(ma[i, 0]) * int(mb[i])
+            dd = min(455 - 200 - int(eb[i]), 29)
+            s += ((p << 1) + (1 << dd) - (p < 0)) >> (dd + 1)
+        assert (want[0, g] == s).all() and (want[1, g] == 455).all()
+    assert (got == want).all(), (got[:, :, 0].tolist(), want[:, :, 0].tolist())

@@ -26,8 +26,10 @@ products, group, align, accumulate, round and store. The arithmetic is that of t
 kernels, per element, in exact integers; every step is exact, so the two paths are the same
 function (``tests/tensix/test_fpu_fast.py`` checks it on random and edge operands, and the
 oracle tests run through the compiled path). MVMUL's lanes are 16-wide LLVM vector
-intrinsics (the ``_v_*`` functions, see the section "MVMUL / GAPOOL: 16 lanes at a time").
-Integer "8" MVMUL/ELW* have no kernel and stay on numpy.
+intrinsics (the ``_v_*`` functions, see the section "MVMUL / GAPOOL: 16 lanes at a time"),
+whose group pass uses the x86 instructions PSHUFB and PMULHRSW when numba compiles for an
+AVX2 CPU (plain LLVM otherwise); a run decodes each Src block once. Integer "8" MVMUL/ELW*
+have no kernel and stay on numpy.
 
 Loading: the functions below are plain Python until :func:`load` swaps them, callees first,
 for ``numba.njit(cache=True)`` versions, and the ``_v_*`` ones for the intrinsics (later
@@ -127,24 +129,35 @@ def _k_write_frame(bits: np.ndarray, p: int, col: int, f: int, mode: int) -> Non
 # --------------------------------------------------------------------------------------------
 # MVMUL / GAPOOL: 16 lanes at a time
 # --------------------------------------------------------------------------------------------
-# The five ``_v_*`` functions below are the per-lane arithmetic of MVMUL, written here as
-# plain Python over the 16 columns of a row (readable, and what the kernels run uncompiled).
+# The ``_v_*`` functions below are the per-lane arithmetic of MVMUL, written here as plain
+# Python over the 16 columns of a row (readable, and what the kernels run uncompiled).
 # :func:`load` replaces each by an LLVM intrinsic (:func:`_vector_intrinsics`) that does the
-# same on ``<16 x i32>`` vectors: numba's own loops widen every int32 to int64 and leave
-# 16-iteration loops scalar, which made a product cost ~3.5 ns instead of ~0.15 ns.
-# Every quantity fits in int32: a slice product is < 2**12, a group sum < 2**15, an aligned
-# term < 2**29, an FP32-frame value is handled as 32 raw bits.
+# same on 16-lane vectors: numba's own loops widen every int32 to int64 and leave 16-iteration
+# loops scalar, which made a product cost ~3.5 ns instead of ~0.1 ns. ``_v_mvmul_row`` is
+# the one the kernels use: a Dst row's two groups, read, accumulate and write, fused (nothing
+# goes through memory), with an FP32-Dst special case when the mode is a constant.
+# The operands and the group pass fit in int16 (see _v_group), so the work arrays are int16
+# and the group pass runs on ``<16 x i16>``, one AVX2 register; the accumulate needs int32:
+# an aligned term is < 2**29, an FP32-frame value is handled as 32 raw bits.
 
-_ZE = -(1 << 14)  # exponent of a zero operand (two of them still fit in int32 sums)
+_ZE = -(1 << 14)  # exponent of a zero operand (two of them still fit in int16 sums)
+_EB_BIAS = (1 << 15) + 14  # added to SrcB's exponents (modulo 2**16) when decoded
+
+
+def _wrap16(v: int) -> int:
+    """``v`` modulo ``2**16``, as a signed 16-bit number."""
+    return ((v + (1 << 15)) & 0xFFFF) - (1 << 15)
 
 
 def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: bool,
-              for_a: bool, m_out: np.ndarray, e_out: np.ndarray, out_off: int) -> None:
+              for_a: bool, out: np.ndarray, m_off: int, e_off: int) -> None:
     """16 operands at flat offset ``off`` of ``src`` (Src cells, or logical values when not
     ``from_cells``), masked -> the signed mantissa slice of the fidelity phase (SrcA: ``M[10:6]``
     or ``M[5:1]``; SrcB: ``M[10:4]`` or ``M[3:0] << 3``) and the exponent (:data:`_ZE` and a 0
-    slice for a zero operand), at flat offset ``out_off`` of ``m_out``/``e_out``."""
-    s, m, e = src.reshape(-1), m_out.reshape(-1), e_out.reshape(-1)
+    slice for a zero operand), at flat offsets ``m_off`` and ``e_off`` of ``out``. SrcB's are
+    kept as the group pass uses them: the slice doubled, the exponent plus :data:`_EB_BIAS`
+    modulo ``2**16`` (see :func:`_v_group`)."""
+    s, o = src.reshape(-1), out.reshape(-1)
     for c in range(16):
         v = np.int64(s[off + c])
         if from_cells:
@@ -156,27 +169,38 @@ def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: 
             sl = ((big >> 1) & 31) if low_bits else (big >> 6)
         else:
             sl = ((big & 15) << 3) if low_bits else (big >> 4)
-        m[out_off + c] = 0 if ex == 0 else (-sl if (v >> 18) & 1 else sl)
-        e[out_off + c] = _ZE if ex == 0 else ex
+        m = 0 if ex == 0 else (-sl if (v >> 18) & 1 else sl)
+        e = _ZE if ex == 0 else ex
+        o[m_off + c] = m if for_a else 2 * m
+        o[e_off + c] = e if for_a else _wrap16(e + _EB_BIAS)
 
 
 def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, brow: int, g: int,
              zx: int, tot: np.ndarray, top: np.ndarray) -> None:
     """Group ``g`` (products i = 8g..8g+7) of B row ``brow`` against the 16 columns of A
-    (``ma``/``ea`` ``(16, 16)`` [i, c], ``mb``/``eb`` rows [k, i]):
+    (``ma``/``ea`` ``(16, 16)`` [i, c], ``mb``/``eb`` rows [k, i], as :func:`_v_decode` keeps
+    them):
     ``top[g, c]`` = the largest ``eA + eB`` of the group's non-zero products (``zx`` when there
     are none: a zero product's vote), ``tot[g, c]`` = the sum of the products aligned to it,
-    each rounded half away from zero: ``(2p + 2**d - (p < 0)) >> (d + 1)``."""
+    each rounded half away from zero: ``(2p + 2**d - (p < 0)) >> (d + 1)``.
+
+    The intrinsic works in 16-bit lanes: ``|p| <= 31 * 127``, so ``x = 2p - (p < 0)`` has
+    ``|x| < 2**13`` and the term is ``((x >> d) + 1) >> 1``, which is 0 from ``d = 14`` on and
+    for ``d <= 14`` equals ``(x * 2**(14 - d) + 2**14) >> 15`` (x86 PMULHRSW); a group sum is
+    below ``8 * 3937 < 2**15``. The exponents are worked on as ``s + 2**15 + 14``, where
+    ``s = eA + eB >= 2 * _ZE = -2**15``: unsigned 16-bit numbers (SrcB's exponent is kept
+    biased so), whose saturating difference from ``t + 2**15`` is ``14 - min(d, 14)``, the
+    power of two (PSHUFB looks it up) that PMULHRSW multiplies by."""
     for c in range(16):
         t = _ZE
         for j in range(8):
-            t = max(t, ea[8 * g + j, c] + eb[brow, 8 * g + j])
+            t = max(t, int(ea[8 * g + j, c]) + _wrap16(int(eb[brow, 8 * g + j]) - _EB_BIAS))
         t = zx if t < _ZE // 2 else t
         acc = 0
         for j in range(8):
             i = 8 * g + j
-            p = ma[i, c] * mb[brow, i]
-            d = min(t - ea[i, c] - eb[brow, i], 29)
+            p = int(ma[i, c]) * int(mb[brow, i]) // 2  # SrcB's slice is kept doubled
+            d = min(t - int(ea[i, c]) - _wrap16(int(eb[brow, i]) - _EB_BIAS), 29)
             acc += ((p << 1) + (1 << d) - (1 if p < 0 else 0)) >> (d + 1)
         tot[g, c], top[g, c] = acc, t
 
@@ -216,36 +240,74 @@ def _v_write_frames(frames: np.ndarray, off: int, mode: int, bits: np.ndarray, p
         _k_write_frame(bits, p, c, np.int64(f[off + c]) & 0xFFFFFFFF, mode)
 
 
-def _k_mvmul_block(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
-                   dst_base: int, dst_step: int, n: int, a_cells: np.ndarray, a_off: int,
-                   b_cells: np.ndarray, b_bank: int, b_row0: int, b_step: int, a_mask: int,
-                   b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool,
-                   ws: np.ndarray, a_ready: bool) -> None:
-    """One MVMUL / GAPOOL: Dst view rows ``dst_base + k * dst_step`` (k < n) += SrcB rows
-    ``b_row0 + k * b_step`` @ SrcA rows ``a_row0 .. + 15`` (decoded into ``ws[0:2]`` unless
-    ``a_ready``; ``a_off`` is the flat offset of row ``a_row0``, ``a_cells`` one bank's rows
-    in order, wrapping handled by the caller), one fidelity phase. ``ws``: ``(6, 16, 16)``
-    int32 work space: A slices and exponents, B slices and exponents, group sums and
-    exponents, frames."""
-    ma, ea, mb, eb, grp, fr = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
-    tot, top = grp[0:2], grp[2:4]
-    if not a_ready:
-        for i in range(16):
-            _v_decode(a_cells, a_off + 16 * i, a_mask, True, (phase & 1) != 0, True, ma, ea,
-                      16 * i)
+#: Layout of the MVMUL work space :data:`WS` (int16, flat offsets): 16 slots of decoded SrcA
+#: rows (``_WS_A`` each: 16 x 16 slices [i, c], then 16 x 16 exponents), 128 decoded SrcB rows
+#: (16 slices each from ``_WS_B``, their exponents ``_WS_EB`` further on), and the flags of a
+#: run (which SrcA rows each slot holds, and which SrcB rows are decoded).
+_WS_A = 512
+_WS_B = 16 * _WS_A
+_WS_EB = 128 * 16
+_WS_FLAGS = _WS_B + 2 * _WS_EB
+_WS_SIZE = _WS_FLAGS + 256
+
+
+def _v_mvmul_row(ws: np.ndarray, a_off: int, b_off: int, zx: int, adj: int, bits: np.ndarray,
+                 valid: np.ndarray, p: int, mode: int, fp32_acc: bool, exp8: bool) -> None:
+    """One Dst row of an MVMUL: the decoded SrcB row at flat offset ``b_off`` of ``ws``
+    (exponents at ``b_off + _WS_EB``) against the 16 columns of the decoded SrcA rows at
+    ``a_off`` (exponents at ``a_off + 256``), both groups (:func:`_v_group`) added to Dst
+    physical row ``p`` (:func:`_v_read_frames`, :func:`_v_accumulate`,
+    :func:`_v_write_frames`), which becomes valid. The intrinsic keeps the groups and the
+    frames in registers."""
+    f = ws.reshape(-1)
+    ma, ea = f[a_off:a_off + 256].reshape(16, 16), f[a_off + 256:a_off + 512].reshape(16, 16)
+    mb = f[b_off:b_off + 16].reshape(1, 16)
+    eb = f[b_off + _WS_EB:b_off + _WS_EB + 16].reshape(1, 16)
+    tot, top = np.zeros((2, 16), np.int64), np.zeros((2, 16), np.int64)
+    fr = np.zeros(16, np.int64)
+    _v_group(ma, ea, mb, eb, 0, 0, zx, tot, top)
+    _v_group(ma, ea, mb, eb, 0, 1, zx, tot, top)
+    _v_read_frames(bits, valid, p, mode, fr, 0)
+    _v_accumulate(tot, top, fr, 0, adj, fp32_acc, exp8)
+    _v_write_frames(fr, 0, mode, bits, p)
+    valid[p] = True
+
+
+def _k_decode_a(a_cells: np.ndarray, a_off: int, a_mask: int, phase: int, ws: np.ndarray,
+                slot: int) -> None:
+    """SrcA rows (16 from flat offset ``a_off`` of ``a_cells``) -> A slot ``slot`` of ``ws``
+    (the fidelity phase's slices)."""
+    for i in range(16):
+        _v_decode(a_cells, a_off + 16 * i, a_mask, True, (phase & 1) != 0, True, ws,
+                  slot * _WS_A + 16 * i, slot * _WS_A + 256 + 16 * i)
+
+
+def _k_mvmul_rows(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
+                  dst_base: int, dst_step: int, n: int, b_cells: np.ndarray, b_bank: int,
+                  b_row0: int, b_step: int, b_mask: int, phase: int, adj: int, fp32_acc: bool,
+                  exp8: bool, ws: np.ndarray, slot: int, cached: bool) -> None:
+    """One MVMUL / GAPOOL with SrcA decoded in A slot ``slot`` of ``ws``: Dst view rows
+    ``dst_base + k * dst_step`` (k < n) += SrcB rows ``b_row0 + k * b_step`` @ SrcA, one
+    fidelity phase. SrcB row k is decoded into B row k, or with ``cached`` (in a run, where
+    the Src banks do not change) into B row ``row + 64 * (phase >> 1 & 1)`` unless the run's
+    flags say it is there already."""
+    flags = ws[_WS_FLAGS // 256]  # [0, slot]: SrcA; [1 + rv // 16, rv % 16]: SrcB
+    low = (phase >> 1) & 1
+    zx = max(adj, 0) - adj  # a zero product's exponent, in eA + eB units
+    a_off = slot * _WS_A
     for k in range(n):
         row = (b_row0 + k * b_step) & 0x3F
-        _v_decode(b_cells, (b_bank * 64 + row) * 16, b_mask, True, (phase & 2) != 0, False,
-                  mb, eb, 16 * k)
-    zx = max(adj, 0) - adj  # a zero product's exponent, in eA + eB units
-    for k in range(n):
+        rv = row + 64 * low if cached else k
+        if not cached or flags[1 + (rv >> 4), rv & 15] == 0:
+            _v_decode(b_cells, (b_bank * 64 + row) * 16, b_mask, True, low != 0, False, ws,
+                      _WS_B + 16 * rv, _WS_B + _WS_EB + 16 * rv)
+            flags[1 + (rv >> 4), rv & 15] = 1
         p = table[(dst_base + k * dst_step) & 0x3FF]
-        _v_group(ma, ea, mb, eb, k, 0, zx, tot, top)
-        _v_group(ma, ea, mb, eb, k, 1, zx, tot, top)
-        _v_read_frames(bits, valid, p, mode, fr, 0)
-        _v_accumulate(tot, top, fr, 0, adj, fp32_acc, exp8)
-        _v_write_frames(fr, 0, mode, bits, p)
-        valid[p] = True
+        if mode == 0 and fp32_acc:  # FP32 Dst (exp8 plays no part): the special case
+            _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, 0, True, exp8)
+        else:
+            _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, mode, fp32_acc,
+                         exp8)
 
 
 def _k_src_rows(cells: np.ndarray, bank: int, row0: int, out: np.ndarray) -> np.ndarray:
@@ -264,10 +326,10 @@ def _k_mvmul(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
              a_row0: int, b_cells: np.ndarray, b_bank: int, b_row0: int, b_step: int,
              a_mask: int, b_mask: int, phase: int, adj: int, fp32_acc: bool, exp8: bool,
              ws: np.ndarray, wrap: np.ndarray) -> None:
-    """MVMUL / GAPOOL on the register files (see :func:`_k_mvmul_block`)."""
-    a = _k_src_rows(a_cells, a_bank, a_row0, wrap)
-    _k_mvmul_block(bits, valid, table, mode, dst_base, dst_step, n, a, 0, b_cells, b_bank,
-                   b_row0, b_step, a_mask, b_mask, phase, adj, fp32_acc, exp8, ws, False)
+    """MVMUL / GAPOOL on the register files (see :func:`_k_mvmul_rows`)."""
+    _k_decode_a(_k_src_rows(a_cells, a_bank, a_row0, wrap), 0, a_mask, phase, ws, 0)
+    _k_mvmul_rows(bits, valid, table, mode, dst_base, dst_step, n, b_cells, b_bank, b_row0,
+                  b_step, b_mask, phase, adj, fp32_acc, exp8, ws, 0, False)
 
 
 def _k_mvmul_run(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
@@ -276,17 +338,20 @@ def _k_mvmul_run(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: i
                  plan: np.ndarray, ws: np.ndarray, wrap: np.ndarray) -> None:
     """A run of MVMULs / GAPOOLs with one configuration and the same Src banks, in order; row
     ``r`` of ``plan`` is ``(dst_base, dst_step, n, a_row0, b_row0, b_step, phase)`` of one
-    instruction. SrcA is decoded again only when its rows or its phase bit change."""
-    last_a = -1
+    instruction. The Src banks do not change during a run, so each SrcA block (16 rows from
+    ``a_row0``, one phase bit) and each SrcB row (one phase bit) is decoded once and kept in
+    ``ws`` (slot ``(a_row0 >> 3 & 7) * 2 + (phase & 1)``, which remembers the rows it holds)."""
+    flags = ws[_WS_FLAGS // 256]  # see _k_mvmul_rows
+    flags[:] = 0
     for r in range(plan.shape[0]):
         dst_base, dst_step, n = plan[r, 0], plan[r, 1], plan[r, 2]
         a_row0, b_row0, b_step, phase = plan[r, 3], plan[r, 4], plan[r, 5], plan[r, 6]
-        key = a_row0 * 2 + (phase & 1)
-        a = _k_src_rows(a_cells, a_bank, a_row0, wrap)
-        _k_mvmul_block(bits, valid, table, mode, dst_base, dst_step, n, a, 0, b_cells,
-                       b_bank, b_row0, b_step, a_mask, b_mask, phase, adjs[phase], fp32_acc,
-                       exp8, ws, key == last_a)
-        last_a = key
+        slot = ((a_row0 >> 3) & 7) * 2 + (phase & 1)
+        if flags[0, slot] != a_row0 + 1:
+            _k_decode_a(_k_src_rows(a_cells, a_bank, a_row0, wrap), 0, a_mask, phase, ws, slot)
+            flags[0, slot] = a_row0 + 1
+        _k_mvmul_rows(bits, valid, table, mode, dst_base, dst_step, n, b_cells, b_bank, b_row0,
+                      b_step, b_mask, phase, adjs[phase], fp32_acc, exp8, ws, slot, True)
 
 
 def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarray,
@@ -296,18 +361,24 @@ def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarra
     n = b.shape[1]
     ma, ea, mb, eb, grp = ws[0], ws[1], ws[2], ws[3], ws[4]
     tot, top = grp[0:2], grp[2:4]
+    plane = ws.shape[1] * ws.shape[2]
     zx = max(adj, 0) - adj
     for t in range(a.shape[0]):
         for i in range(16):
-            _v_decode(a[t], 16 * i, 0x7FFFF, False, (phase & 1) != 0, True, ma, ea, 16 * i)
+            _v_decode(a[t], 16 * i, 0x7FFFF, False, (phase & 1) != 0, True, ws, 16 * i,
+                      plane + 16 * i)
         for k in range(n):
-            _v_decode(b[t], 16 * k, 0x7FFFF, False, (phase & 2) != 0, False, mb, eb, 16 * k)
+            _v_decode(b[t], 16 * k, 0x7FFFF, False, (phase & 2) != 0, False, ws,
+                      2 * plane + 16 * k, 3 * plane + 16 * k)
         for k in range(n):
             _v_group(ma, ea, mb, eb, k, 0, zx, tot, top)
             _v_group(ma, ea, mb, eb, k, 1, zx, tot, top)
             for c in range(16):
                 out[t, k, c] = dst[t, k, c]
-            _v_accumulate(tot, top, out[t], 16 * k, adj, fp32_acc, exp8)
+            if fp32_acc:  # the FP32 special case (exp8 plays no part)
+                _v_accumulate(tot, top, out[t], 16 * k, adj, True, exp8)
+            else:
+                _v_accumulate(tot, top, out[t], 16 * k, adj, False, exp8)
 
 
 def _k_logical(cells: np.ndarray, bank: int, row: int, col: int, mask: int) -> int:
@@ -520,20 +591,37 @@ def _k_copy_rows(dst: np.ndarray, dbank: int, drow0: int, src: np.ndarray, sbank
             dst[dbank, (drow0 + k) & 0x3F, c] = src[sbank, (srow0 + k) & 0x3F, c] & 0x7FFFF
 
 
+def _x86_avx2() -> bool:
+    """Whether numba compiles for an x86 CPU with AVX2 (the target it was told, or the host):
+    then the group pass uses the x86 intrinsics PSHUFB and PMULHRSW, else plain LLVM."""
+    import llvmlite.binding as ll
+    from numba.core import config
+    from numba.core.codegen import get_host_cpu_features
+
+    if not ll.get_process_triple().startswith("x86_64"):
+        return False
+    features = config.CPU_FEATURES if config.CPU_FEATURES is not None \
+        else get_host_cpu_features()
+    return "+avx2" in features.split(",")
+
+
 def _vector_intrinsics() -> dict[str, object]:
-    """The ``_v_*`` functions as numba intrinsics on ``<16 x i32>`` (imports numba and
+    """The ``_v_*`` functions as numba intrinsics on 16-lane vectors (imports numba and
     llvmlite; called by :func:`load`). Each emits, lane for lane, the integer operations of its
     Python twin above; arrays are read and written through their data pointers at flat
     element offsets (every array the kernels pass is C-contiguous in the rows used)."""
     from llvmlite import ir
-    from numba.core import types
+    from numba.core import cgutils, types
     from numba.extending import intrinsic
 
-    i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
-    v16 = ir.VectorType(i32, 16)
+    i8, i16, i32, i64 = ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
+    v16, w16, v32b = ir.VectorType(i32, 16), ir.VectorType(i16, 16), ir.VectorType(i8, 32)
 
     def vc(x: int) -> ir.Constant:
         return ir.Constant(v16, [x] * 16)
+
+    def wc(x: int) -> ir.Constant:
+        return ir.Constant(w16, [x] * 16)
 
     def int32(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
         w = v.type.width
@@ -576,6 +664,9 @@ def _vector_intrinsics() -> dict[str, object]:
     def smax(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
         return b.select(b.icmp_signed(">", x, y), x, y)
 
+    def umax(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+        return b.select(b.icmp_unsigned(">", x, y), x, y)
+
     def smin(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
         return b.select(b.icmp_signed("<", x, y), x, y)
 
@@ -589,7 +680,7 @@ def _vector_intrinsics() -> dict[str, object]:
         return neg_if(b, b.icmp_signed("<", x, vc(0)), x)
 
     @intrinsic
-    def decode(typingctx, src, off, mask, from_cells, low_bits, for_a, m_out, e_out, out_off):  # noqa: ANN001, ANN202
+    def decode(typingctx, src, off, mask, from_cells, low_bits, for_a, out, m_off, e_off):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             v = load16(b, data(context, b, sig.args[0], args[0]), args[1])
             cells = b.or_(b.or_(b.and_(v, vc(0x40000)), b.shl(b.and_(v, vc(0xFF)), vc(10))),
@@ -600,127 +691,318 @@ def _vector_intrinsics() -> dict[str, object]:
             big = b.or_(b.and_(v, vc(0x3FF)), vc(0x400))
             low = flag(b, args[4])
             sl_a = sel(b, low, b.and_(b.lshr(big, vc(1)), vc(31)), b.lshr(big, vc(6)))
-            sl_b = sel(b, low, b.shl(b.and_(big, vc(15)), vc(3)), b.lshr(big, vc(4)))
+            sl_b = sel(b, low, b.shl(b.and_(big, vc(15)), vc(4)),  # doubled
+                       b.shl(b.lshr(big, vc(4)), vc(1)))
             sl = sel(b, flag(b, args[5]), sl_a, sl_b)
             sl = neg_if(b, b.icmp_unsigned("!=", b.and_(v, vc(0x40000)), vc(0)), sl)
             zero = b.icmp_unsigned("==", ex, vc(0))
-            store16(b, sel(b, zero, vc(0), sl), data(context, b, sig.args[6], args[6]), args[8])
-            store16(b, sel(b, zero, vc(_ZE), ex), data(context, b, sig.args[7], args[7]),
-                    args[8])
+            out_p = data(context, b, sig.args[6], args[6])
+            store16(b, sel(b, zero, vc(0), sl), out_p, args[7])
+            bias = sel(b, flag(b, args[5]), vc(0), vc(_EB_BIAS))  # modulo 2**16 in int16
+            store16(b, b.add(sel(b, zero, vc(_ZE), ex), bias), out_p, args[8])
             return context.get_dummy_value()
-        return types.none(src, off, mask, from_cells, low_bits, for_a, m_out, e_out,
-                          out_off), codegen
+        return types.none(src, off, mask, from_cells, low_bits, for_a, out, m_off,
+                          e_off), codegen
+
+    # The group pass works on <16 x i16>, one AVX2 register per 16 lanes (see _v_group).
+    fast = _x86_avx2()
+
+    def vcall(b: ir.IRBuilder, name: str, ret: ir.Type, *xs: ir.Value) -> ir.Value:
+        fn = cgutils.get_or_insert_function(b.module, ir.FunctionType(ret, [x.type for x in xs]),
+                                            name)
+        return b.call(fn, list(xs))
+
+    def load_w(b: ir.IRBuilder, ptr: ir.Value, off: ir.Value) -> ir.Value:
+        """16 signed elements at ``ptr[off]`` as <16 x i16> (the values fit)."""
+        et = ptr.type.pointee
+        vec = b.load(b.bitcast(elem_ptr(b, ptr, off), ir.VectorType(et, 16).as_pointer()),
+                     align=et.width // 8)
+        return b.trunc(vec, w16) if et.width > 16 else (b.sext(vec, w16) if et.width < 16
+                                                         else vec)
+
+    def scalar_w(b: ir.IRBuilder, ptr: ir.Value, off: ir.Value) -> ir.Value:
+        v = b.load(elem_ptr(b, ptr, off))
+        return b.trunc(v, i16) if v.type.width > 16 else (b.sext(v, i16) if v.type.width < 16
+                                                          else v)
+
+    def splat_w(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        v = b.insert_element(ir.Constant(w16, ir.Undefined), x, ir.Constant(i32, 0))
+        return b.shuffle_vector(v, ir.Constant(w16, ir.Undefined), vc(0))
+
+    def store_w(b: ir.IRBuilder, vec: ir.Value, ptr: ir.Value, off: ir.Value) -> None:
+        et = ptr.type.pointee
+        vt = ir.VectorType(et, 16)
+        vec = b.sext(vec, vt) if et.width > 16 else (b.trunc(vec, vt) if et.width < 16 else vec)
+        b.store(vec, b.bitcast(elem_ptr(b, ptr, off), vt.as_pointer()), align=et.width // 8)
+
+    def sat(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
+        return vcall(b, f"llvm.{op}.sat.v16i16", w16, x, y)
+
+    # the low and high bytes of 2**k: byte k (k < 8), byte (k + 8) % 16 (8 <= k < 16); twice
+    # (PSHUFB looks up in each 128-bit half)
+    pow_bytes = ir.Constant(v32b, [1 << k if k < 8 else 0 for k in range(16)] * 2)
+
+    def round_term(b: ir.IRBuilder, x: ir.Value, k: ir.Value) -> ir.Value:
+        """``((x >> (14 - k)) + 1) >> 1`` for |x| < 2**13 and 0 <= k <= 14:
+        ``(x * 2**k + 2**14) >> 15``, which is PMULHRSW."""
+        if not fast:
+            y = b.shl(wc(1), k)
+            r = b.ashr(b.add(b.mul(b.sext(x, v16), b.sext(y, v16)), vc(1 << 14)), vc(15))
+            return b.trunc(r, w16)
+        idx = b.add(b.mul(k, wc(257)), wc(0x800))  # byte indices k, k + 8
+        y = b.bitcast(vcall(b, "llvm.x86.avx2.pshuf.b", v32b, pow_bytes,
+                            b.bitcast(idx, v32b)), w16)
+        return vcall(b, "llvm.x86.avx2.pmul.hr.sw", w16, x, y)
+
+    def int64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+        return v if v.type.width == 64 else b.sext(v, i64)
+
+    def at(b: ir.IRBuilder, ptr: ir.Value, off: ir.Value | int) -> ir.Value:
+        """``ptr + off`` elements (constant offsets fold into the addressing)."""
+        return b.gep(ptr, [ir.Constant(i64, off) if isinstance(off, int) else int64(b, off)],
+                     inbounds=True)
+
+    def group_ir(b: ir.IRBuilder, ma_p: ir.Value, ea_p: ir.Value, mb_p: ir.Value,
+                 eb_p: ir.Value, brow: ir.Value, g: ir.Value, zx: ir.Value
+                 ) -> tuple[ir.Value, ir.Value]:
+        """(sum, exponent) of group ``g`` of B row ``brow``, as <16 x i16> (see _v_group)."""
+        a_off = b.mul(int64(b, g), ir.Constant(i64, 128))  # A rows 8g.. (16 lanes each)
+        b_off = b.add(b.mul(int64(b, brow), ir.Constant(i64, 16)),
+                      b.mul(int64(b, g), ir.Constant(i64, 8)))  # B row brow, element 8g
+        ma_g, ea_g = at(b, ma_p, a_off), at(b, ea_p, a_off)
+        mb_g, eb_g = at(b, mb_p, b_off), at(b, eb_p, b_off)
+        sums = []  # eA + eB + _EB_BIAS of the 8 products, unsigned (14 .. 2**15 + 524)
+        t = wc(0)
+        for j in range(8):
+            sums.append(b.add(load_w(b, ea_g, ir.Constant(i32, 16 * j)),
+                              splat_w(b, scalar_w(b, eb_g, ir.Constant(i32, j)))))
+            t = umax(b, t, sums[j])
+        zx_b = b.add(b.trunc(int32(b, zx), i16), ir.Constant(i16, _EB_BIAS - (1 << 16)))
+        t = sel(b, b.icmp_unsigned("<", t, wc(_ZE // 2 + _EB_BIAS)), splat_w(b, zx_b), t)
+        t14 = b.sub(t, wc(14))
+        acc = wc(0)
+        for j in range(8):  # x = 2p - (p < 0); the term is ((x >> d) + 1) >> 1
+            mb2 = splat_w(b, scalar_w(b, mb_g, ir.Constant(i32, j)))  # 2 * SrcB's slice
+            p2 = b.mul(load_w(b, ma_g, ir.Constant(i32, 16 * j)), mb2)
+            k = vcall(b, "llvm.usub.sat.v16i16", w16, sums[j], t14)  # 14 - min(d, 14)
+            acc = b.add(acc, round_term(b, b.add(p2, b.ashr(p2, wc(15))), k))
+        t = b.sub(t, wc(_EB_BIAS - (1 << 16)))
+        return acc, t
 
     @intrinsic
     def group(typingctx, ma, ea, mb, eb, brow, g, zx, tot, top):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             ma_p, ea_p, mb_p, eb_p, tot_p, top_p = (data(context, b, sig.args[n], args[n])
                                                      for n in (0, 1, 2, 3, 7, 8))
-            i0 = b.mul(int32(b, args[5]), ir.Constant(i32, 8))
-            brow16 = b.mul(int32(b, args[4]), ir.Constant(i32, 16))
-            sums = []  # eA + eB of the 8 products
-            t = vc(_ZE)
-            for j in range(8):
-                i = b.add(i0, ir.Constant(i32, j))
-                sums.append(b.add(load16(b, ea_p, b.mul(i, ir.Constant(i32, 16))),
-                                  splat(b, b.load(elem_ptr(b, eb_p, b.add(brow16, i))))))
-                t = smax(b, t, sums[j])
-            t = sel(b, b.icmp_signed("<", t, vc(_ZE // 2)), splat(b, args[6]), t)
-            acc = vc(0)
-            for j in range(8):  # the same as (2p + 2**d - (p < 0)) >> (d + 1), in fewer steps:
-                i = b.add(i0, ir.Constant(i32, j))  # (((2p - (p < 0)) >> d) + 1) >> 1
-                mb2 = b.shl(b.load(elem_ptr(b, mb_p, b.add(brow16, i))), ir.Constant(i32, 1))
-                p2 = b.mul(load16(b, ma_p, b.mul(i, ir.Constant(i32, 16))), splat(b, mb2))
-                d = smin(b, b.sub(t, sums[j]), vc(29))
-                q = b.ashr(b.add(p2, b.ashr(p2, vc(31))), d)
-                acc = b.add(acc, b.ashr(b.add(q, vc(1)), vc(1)))
+            acc, t = group_ir(b, ma_p, ea_p, mb_p, eb_p, args[4], args[5], args[6])
             g16 = b.mul(int32(b, args[5]), ir.Constant(i32, 16))
-            store16(b, acc, tot_p, g16)
-            store16(b, t, top_p, g16)
+            store_w(b, acc, tot_p, g16)
+            store_w(b, t, top_p, g16)
             return context.get_dummy_value()
         return types.none(ma, ea, mb, eb, brow, g, zx, tot, top), codegen
+
+    def accumulate_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], dst: ir.Value,
+                      adj: ir.Value, fp32: ir.Value, e8: ir.Value) -> ir.Value:
+        """The FP32-frame lanes ``dst`` plus the two groups' (sum, exponent) <16 x i32>
+        vectors, with ``adj`` added to the exponents (see _v_accumulate); ``fp32`` and ``e8``
+        are i1 (constants fold the 16-bit Dst steps away)."""
+        terms = []  # (sign 0/1, exponent, magnitude) of group 0, group 1, Dst
+        for tg, eg in groups:
+            eg = b.add(eg, adj)
+            live = b.icmp_signed(">", eg, vc(0))
+            tg = sel(b, live, tg, vc(0))
+            terms.append((b.lshr(tg, vc(31)), sel(b, live, eg, vc(0)),
+                          b.shl(absv(b, tg), vc(13))))
+        ed = b.and_(b.lshr(dst, vc(23)), vc(0xFF))
+        md = sel(b, b.icmp_unsigned("==", ed, vc(0)), vc(0),
+                 b.or_(b.and_(dst, vc(0x7FFFFF)), vc(0x800000)))
+        terms.append((b.lshr(dst, vc(31)), ed, md))
+        e = smax(b, smax(b, terms[0][1], terms[1][1]), ed)
+        rnd = sel(b, fp32, vc(0), vc(4096))
+        keep_mask = sel(b, fp32, vc(-1), vc(~0x1FFF))
+        s_mask = sel(b, fp32, vc(0), vc(1))
+        total = vc(0)
+        for n, (s, ex, m) in enumerate(terms):
+            # (2m + 2**d - (2s if d > 0)) >> (d + 1) in fewer steps: (((2m - s) >> d) + 1) >> 1
+            # (the same for every d >= 0, see _k_accumulate; the Dst term has s = 0 here)
+            d = smin(b, b.sub(e, ex), vc(30))
+            m2 = b.shl(m, vc(1)) if n == 2 else b.sub(b.shl(m, vc(1)), s)
+            m = b.lshr(b.add(b.lshr(m2, d), vc(1)), vc(1))
+            sub16 = vc(0) if n == 2 else b.and_(s, s_mask)
+            m = b.and_(b.sub(b.add(m, rnd), sub16), keep_mask)
+            total = b.add(total, neg_if(b, b.icmp_unsigned("!=", s, vc(0)), m))
+        sign = b.lshr(total, vc(31))
+        mag = absv(b, total)
+        # bit length: the exponent of the nearest float, one less if that rounded up
+        fexp = b.lshr(b.bitcast(b.sitofp(mag, ir.VectorType(ir.FloatType(), 16)), v16),
+                      vc(23))
+        blen = b.sub(fexp, vc(126))
+        low = b.icmp_unsigned("==", b.lshr(mag, smax(b, b.sub(blen, vc(1)), vc(0))), vc(0))
+        blen = sel(b, b.icmp_unsigned("==", mag, vc(0)), vc(0),
+                   b.sub(blen, b.zext(low, v16)))
+        keep = sel(b, fp32, ir.Constant(i32, 24), sel(b, e8, ir.Constant(i32, 8),
+                                                      ir.Constant(i32, 11)))
+        keep = splat(b, keep)
+        rs = smax(b, b.sub(blen, keep), vc(0))
+        ls = b.add(smax(b, b.sub(keep, blen), vc(0)), b.sub(vc(24), keep))
+        man = b.shl(b.lshr(b.add(mag, b.lshr(b.shl(vc(1), rs), vc(1))), rs), ls)
+        e2 = b.add(b.sub(b.add(e, blen), vc(24)), b.lshr(man, vc(24)))
+        man = b.and_(man, vc(0x7FFFFF))
+        wide = b.or_(fp32, e8)
+        big = b.icmp_signed(">=", e2, sel(b, wide, vc(255), vc(32)))
+        exf = sel(b, big, sel(b, wide, vc(255), vc(31)), e2)
+        manf = sel(b, big, sel(b, wide, vc(0), vc(0x3FF << 13)), man)
+        r = b.or_(b.or_(b.shl(sign, vc(31)), b.shl(exf, vc(23))), manf)
+        ok = b.and_(b.and_(b.icmp_signed(">", e, vc(0)), b.icmp_unsigned("!=", mag, vc(0))),
+                    b.icmp_signed(">", e2, vc(0)))
+        return sel(b, ok, r, vc(0))
+
+    def read_ir(b: ir.IRBuilder, bits_p: ir.Value, valid_p: ir.Value, p: ir.Value,
+                mode: ir.Value) -> ir.Value:
+        """Dst physical row ``p`` as 16 FP32-frame lanes (see _v_read_frames)."""
+        ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, valid_p, p)), ir.Constant(i8, 0))
+        is32 = b.icmp_signed("==", mode, ir.Constant(i32, 0))
+        hi = load16(b, bits_p, b.mul(p, ir.Constant(i32, 16)))
+        lo_row = sel(b, is32, b.add(p, ir.Constant(i32, 8)), p)  # in bounds either way
+        lo = sel(b, is32, load16(b, bits_p, b.mul(lo_row, ir.Constant(i32, 16))), vc(0))
+        top = b.shl(b.and_(hi, vc(0x8000)), vc(16))
+        f8 = b.or_(b.or_(top, b.shl(b.and_(hi, vc(0xFF)), vc(23))),
+                   b.or_(b.shl(b.and_(hi, vc(0x7F00)), vc(8)), lo))
+        f5 = b.or_(b.or_(top, b.shl(b.and_(hi, vc(0x1F)), vc(23))),
+                   b.shl(b.and_(hi, vc(0x7FE0)), vc(8)))
+        f = sel(b, b.icmp_signed("==", mode, ir.Constant(i32, 2)), f5, f8)
+        return sel(b, ok, f, vc(0))
+
+    def write_ir(b: ir.IRBuilder, f: ir.Value, bits_p: ir.Value, p: ir.Value, mode: ir.Value
+                 ) -> None:
+        """16 FP32-frame lanes -> Dst physical row ``p`` (see _v_write_frames)."""
+        sign = b.and_(b.lshr(f, vc(16)), vc(0x8000))
+        h8 = b.or_(b.or_(sign, b.and_(b.lshr(f, vc(8)), vc(0x7F00))),
+                   b.and_(b.lshr(f, vc(23)), vc(0xFF)))
+        h5 = b.or_(b.or_(sign, b.and_(b.lshr(f, vc(8)), vc(0x7FE0))),
+                   b.and_(b.lshr(f, vc(23)), vc(0x1F)))
+        hi = sel(b, b.icmp_signed("==", mode, ir.Constant(i32, 2)), h5, h8)
+        store16(b, hi, bits_p, b.mul(p, ir.Constant(i32, 16)))
+        with b.if_then(b.icmp_signed("==", mode, ir.Constant(i32, 0))):
+            store16(b, b.and_(f, vc(0xFFFF)), bits_p,
+                    b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16)))
+
+    # FP32 Dst (mode 0, fp32_acc; exp8 then plays no part), the common case, computed without
+    # the frame: the exponent work in <16 x i16>; Dst's two 16-bit rows feed the int32 lanes
+    # directly, which are in the order of the AVX2 unpack instructions ([0-3, 8-11] and
+    # [4-7, 12-15]), the inverse of the pack that makes the 16-bit results.
+    lanes_a = [0, 1, 2, 3, 8, 9, 10, 11]
+    lanes_b = [4, 5, 6, 7, 12, 13, 14, 15]
+
+    def shuf(b: ir.IRBuilder, x: ir.Value, y: ir.Value, idx: list[int]) -> ir.Value:
+        return b.shuffle_vector(x, y, ir.Constant(ir.VectorType(i32, len(idx)), idx))
+
+    def widen(b: ir.IRBuilder, low: ir.Value, high: ir.Value) -> ir.Value:
+        """<16 x i32> whose lanes are ``high << 16 | low`` (unsigned), in unpack order."""
+        mix = [m for n in lanes_a + lanes_b for m in (n, n + 16)]
+        return b.bitcast(shuf(b, low, high, mix), v16)
+
+    def narrow(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        """The low 16 bits of each lane of a :func:`widen`-ordered vector, in lane order."""
+        h = b.bitcast(x, ir.VectorType(i16, 32))
+        order = [0] * 16
+        for k, n in enumerate(lanes_a + lanes_b):
+            order[n] = 2 * k
+        return shuf(b, h, h, order)
+
+    def sext_w(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        return widen(b, x, b.ashr(x, wc(15)))
+
+    def zext_w(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        return widen(b, x, wc(0))
+
+    def fp32_row_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], hi: ir.Value,
+                    lo: ir.Value, adj: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """FP32 Dst rows ``hi`` (sign, M[22:16], exponent) and ``lo`` (M[15:0]) plus the two
+        groups' (sum, exponent) <16 x i16> vectors -> the new (hi, lo): accumulate_ir with
+        fp32 on, where a term's alignment ``(2m + 2**d - (2s if d > 0)) >> (d + 1)``
+        (magnitude m, sign s) is, on the signed group term T = sum << 13, the rounding
+        half up ``((2T >> d) + 1) >> 1``, and the normalisation takes bit lengths from float
+        conversions (see the comments)."""
+        ed = b.and_(hi, wc(0xFF))
+        nz = b.icmp_unsigned("!=", ed, wc(0))
+        mdh = sel(b, nz, b.or_(b.and_(b.lshr(hi, wc(8)), wc(0x7F)), wc(0x80)), wc(0))
+        md = widen(b, sel(b, nz, lo, wc(0)), mdh)  # 1.M[22:0], 0 for a zero exponent
+        sd = sext_w(b, b.ashr(hi, wc(15)))  # -1 for a negative Dst value
+        ts, es = [], []
+        for tg, tp in groups:
+            eg = b.add(tp, adj)
+            live = b.icmp_signed(">", eg, wc(0))
+            ts.append(sel(b, live, tg, wc(0)))
+            es.append(sel(b, live, eg, wc(0)))
+        e = smax(b, smax(b, es[0], es[1]), ed)
+        total = vc(0)
+        for tg, eg in zip(ts, es, strict=True):
+            d = zext_w(b, smin(b, b.sub(e, eg), wc(30)))
+            q = b.ashr(b.shl(sext_w(b, tg), vc(14)), d)  # 2T >> d
+            total = b.add(total, b.ashr(b.add(q, vc(1)), vc(1)))
+        d = zext_w(b, smin(b, b.sub(e, ed), wc(30)))
+        m = b.lshr(b.add(b.lshr(b.shl(md, vc(1)), d), vc(1)), vc(1))
+        total = b.add(total, b.sub(b.xor(m, sd), sd))  # the Dst term, negated if sd
+        # |total| < 2**30 -> 24 bits, rounded half up, as the float F (exact), with
+        # rs = max(blen - 24, 0) from blen = the bit length, 126 + the exponent of float(mag).
+        # When float(mag) rounds up to the next power of two (blen one too large), so does
+        # the rounding half up to 24 bits, and with one more shift it gives t1 = 2**23
+        # instead of 2**24: the same result.
+        sign = b.and_(total, vc(-(1 << 31)))
+        mag = absv(b, total)
+        fv = ir.VectorType(ir.FloatType(), 16)
+        fe = b.lshr(b.bitcast(b.sitofp(mag, fv), v16), vc(23))  # 126 + blen, 0 for 0
+        rs = smax(b, b.sub(fe, vc(150)), vc(0))
+        t1 = b.lshr(b.add(b.lshr(b.shl(mag, vc(1)), rs), vc(1)), vc(1))  # <= 2**24
+        f = b.bitcast(b.sitofp(t1, fv), v16)
+        # result exponent e + blen - 24 (+1 if rounding carried) = F's exponent + delta
+        delta = b.add(sext_w(b, b.sub(e, wc(150))), rs)
+        e2 = b.add(b.lshr(f, vc(23)), delta)
+        r = b.add(f, b.shl(delta, vc(23)))
+        r = b.or_(sel(b, b.icmp_signed(">", e2, vc(254)), vc(0x7F800000), r), sign)
+        zero = b.or_(b.icmp_signed("<", e2, vc(1)), b.icmp_unsigned("==", f, vc(0)))
+        r = sel(b, zero, vc(0), r)
+        u = narrow(b, b.lshr(r, vc(16)))  # sign, exponent, M[22:16]
+        new_hi = b.or_(b.or_(b.and_(u, wc(0x8000)), b.shl(b.and_(u, wc(0x7F)), wc(8))),
+                       b.and_(b.lshr(u, wc(7)), wc(0xFF)))
+        return new_hi, narrow(b, r)
 
     @intrinsic
     def accumulate(typingctx, tot, top, frames, off, adj, fp32_acc, exp8):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             tot_p, top_p, fr_p = (data(context, b, sig.args[n], args[n]) for n in (0, 1, 2))
-            adj = splat(b, args[4])
-            fp32, e8 = flag(b, args[5]), flag(b, args[6])
-            terms = []  # (sign 0/1, exponent, magnitude) of group 0, group 1
-            for g in range(2):
-                tg = load16(b, tot_p, ir.Constant(i32, 16 * g))
-                eg = b.add(load16(b, top_p, ir.Constant(i32, 16 * g)), adj)
-                live = b.icmp_signed(">", eg, vc(0))
-                tg = sel(b, live, tg, vc(0))
-                terms.append((b.lshr(tg, vc(31)), sel(b, live, eg, vc(0)),
-                              b.shl(absv(b, tg), vc(13))))
-            dst = load16(b, fr_p, args[3])
-            ed = b.and_(b.lshr(dst, vc(23)), vc(0xFF))
-            md = sel(b, b.icmp_unsigned("==", ed, vc(0)), vc(0),
-                     b.or_(b.and_(dst, vc(0x7FFFFF)), vc(0x800000)))
-            terms.append((b.lshr(dst, vc(31)), ed, md))
-            e = smax(b, smax(b, terms[0][1], terms[1][1]), ed)
-            rnd = sel(b, fp32, vc(0), vc(4096))
-            keep_mask = sel(b, fp32, vc(-1), vc(~0x1FFF))
-            s_mask = sel(b, fp32, vc(0), vc(1))
-            total = vc(0)
-            for n, (s, ex, m) in enumerate(terms):
-                d = smin(b, b.sub(e, ex), vc(30))
-                sub = sel(b, b.icmp_signed(">", d, vc(0)), b.shl(s, vc(1)), vc(0))
-                if n == 2:
-                    sub = vc(0)
-                m = b.lshr(b.sub(b.add(b.shl(m, vc(1)), b.shl(vc(1), d)), sub), b.add(d, vc(1)))
-                sub16 = vc(0) if n == 2 else b.and_(s, s_mask)
-                m = b.and_(b.sub(b.add(m, rnd), sub16), keep_mask)
-                total = b.add(total, neg_if(b, b.icmp_unsigned("!=", s, vc(0)), m))
-            sign = b.lshr(total, vc(31))
-            mag = absv(b, total)
-            # bit length: the exponent of the nearest float, one less if that rounded up
-            fexp = b.lshr(b.bitcast(b.sitofp(mag, ir.VectorType(ir.FloatType(), 16)), v16),
-                          vc(23))
-            blen = b.sub(fexp, vc(126))
-            low = b.icmp_unsigned("==", b.lshr(mag, smax(b, b.sub(blen, vc(1)), vc(0))), vc(0))
-            blen = sel(b, b.icmp_unsigned("==", mag, vc(0)), vc(0),
-                       b.sub(blen, b.zext(low, v16)))
-            keep = sel(b, fp32, ir.Constant(i32, 24), sel(b, e8, ir.Constant(i32, 8),
-                                                          ir.Constant(i32, 11)))
-            keep = splat(b, keep)
-            rs = smax(b, b.sub(blen, keep), vc(0))
-            ls = b.add(smax(b, b.sub(keep, blen), vc(0)), b.sub(vc(24), keep))
-            man = b.shl(b.lshr(b.add(mag, b.lshr(b.shl(vc(1), rs), vc(1))), rs), ls)
-            e2 = b.add(b.sub(b.add(e, blen), vc(24)), b.lshr(man, vc(24)))
-            man = b.and_(man, vc(0x7FFFFF))
-            wide = b.or_(fp32, e8)
-            big = b.icmp_signed(">=", e2, sel(b, wide, vc(255), vc(32)))
-            exf = sel(b, big, sel(b, wide, vc(255), vc(31)), e2)
-            manf = sel(b, big, sel(b, wide, vc(0), vc(0x3FF << 13)), man)
-            r = b.or_(b.or_(b.shl(sign, vc(31)), b.shl(exf, vc(23))), manf)
-            ok = b.and_(b.and_(b.icmp_signed(">", e, vc(0)), b.icmp_unsigned("!=", mag, vc(0))),
-                        b.icmp_signed(">", e2, vc(0)))
-            store16(b, sel(b, ok, r, vc(0)), fr_p, args[3])
+            groups = [(load16(b, tot_p, ir.Constant(i32, 16 * g), signed=True),
+                       load16(b, top_p, ir.Constant(i32, 16 * g), signed=True))
+                      for g in range(2)]
+            f = load16(b, fr_p, args[3])
+            if isinstance(args[5], ir.Constant) and args[5].constant == 1:
+                # fp32_acc given as a constant: the special case of mvmul_row (exp8 plays no
+                # part), on Dst rows made from the frames (a bijection) and back
+                hi = b.or_(b.or_(b.and_(b.lshr(f, vc(16)), vc(0x8000)),
+                                 b.and_(b.lshr(f, vc(8)), vc(0x7F00))),
+                           b.and_(b.lshr(f, vc(23)), vc(0xFF)))
+                hi, lo = fp32_row_ir(b, [(b.trunc(t, w16), b.trunc(e, w16)) for t, e in groups],
+                                     b.trunc(hi, w16), b.trunc(f, w16),
+                                     splat_w(b, b.trunc(int32(b, args[4]), i16)))
+                hi, lo = b.zext(hi, v16), b.zext(lo, v16)
+                r = b.or_(b.or_(b.shl(b.and_(hi, vc(0x8000)), vc(16)),
+                                b.shl(b.and_(hi, vc(0xFF)), vc(23))),
+                          b.or_(b.shl(b.and_(hi, vc(0x7F00)), vc(8)), lo))
+            else:
+                r = accumulate_ir(b, groups, f, splat(b, args[4]), flag(b, args[5]),
+                                  flag(b, args[6]))
+            store16(b, r, fr_p, args[3])
             return context.get_dummy_value()
         return types.none(tot, top, frames, off, adj, fp32_acc, exp8), codegen
 
     @intrinsic
     def read_frames(typingctx, bits, valid, p, mode, frames, off):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
-            bits_p = data(context, b, sig.args[0], args[0])
-            p = int32(b, args[2])
-            ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, data(context, b, sig.args[1],
-                                                                  args[1]), p)),
-                                 ir.Constant(i8, 0))
-            mode = int32(b, args[3])
-            is32 = b.icmp_signed("==", mode, ir.Constant(i32, 0))
-            hi = load16(b, bits_p, b.mul(p, ir.Constant(i32, 16)))
-            lo_row = sel(b, is32, b.add(p, ir.Constant(i32, 8)), p)  # in bounds either way
-            lo = sel(b, is32, load16(b, bits_p, b.mul(lo_row, ir.Constant(i32, 16))), vc(0))
-            top = b.shl(b.and_(hi, vc(0x8000)), vc(16))
-            f8 = b.or_(b.or_(top, b.shl(b.and_(hi, vc(0xFF)), vc(23))),
-                       b.or_(b.shl(b.and_(hi, vc(0x7F00)), vc(8)), lo))
-            f5 = b.or_(b.or_(top, b.shl(b.and_(hi, vc(0x1F)), vc(23))),
-                       b.shl(b.and_(hi, vc(0x7FE0)), vc(8)))
-            f = sel(b, b.icmp_signed("==", mode, ir.Constant(i32, 2)), f5, f8)
-            store16(b, sel(b, ok, f, vc(0)), data(context, b, sig.args[4], args[4]), args[5])
+            f = read_ir(b, data(context, b, sig.args[0], args[0]),
+                        data(context, b, sig.args[1], args[1]), int32(b, args[2]),
+                        int32(b, args[3]))
+            store16(b, f, data(context, b, sig.args[4], args[4]), args[5])
             return context.get_dummy_value()
         return types.none(bits, valid, p, mode, frames, off), codegen
 
@@ -728,24 +1010,47 @@ def _vector_intrinsics() -> dict[str, object]:
     def write_frames(typingctx, frames, off, mode, bits, p):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             f = load16(b, data(context, b, sig.args[0], args[0]), args[1])
-            bits_p = data(context, b, sig.args[3], args[3])
-            p = int32(b, args[4])
-            mode = int32(b, args[2])
-            sign = b.and_(b.lshr(f, vc(16)), vc(0x8000))
-            h8 = b.or_(b.or_(sign, b.and_(b.lshr(f, vc(8)), vc(0x7F00))),
-                       b.and_(b.lshr(f, vc(23)), vc(0xFF)))
-            h5 = b.or_(b.or_(sign, b.and_(b.lshr(f, vc(8)), vc(0x7FE0))),
-                       b.and_(b.lshr(f, vc(23)), vc(0x1F)))
-            hi = sel(b, b.icmp_signed("==", mode, ir.Constant(i32, 2)), h5, h8)
-            store16(b, hi, bits_p, b.mul(p, ir.Constant(i32, 16)))
-            with b.if_then(b.icmp_signed("==", mode, ir.Constant(i32, 0))):
-                store16(b, b.and_(f, vc(0xFFFF)), bits_p,
-                        b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16)))
+            write_ir(b, f, data(context, b, sig.args[3], args[3]), int32(b, args[4]),
+                     int32(b, args[2]))
             return context.get_dummy_value()
         return types.none(frames, off, mode, bits, p), codegen
 
+    @intrinsic
+    def mvmul_row(typingctx, ws, a_off, b_off, zx, adj, bits, valid, p, mode, fp32_acc, exp8):  # noqa: ANN001, ANN202, E501
+        def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
+            ws_p = data(context, b, sig.args[0], args[0])
+            ma_p, mb_p = at(b, ws_p, args[1]), at(b, ws_p, args[2])
+            ea_p, eb_p = at(b, ma_p, 256), at(b, mb_p, _WS_EB)
+            zx, adj, bits, valid, p, mode, fp32, e8 = args[3:]
+            groups = [group_ir(b, ma_p, ea_p, mb_p, eb_p, ir.Constant(i64, 0),
+                               ir.Constant(i64, g), zx) for g in range(2)]
+            bits_p = data(context, b, sig.args[5], bits)
+            valid_p = data(context, b, sig.args[6], valid)
+            p, mode = int32(b, p), int32(b, mode)
+            consts = [a.constant if isinstance(a, ir.Constant) else None for a in args[8:10]]
+            if consts == [0, 1]:  # FP32 Dst given as a constant (exp8 plays no part then)
+                ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, valid_p, p)), ir.Constant(i8, 0))
+                hi_at = b.mul(p, ir.Constant(i32, 16))
+                lo_at = b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16))
+                hi = sel(b, ok, load_w(b, bits_p, hi_at), wc(0))
+                lo = sel(b, ok, load_w(b, bits_p, lo_at), wc(0))
+                adj16 = splat_w(b, b.trunc(int32(b, adj), i16))
+                hi, lo = fp32_row_ir(b, groups, hi, lo, adj16)
+                store_w(b, hi, bits_p, hi_at)
+                store_w(b, lo, bits_p, lo_at)
+            else:
+                dst = read_ir(b, bits_p, valid_p, p, mode)
+                r = accumulate_ir(b, [(b.sext(t, v16), b.sext(e, v16)) for t, e in groups],
+                                  dst, splat(b, adj), flag(b, fp32), flag(b, e8))
+                write_ir(b, r, bits_p, p, mode)
+            b.store(ir.Constant(i8, 1), elem_ptr(b, valid_p, p))
+            return context.get_dummy_value()
+        return types.none(ws, a_off, b_off, zx, adj, bits, valid, p, mode, fp32_acc, exp8
+                          ), codegen
+
     return {"_v_decode": decode, "_v_group": group, "_v_accumulate": accumulate,
-            "_v_read_frames": read_frames, "_v_write_frames": write_frames}
+            "_v_read_frames": read_frames, "_v_write_frames": write_frames,
+            "_v_mvmul_row": mvmul_row}
 
 
 # --------------------------------------------------------------------------------------------
@@ -758,15 +1063,22 @@ GM_STYLES = {"bf16": 0, "fp16": 1, "tf32": 2, "int8": 3, "int32": 3}
 ELW_OPS = {"add": 0, "sub": 1, "mul": 2}
 
 #: Work space of the compiled kernels (they run one at a time: the GIL is held): ``SCRATCH``
-#: for ELW*, ``WS`` (int32) and ``WRAP`` (SrcA rows that wrap) for MVMUL / GAPOOL.
+#: for ELW*, ``WS`` (int16, laid out as ``_WS_*`` says: the decoded operands, kept for a
+#: whole run) and ``WRAP`` (SrcA rows that wrap) for MVMUL / GAPOOL.
 SCRATCH = np.zeros((9, 16, 16), dtype=np.int64)
-WS = np.zeros((6, 16, 16), dtype=np.int32)
+WS = np.zeros((_WS_SIZE // 256, 16, 16), dtype=np.int16)
 WRAP = np.zeros((16, 16), dtype=np.uint32)
 
 #: Every function compiled, callees before callers.
-_COMPILED = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_mvmul_block",
-             "_k_src_rows", "_k_mvmul", "_k_mvmul_run", "_k_mvmul_batch", "_k_logical", "_k_elw",
+_COMPILED = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_decode_a",
+             "_k_mvmul_rows", "_k_src_rows", "_k_mvmul", "_k_mvmul_run", "_k_mvmul_batch",
+             "_k_logical", "_k_elw",
              "_k_gm_key", "_k_gmpool", "_k_movd2x", "_k_src2dst", "_k_copy_rows")
+
+
+#: Compiled into their callers (numba's ``inline="always"``): the call of the MVMUL rows of
+#: each instruction of a run cost ~30 ns (their many arguments go through the stack).
+_INLINE = ("_k_mvmul_rows",)
 
 
 class Kernels(NamedTuple):
@@ -783,6 +1095,9 @@ class Kernels(NamedTuple):
 
 
 _LOADED: dict[str, Kernels | None] = {}
+#: The plain-Python ``_v_*`` functions, kept by :func:`load` when it swaps in the intrinsics
+#: (the tests compare the two).
+TWINS: dict[str, object] = {}
 
 
 def is_loaded() -> bool:
@@ -804,9 +1119,12 @@ def load() -> Kernels | None:
         _LOADED["kernels"] = None
         return None
     g = globals()
-    g.update(_vector_intrinsics())
+    intrinsics = _vector_intrinsics()
+    TWINS.update({name: g[name] for name in intrinsics})
+    g.update(intrinsics)
     for name in _COMPILED:
-        g[name] = numba.njit(cache=True)(g[name])
+        inline = "always" if name in _INLINE else "never"
+        g[name] = numba.njit(cache=True, inline=inline)(g[name])
     kernels = Kernels(g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"], g["_k_gmpool"],
                       g["_k_movd2x"], g["_k_src2dst"], g["_k_copy_rows"], g["_k_mvmul_run"])
     _LOADED["kernels"] = kernels
