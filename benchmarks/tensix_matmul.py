@@ -126,7 +126,7 @@ def coprocessor_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     (tiles, 64, 16) as FP32 bits."""
     prog = parse_program(KERNEL.read_text("utf-8"), str(KERNEL))
     cp = Coprocessor()
-    rows = np.arange(64)
+    rows = range(64)
     out = []
     for xt, yt in zip(x, y, strict=True):
         cp.load_program(prog)
@@ -160,7 +160,7 @@ def streaming_path(cp: Coprocessor, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per tile what a real matmul does once set up (:func:`streaming_setup`): the unpackers
     fill SrcA/SrcB (``load_src``), the math thread gets :data:`TILE_STREAM` and runs, the
     packer reads Dst as FP32; Dst (tiles, 64, 16) as FP32 bits."""
-    rows = np.arange(64)
+    rows = range(64)
     out = []
     for xt, yt in zip(x, y, strict=True):
         cp.load_src("a", 0, _faces(yt), "bf16")

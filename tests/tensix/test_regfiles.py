@@ -72,6 +72,8 @@ def test_dst_views_with_config_bits(remap: bool, swizzle: bool) -> None:
     assert (d.read("fp32").view(np.uint32) == F.dst32_to_fp32(v32)).all()
     assert (d.read("fp32", [7, 300]).view(np.uint32) == F.dst32_to_fp32(v32[[7, 300]])).all()
     assert d.read("fp32", 5).shape == (1, 16)
+    for rows in (range(64), range(8, 72), range(3, 20), range(0, 512, 2)):  # block views too
+        assert (d.read("fp32", rows).view(np.uint32) == F.dst32_to_fp32(v32[rows])).all()
     p = adj32(np.arange(512), remap, swizzle)
     assert (d.bits[p] == v32 >> 16).all() and (d.bits[p + 8] == v32 & 0xFFFF).all()
     v16 = rng.integers(0, 2**16, (1024, 16), dtype=np.uint64).astype(np.uint16)

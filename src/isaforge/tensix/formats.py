@@ -170,16 +170,15 @@ def dst32_halves_to_fp32(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
     """The two DstBits halves of Dst32b FP32 words (high at ``Adj32(r)``, low 8 rows further)
     -> IEEE FP32 bits: the high half is the BF16 storage of the top 16 bits (looked up), the
     low half is ``man[15:0]`` as it is."""
-    out = np.empty((*np.shape(hi), 2), dtype="<u2")
-    out[..., 0] = lo
-    out[..., 1] = _ieee_bf16_table().take(hi)
-    return out.view("<u4")[..., 0].astype(U32, copy=False)
+    out = _ieee_high_table().take(hi)
+    return np.bitwise_or(out, lo, out=out)
 
 
 @functools.cache
-def _ieee_bf16_table() -> np.ndarray:
-    """``(65536,) uint16``: :func:`dst16_to_bf16` of every Dst BF16 storage pattern."""
-    table = dst16_to_bf16(np.arange(1 << 16, dtype=U16))
+def _ieee_high_table() -> np.ndarray:
+    """``(65536,) uint32``: :func:`dst16_to_bf16` of every Dst BF16 storage pattern, as the
+    high half of an FP32 word."""
+    table = dst16_to_bf16(np.arange(1 << 16, dtype=U16)).astype(U32) << 16
     table.flags.writeable = False
     return table
 

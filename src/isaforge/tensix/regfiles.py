@@ -121,6 +121,19 @@ class Dst:
         p = self.adj32(_rows_arg(rows, ROWS32))
         return (self.bits[p].astype(np.uint32) << 16) | self.bits[p + 8]
 
+    def _halves32(self, rows: np.ndarray | int | range | slice | None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """The high and low DstBits halves of Dst32b ``rows`` (same shapes): views when the
+        rows are a ``range`` of whole 8-row blocks in the plain layout (no remap, no
+        swizzle: row ``8b + i`` has its halves at ``16b + i`` and ``16b + 8 + i``)."""
+        if (isinstance(rows, range) and rows.step == 1 and rows.start % 8 == 0
+                and len(rows) % 8 == 0 and 0 <= rows.start and rows.stop <= ROWS32
+                and not (self.remap_addrs or self.swizzle_32b)):
+            blocks = self.bits[2 * rows.start:2 * rows.stop].reshape(-1, 2, 8, COLS)
+            return blocks[:, 0], blocks[:, 1]
+        p = self.adj32(_rows_arg(rows, ROWS32))
+        return self.bits[p], self.bits[p + 8]
+
     def write32(self, rows: np.ndarray | int | slice | None, values: np.ndarray) -> None:
         """``Dst32b[rows] = values``: high halves at ``Adj32(r)``, low halves at ``+ 8``."""
         p = self.adj32(_rows_arg(rows, ROWS32))
@@ -159,8 +172,8 @@ class Dst:
         Dst16b). Returns ``(n, 16)``; ``rows=None`` reads the whole view."""
         width = self._width(fmt)
         if fmt == "fp32":  # from the two halves, without forming the Dst32b words
-            p = self.adj32(_rows_arg(rows, ROWS32))
-            return F.dst32_halves_to_fp32(self.bits[p], self.bits[p + 8]).view(np.float32)
+            hi, lo = self._halves32(rows)
+            return F.dst32_halves_to_fp32(hi, lo).reshape(-1, COLS).view(np.float32)
         stored = self.read32(rows) if width == 32 else self.read16(rows)
         return F.dst_to_values(stored, fmt)
 
