@@ -382,6 +382,20 @@ def test_mop_template1_loops_and_last_overrides() -> None:
     assert executed_words(cp, "ttmop 1,0,0") == [W[4], W[5], W[4], W[6]]
 
 
+def test_a_repeated_mop_follows_its_config_and_mask() -> None:
+    """The expander reuses a MOP's expansion only while its MopCfg words and MOP_CFG mask are
+    the same: writes between two identical MOP words take effect."""
+    cp = Coprocessor()
+    cp.threads[0].mop.cfg[:] = [0, 0, W[1], W[2], 0, 0, 0, W[6], W[7]]
+    assert executed_words(cp, "ttmop 0,1,0\nttmop 0,1,0") == [W[2]] * 4
+    cp.threads[0].mop.cfg[3] = W[3]
+    assert executed_words(cp, "ttmop 0,1,0") == [W[3]] * 2
+    assert executed_words(cp, "ttmopcfg 1\nttmop 0,16,0") == [W[3]] * 16 + [W[6]]
+    assert executed_words(cp, "ttmopcfg 0\nttmop 0,16,0") == [W[3]] * 17
+    cp.threads[0].mop.cfg[:] = [2, 1, NOP, W[2], NOP, W[4], NOP, W[6], W[7]]
+    assert executed_words(cp, "ttmop 1,0,0\nttmop 1,0,0") == [W[7], W[2], W[6], W[2]] * 2
+
+
 def test_mop_template1_outer_one_quirk() -> None:
     """Documented hardware bug: OuterCount 1, NOP StartOp, InnerCount 0 and a non-NOP
     EndOp0 run the outer loop 129 times."""

@@ -470,8 +470,9 @@ def _move_all_columns(cp: Coprocessor, t: int, f: Fields, op: str) -> None:
 ZEROACC_ONE_ROW, ZEROACC_16_ROWS, ZEROACC_HALF, ZEROACC_ALL = range(4)
 
 
-def zeroacc_rows(cp: Coprocessor, t: int, f: Fields) -> np.ndarray:
-    """The physical Dst rows ZEROACC marks (empty for an out-of-range 16-row block)."""
+def zeroacc_rows(cp: Coprocessor, t: int, f: Fields) -> np.ndarray | slice:
+    """The physical Dst rows ZEROACC marks (empty for an out-of-range 16-row block; a slice
+    for half or all of Dst)."""
     mode = f["clear_mode"] & 3
     imm = f["where"] & 0x3FF
     if mode == ZEROACC_ONE_ROW:
@@ -486,8 +487,8 @@ def zeroacc_rows(cp: Coprocessor, t: int, f: Fields) -> np.ndarray:
             return imm * 32 + (i & 8) * 2 + (i & 7) if imm < 32 else np.zeros(0, dtype=int)
         return imm * 16 + i if imm < 64 else np.zeros(0, dtype=int)
     if mode == ZEROACC_HALF:
-        return np.arange(512, 1024) if imm & 1 else np.arange(512)
-    return np.arange(1024)
+        return slice(512, 1024) if imm & 1 else slice(0, 512)
+    return slice(0, 1024)
 
 
 def zeroacc(cp: Coprocessor, t: int, f: Fields) -> None:

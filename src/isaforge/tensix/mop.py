@@ -10,6 +10,8 @@ including the documented hardware bug of template 1: with ``OuterCount == 1``, a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 OP_NOP = 0x02
@@ -28,19 +30,29 @@ class MopExpander:
     def __init__(self) -> None:
         self.cfg = np.zeros(9, dtype=np.uint32)
         self.mask_hi = 0
+        #: (MOP fields, mask_hi, cfg bytes) -> its expansion, as a kernel repeats its MOPs
+        self._expansions: dict[tuple[int, int, bytes], tuple[int, ...]] = {}
 
-    def feed(self, word: int) -> list[int]:
+    def feed(self, word: int) -> Sequence[int]:
         """The words that leave the expander for one incoming word."""
         op = word >> 24
         if op == OP_MOP_CFG:
             self.mask_hi = word & 0xFFFF
-            return []
+            return ()
         if op != OP_MOP:
-            return [word]
-        if word >> 23 & 1 == 0:
-            mask = (self.mask_hi << 16) | (word & 0xFFFF)
-            return self.template0(mask, word >> 16 & 0x7F)
-        return self.template1()
+            return (word,)
+        key = (word & 0xFFFFFF, self.mask_hi, self.cfg.tobytes())
+        out = self._expansions.get(key)
+        if out is None:
+            if word >> 23 & 1 == 0:
+                mask = (self.mask_hi << 16) | (word & 0xFFFF)
+                out = tuple(self.template0(mask, word >> 16 & 0x7F))
+            else:
+                out = tuple(self.template1())
+            if len(self._expansions) >= 64:
+                self._expansions.clear()
+            self._expansions[key] = out
+        return out
 
     def template0(self, mask: int, count1: int) -> list[int]:
         c = self.cfg.tolist()

@@ -59,6 +59,8 @@ class ReplayExpander:
             self.load_index = start
             self.load_exec = bool(exec_ & 1)
             return []
+        if start + count <= SIZE:
+            return self.buf[start:start + count].tolist()
         buf = self.buf.tolist()
         return (buf[start:] + buf * (count // SIZE + 1))[:count]
 
