@@ -102,13 +102,11 @@ PLAN = np.array([fpu.run_row(a_row, b_row, d_row, phase, False) for phase in ran
 
 
 def run_path(a_cells: np.ndarray, b_cells: np.ndarray) -> np.ndarray:
-    """The 64 MVMULs of each tile as one ``fpu.mvmul_run`` on the register files; Dst
-    (tiles, 64, 16) as FP32 bits."""
+    """The 64 MVMULs of each tile as one ``fpu.mvmul_run`` on the register files, Dst read
+    as FP32 after each; Dst (tiles, 64, 16) as FP32 bits."""
     cfg = fpu.MathConfig(fp32_dst=True)
     srca, srcb, dst = SrcRegs("SrcA"), SrcRegs("SrcB"), Dst()
-    rows = dst.phys(np.arange(64), True)
-    used = int(rows.max()) + 9  # the physical rows the 64 view rows occupy, and their halves
-    raw = np.empty((len(a_cells), used, 16), dtype=np.uint16)
+    out = np.empty((len(a_cells), 64, 16), dtype=np.float32)
     for n, (ac, bc) in enumerate(zip(a_cells, b_cells, strict=True)):
         srca.cells[0] = ac
         srcb.cells[0] = bc
@@ -117,8 +115,8 @@ def run_path(a_cells: np.ndarray, b_cells: np.ndarray) -> np.ndarray:
             for dst_base, _, _, a_row, b_row, _, phase in PLAN:
                 fpu.mvmul(dst, srca, srcb, srca_row=int(a_row), srcb_row=int(b_row),
                           dst_row=int(dst_base), phase=int(phase), cfg=cfg)
-        raw[n] = dst.bits[:used]
-    return F.dst32_to_fp32((raw[:, rows].astype(np.uint32) << 16) | raw[:, rows + 8])
+        out[n] = dst.read("fp32", range(64))
+    return out.view(np.uint32)
 
 
 def coprocessor_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
