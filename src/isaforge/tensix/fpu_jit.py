@@ -596,12 +596,16 @@ def _x86_avx2() -> bool:
     then the group pass uses the x86 intrinsics PSHUFB and PMULHRSW, else plain LLVM."""
     import llvmlite.binding as ll
     from numba.core import config
-    from numba.core.codegen import get_host_cpu_features
 
     if not ll.get_process_triple().startswith("x86_64"):
         return False
-    features = config.CPU_FEATURES if config.CPU_FEATURES is not None \
-        else get_host_cpu_features()
+    features = config.CPU_FEATURES
+    if features is None:  # numba's own choice (an internal function: plain LLVM without it)
+        try:
+            from numba.core.codegen import get_host_cpu_features
+        except ImportError:
+            return False
+        features = get_host_cpu_features()
     return "+avx2" in features.split(",")
 
 
