@@ -25,8 +25,9 @@ A 32x32x32 tile at HiFi4 is 4 fidelity phases x 16 MVMULs. Figures:
   packer's read of Dst as FP32.
 
 The emulated paths but the coprocessor's get their operands as Src values, converted outside
-the timing, as numpy gets float32 tiles converted outside it; the coprocessor lines convert
-the BF16 tiles themselves (``load_src``) and read Dst as FP32 (``Dst.read``).
+the timing, as numpy gets float32 tiles converted outside it; the coprocessor lines and the
+instruction path get BF16 tiles in face order (four 16x16 faces stacked, as tilized tiles sit
+in L1), convert them themselves (``load_src``) and read Dst as FP32 (``Dst.read``).
 
 Times are the best of a few repeats, as wall-clock time and as this process's CPU time. When
 other jobs share the cores the wall-clock figures swell; the CPU-time ones much less, and the
@@ -75,13 +76,14 @@ def _faces(m: np.ndarray) -> np.ndarray:
 
 
 def instruction_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """One MVMUL call at a time; returns Dst (tiles, 64, 16) as FP32 bits."""
+    """One MVMUL call at a time on BF16 tiles in face order (:func:`_faces`: (tiles, 64,
+    16), as tilized tiles sit in L1); returns Dst (tiles, 64, 16) as FP32 bits."""
     out = []
     cfg = fpu.MathConfig(fp32_dst=True)
     srca, srcb, dst = SrcRegs("SrcA"), SrcRegs("SrcB"), Dst()
     for xt, yt in zip(x, y, strict=True):
-        srca.load(0, _faces(yt), "bf16")
-        srcb.load(0, _faces(xt), "bf16")
+        srca.load(0, yt, "bf16")
+        srcb.load(0, xt, "bf16")
         dst.invalidate_physical(slice(None))
         for phase in range(4):
             for b_row, a_row, d_row in SEQUENCE:
@@ -120,16 +122,16 @@ def run_path(a_cells: np.ndarray, b_cells: np.ndarray) -> np.ndarray:
 
 
 def coprocessor_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The bundled matmul kernel on the Coprocessor, the whole program once per tile; Dst
-    (tiles, 64, 16) as FP32 bits."""
+    """The bundled matmul kernel on the Coprocessor, the whole program once per tile, on BF16
+    tiles in face order (as :func:`instruction_path`); Dst (tiles, 64, 16) as FP32 bits."""
     prog = parse_program(KERNEL.read_text("utf-8"), str(KERNEL))
     cp = Coprocessor()
     rows = range(64)
     out = []
     for xt, yt in zip(x, y, strict=True):
         cp.load_program(prog)
-        cp.load_src("a", 0, _faces(yt), "bf16")
-        cp.load_src("b", 0, _faces(xt), "bf16")
+        cp.load_src("a", 0, yt, "bf16")
+        cp.load_src("b", 0, xt, "bf16")
         cp.dst.invalidate_physical(slice(None))
         cp.run(max_steps=10_000)
         out.append(cp.dst.read("fp32", rows))
@@ -157,12 +159,12 @@ def streaming_setup() -> Coprocessor:
 def streaming_path(cp: Coprocessor, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per tile what a real matmul does once set up (:func:`streaming_setup`): the unpackers
     fill SrcA/SrcB (``load_src``), the math thread gets :data:`TILE_STREAM` and runs, the
-    packer reads Dst as FP32; Dst (tiles, 64, 16) as FP32 bits."""
+    packer reads Dst as FP32; tiles and result as :func:`coprocessor_path`'s."""
     rows = range(64)
     out = []
     for xt, yt in zip(x, y, strict=True):
-        cp.load_src("a", 0, _faces(yt), "bf16")
-        cp.load_src("b", 0, _faces(xt), "bf16")
+        cp.load_src("a", 0, yt, "bf16")
+        cp.load_src("b", 0, xt, "bf16")
         cp.set_stream(1, TILE_STREAM)
         cp.run(max_steps=10_000)
         out.append(cp.dst.read("fp32", rows))
@@ -237,31 +239,32 @@ def main() -> None:
     xf, yf = x.astype(np.float32), y.astype(np.float32)
     a_log, b_log = batched_operands(x, y)
     a_cells, b_cells = _cells(y), _cells(x)
+    xs, ys = _faces(x), _faces(y)  # BF16 tiles in face order
 
     ref = batched_kernel(a_log[:2], b_log[:2], fpu.mvmul_kernel)
     for jit in (True, False):
         fpu.USE_JIT = jit
-        same = (instruction_path(x[:2], y[:2]) == ref).all()
+        same = (instruction_path(xs[:2], ys[:2]) == ref).all()
         same &= (run_path(a_cells[:2], b_cells[:2]) == ref).all()
         same &= (batched_kernel(a_log[:2], b_log[:2], fpu.mvmul_batch) == ref).all()
-        same &= (coprocessor_path(x[:2], y[:2]) == ref).all()
-        same &= (streaming_path(streaming_setup(), x[:2], y[:2]) == ref).all()
+        same &= (coprocessor_path(xs[:2], ys[:2]) == ref).all()
+        same &= (streaming_path(streaming_setup(), xs[:2], ys[:2]) == ref).all()
         assert same, "every path must compute what the numpy kernel computes"
     n_inst = min(args.inst_tiles, args.tiles)
     n_slow = max(1, n_inst // 8)
     fpu.USE_JIT = True
-    inst = _best(lambda: instruction_path(x[:n_inst], y[:n_inst]), repeat=3)
-    cop = _best(lambda: coprocessor_path(x[:n_inst], y[:n_inst]), repeat=3)
+    inst = _best(lambda: instruction_path(xs[:n_inst], ys[:n_inst]), repeat=3)
+    cop = _best(lambda: coprocessor_path(xs[:n_inst], ys[:n_inst]), repeat=3)
     setup = _best(streaming_setup, repeat=3)
     cp = streaming_setup()
-    stream = _best(lambda: streaming_path(cp, x[:n_inst], y[:n_inst]), repeat=3)
+    stream = _best(lambda: streaming_path(cp, xs[:n_inst], ys[:n_inst]), repeat=3)
     runs = _best(lambda: run_path(a_cells, b_cells), repeat=3)
     batch = _best(lambda: batched_kernel(a_log, b_log, fpu.mvmul_batch), repeat=3)
     fpu.USE_JIT = False
-    inst_np = _best(lambda: instruction_path(x[:n_slow], y[:n_slow]), repeat=2)
-    cop_np = _best(lambda: coprocessor_path(x[:n_slow], y[:n_slow]), repeat=2)
+    inst_np = _best(lambda: instruction_path(xs[:n_slow], ys[:n_slow]), repeat=2)
+    cop_np = _best(lambda: coprocessor_path(xs[:n_slow], ys[:n_slow]), repeat=2)
     cp = streaming_setup()
-    stream_np = _best(lambda: streaming_path(cp, x[:n_slow], y[:n_slow]), repeat=2)
+    stream_np = _best(lambda: streaming_path(cp, xs[:n_slow], ys[:n_slow]), repeat=2)
     runs_np = _best(lambda: run_path(a_cells[:n_slow], b_cells[:n_slow]), repeat=2)
     batch_np = _best(lambda: batched_kernel(a_log[:64], b_log[:64], fpu.mvmul_kernel),
                      repeat=2)

@@ -18,6 +18,7 @@ from .state import (
     DST_CR,
     EXTRA,
     FIDELITY,
+    RWC_MASKS,
     SRCA,
     SRCA_CR,
     SRCB,
@@ -36,25 +37,22 @@ CR_A, CR_B, CR_D, C_TO_CR = 1, 2, 4, 8
 def setrwc(rwc: RWCs, t: int, rwc_cr: int, rwc_d: int, rwc_b: int, rwc_a: int,
            bitmask: int) -> None:
     """SETRWC's counter part (the bank flips of ``clear_ab_vld`` are the Matrix Unit's)."""
+    r = rwc.v[t].tolist()
     if bitmask & SET_A:
-        v = rwc_a + (rwc.get(t, SRCA_CR) if rwc_cr & CR_A else 0)
-        rwc.set(t, SRCA, v)
-        rwc.set(t, SRCA_CR, v)
+        r[SRCA] = r[SRCA_CR] = (rwc_a + (r[SRCA_CR] if rwc_cr & CR_A else 0)) & RWC_MASKS[SRCA]
     if bitmask & SET_B:
-        v = rwc_b + (rwc.get(t, SRCB_CR) if rwc_cr & CR_B else 0)
-        rwc.set(t, SRCB, v)
-        rwc.set(t, SRCB_CR, v)
+        r[SRCB] = r[SRCB_CR] = (rwc_b + (r[SRCB_CR] if rwc_cr & CR_B else 0)) & RWC_MASKS[SRCB]
     if bitmask & SET_D or rwc_cr & C_TO_CR:
         if rwc_cr & C_TO_CR:
-            v = rwc_d + rwc.get(t, DST)
+            v = rwc_d + r[DST]
         elif rwc_cr & CR_D:
-            v = rwc_d + rwc.get(t, DST_CR)
+            v = rwc_d + r[DST_CR]
         else:
             v = rwc_d
-        rwc.set(t, DST, v)
-        rwc.set(t, DST_CR, v)
+        r[DST] = r[DST_CR] = v & RWC_MASKS[DST]
     if bitmask & SET_F:
-        rwc.set(t, FIDELITY, 0)
+        r[FIDELITY] = 0
+    rwc.v[t] = r
 
 
 def incrwc(rwc: RWCs, t: int, rwc_cr: int, rwc_d: int, rwc_b: int, rwc_a: int) -> None:
