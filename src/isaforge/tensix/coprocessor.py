@@ -40,10 +40,10 @@ from . import adc as adc_ops
 from . import matrix, sfpu
 from . import scalar as scalar_ops
 from .disasm import decode_word
-from .mop import MopExpander
+from .mop import OP_MOP, OP_MOP_CFG, MopExpander
 from .program import Program, parse_program
 from .regfiles import Dst, SrcClient, SrcRegs
-from .replay import ReplayExpander
+from .replay import OP_REPLAY, ReplayExpander
 from .rwc import incrwc, setrwc
 from .state import (
     N_THREADS,
@@ -255,7 +255,7 @@ class Coprocessor:
         finally:
             self._run_cap = 0
         return RunResult(self.steps - start, self.rounds,
-                         tuple(th.executed for th in self.threads))
+                         tuple([th.executed for th in self.threads]))
 
     # -- frontend and Wait Gate --------------------------------------------------------------
 
@@ -271,9 +271,12 @@ class Coprocessor:
         while not th.pending and th.pc < len(th.program):
             word = th.program[th.pc]
             th.pc += 1
-            self._current = (th.index, word)
-            for w in th.mop.feed(word):
-                th.pending.extend(th.replay.feed(w, self.report_ub))
+            if word >> 24 in _EXPANDED or th.replay.load_left:
+                self._current = (th.index, word)
+                for w in th.mop.feed(word):
+                    th.pending.extend(th.replay.feed(w, self.report_ub))
+            else:  # what both expanders pass through unchanged
+                th.pending.append(word)
         return bool(th.pending)
 
     def _issue(self, th: Thread) -> bool:
@@ -365,6 +368,11 @@ class Coprocessor:
     def cfg(self, t: int, name: str) -> int:
         """A Config field as thread ``t`` sees it (its CFG_STATE_ID bank)."""
         return self.config.get(name, self.state_id(t))
+
+
+#: The opcodes the MOP and replay expanders act on (MOP, MOP_CFG, REPLAY); every other word
+#: passes through both unchanged unless a REPLAY is loading.
+_EXPANDED = frozenset({OP_MOP, OP_MOP_CFG, OP_REPLAY})
 
 
 def _bank_wait(src: SrcRegs) -> str | None:
