@@ -29,6 +29,12 @@ the timing, as numpy gets float32 tiles converted outside it; the coprocessor li
 instruction path get BF16 tiles in face order (four 16x16 faces stacked, as tilized tiles sit
 in L1), convert them themselves (``load_src``) and read Dst as FP32 (``Dst.read``).
 
+The target (the emulation within 20x of numpy doing the same math) is read on the "MVMUL
+runs" line: the Matrix Unit computing a tile, as ``Coprocessor.run`` executes the MVMULs a
+MOP queues, with Src filled and Dst read as FP32 per tile. The coprocessor lines add the
+work around the math (the Python frontend's decode, Wait Gate, MOP/REPLAY expansion, the
+SETRWC/ZEROACC instructions, the BF16 conversions) and are printed beside it.
+
 Times are the best of a few repeats, as wall-clock time and as this process's CPU time. When
 other jobs share the cores the wall-clock figures swell; the CPU-time ones much less, and the
 ratios are computed from those. The load average is printed with the figures.
