@@ -746,6 +746,9 @@ def _vector_intrinsics() -> dict[str, object]:
     # (PSHUFB looks up in each 128-bit half)
     pow_bytes = ir.Constant(v32b, [1 << k if k < 8 else 0 for k in range(16)] * 2)
 
+    # PSHUFB's indices that copy each 16-bit lane's low byte into its high byte
+    low_twice = ir.Constant(v32b, [n & ~1 for n in range(32)])
+
     def round_term(b: ir.IRBuilder, x: ir.Value, k: ir.Value) -> ir.Value:
         """``((x >> (14 - k)) + 1) >> 1`` for |x| < 2**13 and 0 <= k <= 14:
         ``(x * 2**k + 2**14) >> 15``, which is PMULHRSW."""
@@ -753,7 +756,10 @@ def _vector_intrinsics() -> dict[str, object]:
             y = b.shl(wc(1), k)
             r = b.ashr(b.add(b.mul(b.sext(x, v16), b.sext(y, v16)), vc(1 << 14)), vc(15))
             return b.trunc(r, w16)
-        idx = b.add(b.mul(k, wc(257)), wc(0x800))  # byte indices k, k + 8
+        # byte indices k, k + 8: k * 257 + 0x800, the byte copied by one PSHUFB (two
+        # operations; LLVM makes the multiplication a shift and an addition, three)
+        kk = vcall(b, "llvm.x86.avx2.pshuf.b", v32b, b.bitcast(k, v32b), low_twice)
+        idx = b.add(b.bitcast(kk, w16), wc(0x800))
         y = b.bitcast(vcall(b, "llvm.x86.avx2.pshuf.b", v32b, pow_bytes,
                             b.bitcast(idx, v32b)), w16)
         return vcall(b, "llvm.x86.avx2.pmul.hr.sw", w16, x, y)
