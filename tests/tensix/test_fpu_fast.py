@@ -658,18 +658,20 @@ def _group_both(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, 
     work arrays, as the kernels pass them) and through its plain-Python twin: ((tot, top)
     intrinsic, (tot, top) twin)."""
     from isaforge.tensix import fpu_jit
-    group = _compiled("group", lambda: lambda ma, ea, mb, eb, zx, tot, top: (
-        fpu_jit._v_group(ma, ea, mb, eb, 0, 0, zx, tot, top),
-        fpu_jit._v_group(ma, ea, mb, eb, 0, 1, zx, tot, top)))
-    ws = np.zeros((4, 16, 16), np.int16)
-    ws[0], ws[1] = ma, ea
-    ws[2, 0] = 2 * mb  # SrcB as _v_decode keeps it: the slice doubled, the exponent biased
-    ws[3, 0] = [fpu_jit._wrap16(int(e) + fpu_jit._EB_BIAS) for e in eb]
+    group = _compiled("group", lambda: lambda ma, ea, mb, eb, ab, zx, tot, top: (
+        fpu_jit._v_group(ma, ea, mb, eb, ab, 0, 0, zx, tot, top),
+        fpu_jit._v_group(ma, ea, mb, eb, ab, 0, 1, zx, tot, top)))
+    ws = np.zeros((6, 16, 16), np.int16)  # as _v_decode keeps the operands:
+    ws[0], ws[1], ws[2] = ma, ea, -ma  # SrcA: slices, exponents, negated slices
+    ws[3, 0] = 2 * np.abs(mb) + 256  # SrcB: PMADDUBSW's bytes 2|slice| and 1,
+    ws[4, 0] = [fpu_jit._wrap16(int(e) + fpu_jit._EB_BIAS) for e in eb]  # biased exponents,
+    ws[5, 0] = 16 * np.arange(16) + np.where(mb < 0, 512, 0)  # where the SrcA slices are
     got = np.zeros((2, 2, 16), np.int16)
-    group(ws[0], ws[1], ws[2], ws[3], zx, got[0], got[1])
+    group(ws[0], ws[1], ws[3], ws[4], ws[5], zx, got[0], got[1])
     want = np.zeros((2, 2, 16), np.int64)
     for g in (0, 1):
-        fpu_jit.TWINS["_v_group"](ws[0], ws[1], ws[2], ws[3], 0, g, zx, want[0], want[1])
+        fpu_jit.TWINS["_v_group"](ws[0], ws[1], ws[3], ws[4], ws[5], 0, g, zx, want[0],
+                                  want[1])
     return got, want
 
 
@@ -727,3 +729,31 @@ def test_vector_group_rounds_at_and_beyond_d14(d: int, sign: int) -> None:
             s += ((p << 1) + (1 << dd) - (p < 0)) >> (dd + 1)
         assert (want[0, g] == s).all() and (want[1, g] == 455).all()
     assert (got == want).all(), (got[:, :, 0].tolist(), want[:, :, 0].tolist())
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), low=st.booleans(), for_a=st.booleans(),
+       neg=st.sampled_from([512, 1024, 4096]))
+def test_vector_decode_equals_twin(seed: int, low: bool, for_a: bool, neg: int) -> None:
+    """The decode intrinsic keeps the operands as its plain-Python twin does (what the group
+    pass reads: SrcA's slices and their negations, SrcB's PMADDUBSW words and the offsets
+    that pick the negated SrcA slices for a negative operand), on Src cells with zero
+    exponents, negative operands whose slice of the phase is 0 (a "-0" that must not pick the
+    negated slices) and the largest slices."""
+    from isaforge.tensix import fpu_jit
+    decode = _compiled("decode", lambda: lambda src, low, for_a, out, neg: fpu_jit._v_decode(
+        src, 0, 0x7FFFF, True, low, for_a, out, 0, 16, 32, neg))
+    rng = np.random.default_rng(seed)
+    sign = rng.integers(0, 2, 16) << 18
+    man = rng.integers(0, 1 << 10, 16)
+    man[:4] = (0x3FF, 0, 0x3FF, 0)  # the largest slices, and slices of 0 in either phase
+    exp = rng.integers(0, 256, 16)
+    exp[4:6] = (0, 255)
+    cells = (sign | (man << 8) | exp).astype(np.uint32)
+    got, want = np.zeros(48, np.int16), np.zeros(48, np.int16)
+    decode(cells, low, for_a, got, neg)
+    fpu_jit.TWINS["_v_decode"](cells, 0, 0x7FFFF, True, low, for_a, want, 0, 16, 32, neg)
+    assert (got == want).all(), (got.tolist(), want.tolist())
+    if not for_a:  # the offsets pick the negated SrcA slices exactly for negative operands
+        m = np.where(exp == 0, 0, np.where(sign != 0, -1, 1) * ((want[:16] & 0xFF) // 2))
+        assert (want[32:] == 16 * np.arange(16) + np.where(m < 0, neg, 0)).all()

@@ -150,13 +150,17 @@ def _wrap16(v: int) -> int:
 
 
 def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: bool,
-              for_a: bool, out: np.ndarray, m_off: int, e_off: int) -> None:
+              for_a: bool, out: np.ndarray, m_off: int, e_off: int, x_off: int, neg: int
+              ) -> None:
     """16 operands at flat offset ``off`` of ``src`` (Src cells, or logical values when not
     ``from_cells``), masked -> the signed mantissa slice of the fidelity phase (SrcA: ``M[10:6]``
     or ``M[5:1]``; SrcB: ``M[10:4]`` or ``M[3:0] << 3``) and the exponent (:data:`_ZE` and a 0
-    slice for a zero operand), at flat offsets ``m_off`` and ``e_off`` of ``out``. SrcB's are
-    kept as the group pass uses them: the slice doubled, the exponent plus :data:`_EB_BIAS`
-    modulo ``2**16`` (see :func:`_v_group`)."""
+    slice for a zero operand), at flat offsets ``m_off`` and ``e_off`` of ``out``, kept as the
+    group pass uses them (see :func:`_v_group`). SrcA: the slice, and at ``x_off`` the slice
+    negated. SrcB: ``2|slice| + 256`` (x86 PMADDUBSW's bytes 2|slice| and 1), the exponent plus
+    :data:`_EB_BIAS` modulo ``2**16``, and at ``x_off`` where the group pass finds the SrcA
+    slices of product ``c`` (16c from the slices: operand ``c`` of a SrcB row meets SrcA row
+    ``c``), plus ``neg`` (the distance to the negated slices) when the operand is negative."""
     s, o = src.reshape(-1), out.reshape(-1)
     for c in range(16):
         v = np.int64(s[off + c])
@@ -171,15 +175,18 @@ def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: 
             sl = ((big & 15) << 3) if low_bits else (big >> 4)
         m = 0 if ex == 0 else (-sl if (v >> 18) & 1 else sl)
         e = _ZE if ex == 0 else ex
-        o[m_off + c] = m if for_a else 2 * m
+        o[m_off + c] = m if for_a else 2 * abs(m) + 256
         o[e_off + c] = e if for_a else _wrap16(e + _EB_BIAS)
+        o[x_off + c] = -m if for_a else 16 * c + (neg if m < 0 else 0)
 
 
-def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, brow: int, g: int,
-             zx: int, tot: np.ndarray, top: np.ndarray) -> None:
+def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, ab: np.ndarray,
+             brow: int, g: int, zx: int, tot: np.ndarray, top: np.ndarray) -> None:
     """Group ``g`` (products i = 8g..8g+7) of B row ``brow`` against the 16 columns of A
-    (``ma``/``ea`` ``(16, 16)`` [i, c], ``mb``/``eb`` rows [k, i], as :func:`_v_decode` keeps
-    them):
+    (``ma``/``ea`` ``(16, 16)`` [i, c], ``mb``/``eb``/``ab`` rows [k, i], as :func:`_v_decode`
+    keeps them: SrcB's slice magnitude doubled in ``mb``'s low byte, its sign in ``ab``, which
+    points beyond the 16 rows of ``ma`` (256 elements), to the negated SrcA slices, when it is
+    negative):
     ``top[g, c]`` = the largest ``eA + eB`` of the group's non-zero products (``zx`` when there
     are none: a zero product's vote), ``tot[g, c]`` = the sum of the products aligned to it,
     each rounded half away from zero: ``(2p + 2**d - (p < 0)) >> (d + 1)``.
@@ -187,10 +194,13 @@ def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, bro
     The intrinsic works in 16-bit lanes: ``|p| <= 31 * 127``, so ``x = 2p - (p < 0)`` has
     ``|x| < 2**13`` and the term is ``((x >> d) + 1) >> 1``, which is 0 from ``d = 14`` on and
     for ``d <= 14`` equals ``(x * 2**(14 - d) + 2**14) >> 15`` (x86 PMULHRSW); a group sum is
-    below ``8 * 3937 < 2**15``. The exponents are worked on as ``s + 2**15 + 14``, where
-    ``s = eA + eB >= 2 * _ZE = -2**15``: unsigned 16-bit numbers (SrcB's exponent is kept
-    biased so), whose saturating difference from ``t + 2**15`` is ``14 - min(d, 14)``, the
-    power of two (PSHUFB looks it up) that PMULHRSW multiplies by."""
+    below ``8 * 3937 < 2**15``. ``x`` is one PMADDUBSW of SrcB's bytes ``(2|b|, 1)`` and the
+    16-bit SrcA slice ``+-a`` chosen by the sign of ``b`` (sign-extended, so its bytes are
+    ``(+-a, -(+-a < 0))``): ``2|b|(+-a) - (+-a < 0)``, where ``+-a * |b| = p``. The
+    exponents are worked on as ``s + 2**15 + 14``, where ``s = eA + eB >= 2 * _ZE = -2**15``:
+    unsigned 16-bit numbers (SrcB's exponent is kept biased so), whose saturating difference
+    from ``t + 2**15`` is ``14 - min(d, 14)``, the power of two (PSHUFB looks it up) that
+    PMULHRSW multiplies by."""
     for c in range(16):
         t = _ZE
         for j in range(8):
@@ -199,7 +209,8 @@ def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, bro
         acc = 0
         for j in range(8):
             i = 8 * g + j
-            p = int(ma[i, c]) * int(mb[brow, i]) // 2  # SrcB's slice is kept doubled
+            sb = -1 if ab[brow, i] >= 256 else 1  # the negated SrcA slices are chosen
+            p = int(ma[i, c]) * sb * ((int(mb[brow, i]) & 0xFF) // 2)
             d = min(t - int(ea[i, c]) - _wrap16(int(eb[brow, i]) - _EB_BIAS), 29)
             acc += ((p << 1) + (1 << d) - (1 if p < 0 else 0)) >> (d + 1)
         tot[g, c], top[g, c] = acc, t
@@ -241,13 +252,15 @@ def _v_write_frames(frames: np.ndarray, off: int, mode: int, bits: np.ndarray, p
 
 
 #: Layout of the MVMUL work space :data:`WS` (int16, flat offsets): 16 slots of decoded SrcA
-#: rows (``_WS_A`` each: 16 x 16 slices [i, c], then 16 x 16 exponents), 128 decoded SrcB rows
-#: (16 slices each from ``_WS_B``, their exponents ``_WS_EB`` further on), and the flags of a
-#: run (which SrcA rows each slot holds, and which SrcB rows are decoded).
-_WS_A = 512
+#: rows (``_WS_A`` each: 16 x 16 slices [i, c], 16 x 16 exponents, the slices negated), 128
+#: decoded SrcB rows (16 slices each from ``_WS_B``, their exponents ``_WS_EB`` further on,
+#: their SrcA offsets ``2 * _WS_EB`` further on, see :func:`_v_decode`), and the flags of a run
+#: (which SrcA rows each slot holds, and which SrcB rows are decoded).
+_WS_A = 768
+_WS_NEG = 512  # from a slot's slices to their negations
 _WS_B = 16 * _WS_A
 _WS_EB = 128 * 16
-_WS_FLAGS = _WS_B + 2 * _WS_EB
+_WS_FLAGS = _WS_B + 3 * _WS_EB
 _WS_SIZE = _WS_FLAGS + 256
 
 
@@ -263,10 +276,11 @@ def _v_mvmul_row(ws: np.ndarray, a_off: int, b_off: int, zx: int, adj: int, bits
     ma, ea = f[a_off:a_off + 256].reshape(16, 16), f[a_off + 256:a_off + 512].reshape(16, 16)
     mb = f[b_off:b_off + 16].reshape(1, 16)
     eb = f[b_off + _WS_EB:b_off + _WS_EB + 16].reshape(1, 16)
+    ab = f[b_off + 2 * _WS_EB:b_off + 2 * _WS_EB + 16].reshape(1, 16)
     tot, top = np.zeros((2, 16), np.int64), np.zeros((2, 16), np.int64)
     fr = np.zeros(16, np.int64)
-    _v_group(ma, ea, mb, eb, 0, 0, zx, tot, top)
-    _v_group(ma, ea, mb, eb, 0, 1, zx, tot, top)
+    _v_group(ma, ea, mb, eb, ab, 0, 0, zx, tot, top)
+    _v_group(ma, ea, mb, eb, ab, 0, 1, zx, tot, top)
     _v_read_frames(bits, valid, p, mode, fr, 0)
     _v_accumulate(tot, top, fr, 0, adj, fp32_acc, exp8)
     _v_write_frames(fr, 0, mode, bits, p)
@@ -279,7 +293,8 @@ def _k_decode_a(a_cells: np.ndarray, a_off: int, a_mask: int, phase: int, ws: np
     (the fidelity phase's slices)."""
     for i in range(16):
         _v_decode(a_cells, a_off + 16 * i, a_mask, True, (phase & 1) != 0, True, ws,
-                  slot * _WS_A + 16 * i, slot * _WS_A + 256 + 16 * i)
+                  slot * _WS_A + 16 * i, slot * _WS_A + 256 + 16 * i,
+                  slot * _WS_A + _WS_NEG + 16 * i, 0)
 
 
 def _k_mvmul_rows(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
@@ -300,7 +315,8 @@ def _k_mvmul_rows(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: 
         rv = row + 64 * low if cached else k
         if not cached or flags[1 + (rv >> 4), rv & 15] == 0:
             _v_decode(b_cells, (b_bank * 64 + row) * 16, b_mask, True, low != 0, False, ws,
-                      _WS_B + 16 * rv, _WS_B + _WS_EB + 16 * rv)
+                      _WS_B + 16 * rv, _WS_B + _WS_EB + 16 * rv, _WS_B + 2 * _WS_EB + 16 * rv,
+                      _WS_NEG)
             flags[1 + (rv >> 4), rv & 15] = 1
         p = table[(dst_base + k * dst_step) & 0x3FF]
         if mode == 0 and fp32_acc:  # FP32 Dst (exp8 plays no part): the special case
@@ -357,22 +373,24 @@ def _k_mvmul_run(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: i
 def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarray,
                    phase: int, adj: int, fp32_acc: bool, exp8: bool, ws: np.ndarray) -> None:
     """:func:`.fpu.mvmul_kernel` on ``(N, 16, 16)`` / ``(N, R, 16)`` int64 arrays (masked
-    logical operands; FP32-frame values) into ``out``."""
+    logical operands; FP32-frame values) into ``out``; ``ws``: 6 planes of at least 16 rows
+    (SrcA's slices, exponents and negated slices, SrcB's, see :func:`_v_decode`)."""
     n = b.shape[1]
-    ma, ea, mb, eb, grp = ws[0], ws[1], ws[2], ws[3], ws[4]
+    ma, ea, mb, eb, ab = ws[0], ws[1], ws[3], ws[4], ws[5]
+    grp = np.zeros((4, 16), np.int64)
     tot, top = grp[0:2], grp[2:4]
     plane = ws.shape[1] * ws.shape[2]
     zx = max(adj, 0) - adj
     for t in range(a.shape[0]):
         for i in range(16):
             _v_decode(a[t], 16 * i, 0x7FFFF, False, (phase & 1) != 0, True, ws, 16 * i,
-                      plane + 16 * i)
+                      plane + 16 * i, 2 * plane + 16 * i, 0)
         for k in range(n):
             _v_decode(b[t], 16 * k, 0x7FFFF, False, (phase & 2) != 0, False, ws,
-                      2 * plane + 16 * k, 3 * plane + 16 * k)
+                      3 * plane + 16 * k, 4 * plane + 16 * k, 5 * plane + 16 * k, 2 * plane)
         for k in range(n):
-            _v_group(ma, ea, mb, eb, k, 0, zx, tot, top)
-            _v_group(ma, ea, mb, eb, k, 1, zx, tot, top)
+            _v_group(ma, ea, mb, eb, ab, k, 0, zx, tot, top)
+            _v_group(ma, ea, mb, eb, ab, k, 1, zx, tot, top)
             for c in range(16):
                 out[t, k, c] = dst[t, k, c]
             if fp32_acc:  # the FP32 special case (exp8 plays no part)
@@ -683,8 +701,11 @@ def _vector_intrinsics() -> dict[str, object]:
     def absv(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
         return neg_if(b, b.icmp_signed("<", x, vc(0)), x)
 
+    lanes16 = ir.Constant(v16, [16 * c for c in range(16)])
+
     @intrinsic
-    def decode(typingctx, src, off, mask, from_cells, low_bits, for_a, out, m_off, e_off):  # noqa: ANN001, ANN202
+    def decode(typingctx, src, off, mask, from_cells, low_bits, for_a, out, m_off, e_off, x_off,  # noqa: ANN001, ANN202, E501
+               neg):
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             v = load16(b, data(context, b, sig.args[0], args[0]), args[1])
             cells = b.or_(b.or_(b.and_(v, vc(0x40000)), b.shl(b.and_(v, vc(0xFF)), vc(10))),
@@ -697,16 +718,20 @@ def _vector_intrinsics() -> dict[str, object]:
             sl_a = sel(b, low, b.and_(b.lshr(big, vc(1)), vc(31)), b.lshr(big, vc(6)))
             sl_b = sel(b, low, b.shl(b.and_(big, vc(15)), vc(4)),  # doubled
                        b.shl(b.lshr(big, vc(4)), vc(1)))
-            sl = sel(b, flag(b, args[5]), sl_a, sl_b)
-            sl = neg_if(b, b.icmp_unsigned("!=", b.and_(v, vc(0x40000)), vc(0)), sl)
+            for_a = flag(b, args[5])
             zero = b.icmp_unsigned("==", ex, vc(0))
+            mag = sel(b, zero, vc(0), sel(b, for_a, sl_a, sl_b))
+            m = neg_if(b, b.icmp_unsigned("!=", b.and_(v, vc(0x40000)), vc(0)), mag)
             out_p = data(context, b, sig.args[6], args[6])
-            store16(b, sel(b, zero, vc(0), sl), out_p, args[7])
-            bias = sel(b, flag(b, args[5]), vc(0), vc(_EB_BIAS))  # modulo 2**16 in int16
+            store16(b, sel(b, for_a, m, b.add(mag, vc(256))), out_p, args[7])
+            bias = sel(b, for_a, vc(0), vc(_EB_BIAS))  # modulo 2**16 in int16
             store16(b, b.add(sel(b, zero, vc(_ZE), ex), bias), out_p, args[8])
+            at_a = b.add(lanes16, sel(b, b.icmp_signed("<", m, vc(0)), splat(b, args[10]),
+                                      vc(0)))
+            store16(b, sel(b, for_a, b.sub(vc(0), m), at_a), out_p, args[9])
             return context.get_dummy_value()
-        return types.none(src, off, mask, from_cells, low_bits, for_a, out, m_off,
-                          e_off), codegen
+        return types.none(src, off, mask, from_cells, low_bits, for_a, out, m_off, e_off,
+                          x_off, neg), codegen
 
     # The group pass works on <16 x i16>, one AVX2 register per 16 lanes (see _v_group).
     fast = _x86_avx2()
@@ -772,15 +797,23 @@ def _vector_intrinsics() -> dict[str, object]:
         return b.gep(ptr, [ir.Constant(i64, off) if isinstance(off, int) else int64(b, off)],
                      inbounds=True)
 
+    def product(b: ir.IRBuilder, bw: ir.Value, av: ir.Value) -> ir.Value:
+        """x = 2|b|(+-a) - (+-a < 0) from SrcB's word ``bw`` (bytes 2|b| and 1) and the SrcA
+        slice ``av`` (see _v_group): x86 PMADDUBSW, or its arithmetic."""
+        if not fast:
+            return b.add(b.mul(av, b.and_(bw, wc(0xFF))), b.ashr(av, wc(15)))
+        return b.bitcast(vcall(b, "llvm.x86.avx2.pmadd.ub.sw", w16, b.bitcast(bw, v32b),
+                               b.bitcast(av, v32b)), w16)
+
     def group_ir(b: ir.IRBuilder, ma_p: ir.Value, ea_p: ir.Value, mb_p: ir.Value,
-                 eb_p: ir.Value, brow: ir.Value, g: ir.Value, zx: ir.Value
+                 eb_p: ir.Value, ab_p: ir.Value, brow: ir.Value, g: ir.Value, zx: ir.Value
                  ) -> tuple[ir.Value, ir.Value]:
         """(sum, exponent) of group ``g`` of B row ``brow``, as <16 x i16> (see _v_group)."""
         a_off = b.mul(int64(b, g), ir.Constant(i64, 128))  # A rows 8g.. (16 lanes each)
         b_off = b.add(b.mul(int64(b, brow), ir.Constant(i64, 16)),
                       b.mul(int64(b, g), ir.Constant(i64, 8)))  # B row brow, element 8g
-        ma_g, ea_g = at(b, ma_p, a_off), at(b, ea_p, a_off)
-        mb_g, eb_g = at(b, mb_p, b_off), at(b, eb_p, b_off)
+        ea_g = at(b, ea_p, a_off)
+        mb_g, eb_g, ab_g = at(b, mb_p, b_off), at(b, eb_p, b_off), at(b, ab_p, b_off)
         sums = []  # eA + eB + _EB_BIAS of the 8 products, unsigned (14 .. 2**15 + 524)
         t = wc(0)
         for j in range(8):
@@ -792,24 +825,24 @@ def _vector_intrinsics() -> dict[str, object]:
         t14 = b.sub(t, wc(14))
         acc = wc(0)
         for j in range(8):  # x = 2p - (p < 0); the term is ((x >> d) + 1) >> 1
-            mb2 = splat_w(b, scalar_w(b, mb_g, ir.Constant(i32, j)))  # 2 * SrcB's slice
-            p2 = b.mul(load_w(b, ma_g, ir.Constant(i32, 16 * j)), mb2)
+            bw = splat_w(b, scalar_w(b, mb_g, ir.Constant(i32, j)))  # bytes 2|b|, 1
+            av = load_w(b, at(b, ma_p, b.load(at(b, ab_g, j))), ir.Constant(i32, 0))
             k = vcall(b, "llvm.usub.sat.v16i16", w16, sums[j], t14)  # 14 - min(d, 14)
-            acc = b.add(acc, round_term(b, b.add(p2, b.ashr(p2, wc(15))), k))
+            acc = b.add(acc, round_term(b, product(b, bw, av), k))
         t = b.sub(t, wc(_EB_BIAS - (1 << 16)))
         return acc, t
 
     @intrinsic
-    def group(typingctx, ma, ea, mb, eb, brow, g, zx, tot, top):  # noqa: ANN001, ANN202
+    def group(typingctx, ma, ea, mb, eb, ab, brow, g, zx, tot, top):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
-            ma_p, ea_p, mb_p, eb_p, tot_p, top_p = (data(context, b, sig.args[n], args[n])
-                                                     for n in (0, 1, 2, 3, 7, 8))
-            acc, t = group_ir(b, ma_p, ea_p, mb_p, eb_p, args[4], args[5], args[6])
-            g16 = b.mul(int32(b, args[5]), ir.Constant(i32, 16))
+            ma_p, ea_p, mb_p, eb_p, ab_p, tot_p, top_p = (
+                data(context, b, sig.args[n], args[n]) for n in (0, 1, 2, 3, 4, 8, 9))
+            acc, t = group_ir(b, ma_p, ea_p, mb_p, eb_p, ab_p, args[5], args[6], args[7])
+            g16 = b.mul(int32(b, args[6]), ir.Constant(i32, 16))
             store_w(b, acc, tot_p, g16)
             store_w(b, t, top_p, g16)
             return context.get_dummy_value()
-        return types.none(ma, ea, mb, eb, brow, g, zx, tot, top), codegen
+        return types.none(ma, ea, mb, eb, ab, brow, g, zx, tot, top), codegen
 
     def accumulate_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], dst: ir.Value,
                       adj: ir.Value, fp32: ir.Value, e8: ir.Value) -> ir.Value:
@@ -1030,9 +1063,9 @@ def _vector_intrinsics() -> dict[str, object]:
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             ws_p = data(context, b, sig.args[0], args[0])
             ma_p, mb_p = at(b, ws_p, args[1]), at(b, ws_p, args[2])
-            ea_p, eb_p = at(b, ma_p, 256), at(b, mb_p, _WS_EB)
+            ea_p, eb_p, ab_p = at(b, ma_p, 256), at(b, mb_p, _WS_EB), at(b, mb_p, 2 * _WS_EB)
             zx, adj, bits, valid, p, mode, fp32, e8 = args[3:]
-            groups = [group_ir(b, ma_p, ea_p, mb_p, eb_p, ir.Constant(i64, 0),
+            groups = [group_ir(b, ma_p, ea_p, mb_p, eb_p, ab_p, ir.Constant(i64, 0),
                                ir.Constant(i64, g), zx) for g in range(2)]
             bits_p = data(context, b, sig.args[5], bits)
             valid_p = data(context, b, sig.args[6], valid)
