@@ -626,6 +626,12 @@ def _check_accumulate(tot: list[int], top: list[int], frames: list[int], adj: in
         got32 = np.array(frames, np.uint32).astype(np.int64)
         acc32(t, e, got32, adj)
         assert (got32 == got).all(), np.argwhere(got32 != got)[:4].tolist()
+    if mode == (False, True):  # the BF16-Dst special case, likewise
+        acc16 = _compiled("accumulate_bf16", lambda: lambda t, e, f, a: fpu_jit._v_accumulate(
+            t, e, f, 0, a, False, True))
+        got16 = np.array(frames, np.uint32).astype(np.int64)
+        acc16(t, e, got16, adj)
+        assert (got16 == got).all(), np.argwhere(got16 != got)[:4].tolist()
     for c in range(16):
         t0, t1 = int(t[0, c]), int(t[1, c])
         e0, e1 = int(e[0, c]) + adj, int(e[1, c]) + adj
@@ -757,3 +763,21 @@ def test_vector_decode_equals_twin(seed: int, low: bool, for_a: bool, neg: int) 
     if not for_a:  # the offsets pick the negated SrcA slices exactly for negative operands
         m = np.where(exp == 0, 0, np.where(sign != 0, -1, 1) * ((want[:16] & 0xFF) // 2))
         assert (want[32:] == 16 * np.arange(16) + np.where(m < 0, neg, 0)).all()
+
+
+@pytest.mark.parametrize("d", [12, 13, 14, 15, 16])
+def test_vector_accumulate_bf16_rounds_twice(d: int) -> None:
+    """With a 16-bit Dst each term is aligned (rounded) and then rounded again to 10 bits below
+    bit 23; the BF16 special case does both in one step, ``(q + 8193) >> 14``. Where the two
+    roundings meet: group sums d = 12..16 exponent steps below the other group's exponent
+    (``q`` = 8191 modulo 16384 from d = 14 on; that group's sum 0, Dst 0, so the one term is
+    the result), and Dst mantissas 12 steps below a group's exponent (``q`` = 8191)."""
+    adj = 97
+    sums = [8191, 8192, 8190, -8193, -8192, -8191, 16383, 16382, -16385, -16386, 24575,
+            -24577, 32767, -32767, 4095, 1]
+    top = [150 - adj] * 16 + [150 + d - adj] * 16
+    _check_accumulate(sums + [0] * 16, top, [0] * 16, adj, (False, True))
+    top = [150 + 12 - adj] * 16 + [-adj] * 16  # Dst 12 steps below group 0 (sum 0)
+    frames = [(150 << 23) | m for m in range(0x7FF800 - d, 0x800000, 0x80)]
+    frames[8:] = [f | 1 << 31 for f in frames[8:]]
+    _check_accumulate([0] * 32, top, frames, adj, (False, True))

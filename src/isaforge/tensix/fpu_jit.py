@@ -321,6 +321,8 @@ def _k_mvmul_rows(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: 
         p = table[(dst_base + k * dst_step) & 0x3FF]
         if mode == 0 and fp32_acc:  # FP32 Dst (exp8 plays no part): the special case
             _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, 0, True, exp8)
+        elif mode == 1 and not fp32_acc and exp8:  # BF16 Dst: its own case
+            _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, 1, False, True)
         else:
             _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, mode, fp32_acc,
                          exp8)
@@ -395,6 +397,8 @@ def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarra
                 out[t, k, c] = dst[t, k, c]
             if fp32_acc:  # the FP32 special case (exp8 plays no part)
                 _v_accumulate(tot, top, out[t], 16 * k, adj, True, exp8)
+            elif exp8:  # the BF16 one
+                _v_accumulate(tot, top, out[t], 16 * k, adj, False, True)
             else:
                 _v_accumulate(tot, top, out[t], 16 * k, adj, False, exp8)
 
@@ -1011,6 +1015,48 @@ def _vector_intrinsics() -> dict[str, object]:
                        b.and_(b.lshr(u, wc(7)), wc(0xFF)))
         return new_hi, narrow(b, r)
 
+    def bf16_row_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], ed: ir.Value,
+                    md: ir.Value, sd: ir.Value, adj: ir.Value) -> ir.Value:
+        """BF16 Dst (mode 1, a 16-bit accumulator, 8-bit exponents): the prior value's
+        exponent ``ed``, sign ``sd`` (-1 when negative), <16 x i16>, and its 1.M[22:0] ``md``
+        (0 for a zero exponent), <16 x i32> in unpack order, plus the two groups'
+        (sum, exponent) <16 x i16> vectors -> the new Dst row (sign, M[22:16], exponent):
+        accumulate_ir with fp32 off and exp8 on. There each term is aligned and rounded, then
+        rounded to a multiple of 2**13 (half up as a signed value, Dst's half up on its
+        magnitude), which in one step is ``W = (q + 8193) >> 14`` with ``q = 2T >> d``
+        (``T``: a group's signed sum << 13, or Dst's magnitude); the sum of the W, below
+        2**17, is exact as a float, whose bits plus 2**15 are the BF16 rounding half away
+        from zero that the 8-bit normalisation is, with the exponent W's: the result's is
+        that plus ``e - 137`` (``e + blen(W) + 13 - 24``)."""
+        ts, es = [], []
+        for tg, tp in groups:
+            eg = b.add(tp, adj)
+            live = b.icmp_signed(">", eg, wc(0))
+            ts.append(sel(b, live, tg, wc(0)))
+            es.append(sel(b, live, eg, wc(0)))
+        e = smax(b, smax(b, es[0], es[1]), ed)
+        e2 = b.add(e, wc(2))
+        w = vc(0)
+        for tg, eg in zip(ts, es, strict=True):
+            # 2T >> d = (sum << 16) >> (d + 2) (0 or -1 from d = 29 on, as 2T >> 30 is)
+            d2 = zext_w(b, smin(b, b.sub(e2, eg), wc(31)))
+            q = b.ashr(widen(b, wc(0), tg), d2)
+            w = b.add(w, b.ashr(b.add(q, vc(8193)), vc(14)))
+        d = zext_w(b, smin(b, b.sub(e, ed), wc(30)))
+        wd = b.lshr(b.add(b.lshr(b.shl(md, vc(1)), d), vc(8193)), vc(14))
+        sdw = sext_w(b, sd)
+        w = b.add(w, b.sub(b.xor(wd, sdw), sdw))  # the Dst term, negated if sd
+        fv = ir.VectorType(ir.FloatType(), 16)
+        fb = b.bitcast(b.sitofp(w, fv), v16)
+        r = narrow(b, b.lshr(b.add(fb, vc(0x8000)), vc(16)))  # sign, exponent, M[22:16]
+        ex = b.add(b.and_(b.lshr(r, wc(7)), wc(0xFF)), b.sub(e, wc(137)))
+        sign = b.and_(r, wc(-0x8000))
+        out = b.or_(b.or_(sign, b.shl(b.and_(r, wc(0x7F)), wc(8))), ex)
+        out = sel(b, b.icmp_signed(">", ex, wc(254)), b.or_(sign, wc(0xFF)), out)
+        zero = b.or_(b.icmp_signed("<", ex, wc(1)),
+                     b.icmp_unsigned("==", b.and_(r, wc(0x7F80)), wc(0)))  # or w == 0
+        return sel(b, zero, wc(0), out)
+
     @intrinsic
     def accumulate(typingctx, tot, top, frames, off, adj, fp32_acc, exp8):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
@@ -1032,6 +1078,20 @@ def _vector_intrinsics() -> dict[str, object]:
                 r = b.or_(b.or_(b.shl(b.and_(hi, vc(0x8000)), vc(16)),
                                 b.shl(b.and_(hi, vc(0xFF)), vc(23))),
                           b.or_(b.shl(b.and_(hi, vc(0x7F00)), vc(8)), lo))
+            elif [a.constant if isinstance(a, ir.Constant) else None for a in args[5:7]
+                  ] == [0, 1]:  # BF16 Dst's flags as constants: mvmul_row's BF16 case
+                ed = b.and_(b.lshr(f, vc(23)), vc(0xFF))
+                md = sel(b, b.icmp_unsigned("==", ed, vc(0)), vc(0),
+                         b.or_(b.and_(f, vc(0x7FFFFF)), vc(0x800000)))
+                hi = bf16_row_ir(b, [(b.trunc(t, w16), b.trunc(e, w16)) for t, e in groups],
+                                 b.trunc(ed, w16),
+                                 widen(b, b.trunc(md, w16), b.trunc(b.lshr(md, vc(16)), w16)),
+                                 b.trunc(b.ashr(f, vc(31)), w16),
+                                 splat_w(b, b.trunc(int32(b, args[4]), i16)))
+                hi = b.zext(hi, v16)
+                r = b.or_(b.or_(b.shl(b.and_(hi, vc(0x8000)), vc(16)),
+                                b.shl(b.and_(hi, vc(0xFF)), vc(23))),
+                          b.shl(b.and_(hi, vc(0x7F00)), vc(8)))
             else:
                 r = accumulate_ir(b, groups, f, splat(b, args[4]), flag(b, args[5]),
                                   flag(b, args[6]))
@@ -1070,8 +1130,8 @@ def _vector_intrinsics() -> dict[str, object]:
             bits_p = data(context, b, sig.args[5], bits)
             valid_p = data(context, b, sig.args[6], valid)
             p, mode = int32(b, p), int32(b, mode)
-            consts = [a.constant if isinstance(a, ir.Constant) else None for a in args[8:10]]
-            if consts == [0, 1]:  # FP32 Dst given as a constant (exp8 plays no part then)
+            consts = [a.constant if isinstance(a, ir.Constant) else None for a in args[8:11]]
+            if consts[:2] == [0, 1]:  # FP32 Dst given as a constant (exp8 plays no part then)
                 ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, valid_p, p)), ir.Constant(i8, 0))
                 hi_at = b.mul(p, ir.Constant(i32, 16))
                 lo_at = b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16))
@@ -1081,6 +1141,16 @@ def _vector_intrinsics() -> dict[str, object]:
                 hi, lo = fp32_row_ir(b, groups, hi, lo, adj16)
                 store_w(b, hi, bits_p, hi_at)
                 store_w(b, lo, bits_p, lo_at)
+            elif consts == [1, 0, 1]:  # BF16 Dst given as constants
+                ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, valid_p, p)), ir.Constant(i8, 0))
+                hi_at = b.mul(p, ir.Constant(i32, 16))
+                hi = sel(b, ok, load_w(b, bits_p, hi_at), wc(0))
+                ed = b.and_(hi, wc(0xFF))
+                m8 = sel(b, b.icmp_unsigned("==", ed, wc(0)), wc(0),
+                         b.or_(b.and_(b.lshr(hi, wc(8)), wc(0x7F)), wc(0x80)))
+                adj16 = splat_w(b, b.trunc(int32(b, adj), i16))
+                hi = bf16_row_ir(b, groups, ed, widen(b, wc(0), m8), b.ashr(hi, wc(15)), adj16)
+                store_w(b, hi, bits_p, hi_at)
             else:
                 dst = read_ir(b, bits_p, valid_p, p, mode)
                 r = accumulate_ir(b, [(b.sext(t, v16), b.sext(e, v16)) for t, e in groups],
