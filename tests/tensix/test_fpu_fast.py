@@ -626,9 +626,11 @@ def _check_accumulate(tot: list[int], top: list[int], frames: list[int], adj: in
         got32 = np.array(frames, np.uint32).astype(np.int64)
         acc32(t, e, got32, adj)
         assert (got32 == got).all(), np.argwhere(got32 != got)[:4].tolist()
-    if mode == (False, True):  # the BF16-Dst special case, likewise
+    if not mode[0]:  # the 16-bit-Dst special cases (BF16, FP16), likewise
         acc16 = _compiled("accumulate_bf16", lambda: lambda t, e, f, a: fpu_jit._v_accumulate(
-            t, e, f, 0, a, False, True))
+            t, e, f, 0, a, False, True)) if mode[1] else _compiled(
+            "accumulate_fp16", lambda: lambda t, e, f, a: fpu_jit._v_accumulate(
+                t, e, f, 0, a, False, False))
         got16 = np.array(frames, np.uint32).astype(np.int64)
         acc16(t, e, got16, adj)
         assert (got16 == got).all(), np.argwhere(got16 != got)[:4].tolist()
@@ -765,19 +767,20 @@ def test_vector_decode_equals_twin(seed: int, low: bool, for_a: bool, neg: int) 
         assert (want[32:] == 16 * np.arange(16) + np.where(m < 0, neg, 0)).all()
 
 
+@pytest.mark.parametrize("exp8", [True, False])
 @pytest.mark.parametrize("d", [12, 13, 14, 15, 16])
-def test_vector_accumulate_bf16_rounds_twice(d: int) -> None:
+def test_vector_accumulate_16bit_rounds_twice(d: int, exp8: bool) -> None:
     """With a 16-bit Dst each term is aligned (rounded) and then rounded again to 10 bits below
-    bit 23; the BF16 special case does both in one step, ``(q + 8193) >> 14``. Where the two
-    roundings meet: group sums d = 12..16 exponent steps below the other group's exponent
+    bit 23; the BF16 and FP16 special cases do both in one step, ``(q + 8193) >> 14``. Where
+    the two roundings meet: group sums d = 12..16 exponent steps below the other group's exponent
     (``q`` = 8191 modulo 16384 from d = 14 on; that group's sum 0, Dst 0, so the one term is
     the result), and Dst mantissas 12 steps below a group's exponent (``q`` = 8191)."""
     adj = 97
     sums = [8191, 8192, 8190, -8193, -8192, -8191, 16383, 16382, -16385, -16386, 24575,
             -24577, 32767, -32767, 4095, 1]
     top = [150 - adj] * 16 + [150 + d - adj] * 16
-    _check_accumulate(sums + [0] * 16, top, [0] * 16, adj, (False, True))
+    _check_accumulate(sums + [0] * 16, top, [0] * 16, adj, (False, exp8))
     top = [150 + 12 - adj] * 16 + [-adj] * 16  # Dst 12 steps below group 0 (sum 0)
     frames = [(150 << 23) | m for m in range(0x7FF800 - d, 0x800000, 0x80)]
     frames[8:] = [f | 1 << 31 for f in frames[8:]]
-    _check_accumulate([0] * 32, top, frames, adj, (False, True))
+    _check_accumulate([0] * 32, top, frames, adj, (False, exp8))

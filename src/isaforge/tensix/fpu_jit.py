@@ -323,6 +323,8 @@ def _k_mvmul_rows(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: 
             _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, 0, True, exp8)
         elif mode == 1 and not fp32_acc and exp8:  # BF16 Dst: its own case
             _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, 1, False, True)
+        elif mode == 2 and not fp32_acc and not exp8:  # FP16 Dst: likewise
+            _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, 2, False, False)
         else:
             _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, mode, fp32_acc,
                          exp8)
@@ -397,10 +399,10 @@ def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarra
                 out[t, k, c] = dst[t, k, c]
             if fp32_acc:  # the FP32 special case (exp8 plays no part)
                 _v_accumulate(tot, top, out[t], 16 * k, adj, True, exp8)
-            elif exp8:  # the BF16 one
+            elif exp8:  # the BF16 one, and the FP16 one
                 _v_accumulate(tot, top, out[t], 16 * k, adj, False, True)
             else:
-                _v_accumulate(tot, top, out[t], 16 * k, adj, False, exp8)
+                _v_accumulate(tot, top, out[t], 16 * k, adj, False, False)
 
 
 def _k_logical(cells: np.ndarray, bank: int, row: int, col: int, mask: int) -> int:
@@ -1015,19 +1017,20 @@ def _vector_intrinsics() -> dict[str, object]:
                        b.and_(b.lshr(u, wc(7)), wc(0xFF)))
         return new_hi, narrow(b, r)
 
-    def bf16_row_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], ed: ir.Value,
-                    md: ir.Value, sd: ir.Value, adj: ir.Value) -> ir.Value:
-        """BF16 Dst (mode 1, a 16-bit accumulator, 8-bit exponents): the prior value's
-        exponent ``ed``, sign ``sd`` (-1 when negative), <16 x i16>, and its 1.M[22:0] ``md``
-        (0 for a zero exponent), <16 x i32> in unpack order, plus the two groups'
-        (sum, exponent) <16 x i16> vectors -> the new Dst row (sign, M[22:16], exponent):
-        accumulate_ir with fp32 off and exp8 on. There each term is aligned and rounded, then
-        rounded to a multiple of 2**13 (half up as a signed value, Dst's half up on its
-        magnitude), which in one step is ``W = (q + 8193) >> 14`` with ``q = 2T >> d``
-        (``T``: a group's signed sum << 13, or Dst's magnitude); the sum of the W, below
-        2**17, is exact as a float, whose bits plus 2**15 are the BF16 rounding half away
-        from zero that the 8-bit normalisation is, with the exponent W's: the result's is
-        that plus ``e - 137`` (``e + blen(W) + 13 - 24``)."""
+    def half_row_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], ed: ir.Value,
+                    md: ir.Value, sd: ir.Value, adj: ir.Value, exp8: bool) -> ir.Value:
+        """A 16-bit Dst (BF16, mode 1, with ``exp8``; FP16, mode 2, without): the prior
+        value's exponent ``ed``, sign ``sd`` (-1 when negative), <16 x i16>, and its
+        1.M[22:0] ``md`` (0 for a zero exponent), <16 x i32> in unpack order, plus the two
+        groups' (sum, exponent) <16 x i16> vectors -> the new Dst row as stored (BF16: sign,
+        M[22:16], exponent; FP16: sign, M[22:13], exponent): accumulate_ir with fp32 off.
+        There each term is aligned and rounded, then rounded to a multiple of 2**13 (half up
+        as a signed value, Dst's half up on its magnitude), which in one step is
+        ``W = (q + 8193) >> 14`` with ``q = 2T >> d`` (``T``: a group's signed sum << 13, or
+        Dst's magnitude); the sum of the W, below 2**17, is exact as a float, whose bits plus
+        2**15 (2**12) are the rounding half away from zero to 8 (11) bits that the
+        normalisation is, with the exponent W's: the result's is that plus ``e - 137``
+        (``e + blen(W) + 13 - 24``)."""
         ts, es = [], []
         for tg, tp in groups:
             eg = b.add(tp, adj)
@@ -1047,12 +1050,16 @@ def _vector_intrinsics() -> dict[str, object]:
         sdw = sext_w(b, sd)
         w = b.add(w, b.sub(b.xor(wd, sdw), sdw))  # the Dst term, negated if sd
         fv = ir.VectorType(ir.FloatType(), 16)
-        fb = b.bitcast(b.sitofp(w, fv), v16)
-        r = narrow(b, b.lshr(b.add(fb, vc(0x8000)), vc(16)))  # sign, exponent, M[22:16]
+        fb = b.add(b.bitcast(b.sitofp(w, fv), v16), vc(0x8000 if exp8 else 0x1000))
+        r = narrow(b, b.lshr(fb, vc(16)))  # sign, exponent, M[22:16]
         ex = b.add(b.and_(b.lshr(r, wc(7)), wc(0xFF)), b.sub(e, wc(137)))
         sign = b.and_(r, wc(-0x8000))
-        out = b.or_(b.or_(sign, b.shl(b.and_(r, wc(0x7F)), wc(8))), ex)
-        out = sel(b, b.icmp_signed(">", ex, wc(254)), b.or_(sign, wc(0xFF)), out)
+        if exp8:
+            out = b.or_(b.or_(sign, b.shl(b.and_(r, wc(0x7F)), wc(8))), ex)
+            out = sel(b, b.icmp_signed(">", ex, wc(254)), b.or_(sign, wc(0xFF)), out)
+        else:  # M[22:13] from bits 14..5 of fb >> 8; the largest value from exponent 32 on
+            out = b.or_(b.or_(sign, b.and_(narrow(b, b.lshr(fb, vc(8))), wc(0x7FE0))), ex)
+            out = sel(b, b.icmp_signed(">", ex, wc(31)), b.or_(sign, wc(0x7FFF)), out)
         zero = b.or_(b.icmp_signed("<", ex, wc(1)),
                      b.icmp_unsigned("==", b.and_(r, wc(0x7F80)), wc(0)))  # or w == 0
         return sel(b, zero, wc(0), out)
@@ -1079,19 +1086,25 @@ def _vector_intrinsics() -> dict[str, object]:
                                 b.shl(b.and_(hi, vc(0xFF)), vc(23))),
                           b.or_(b.shl(b.and_(hi, vc(0x7F00)), vc(8)), lo))
             elif [a.constant if isinstance(a, ir.Constant) else None for a in args[5:7]
-                  ] == [0, 1]:  # BF16 Dst's flags as constants: mvmul_row's BF16 case
+                  ] in ([0, 1], [0, 0]):  # a 16-bit Dst's flags as constants: mvmul_row's
+                e8 = args[6].constant == 1  # BF16 and FP16 cases
                 ed = b.and_(b.lshr(f, vc(23)), vc(0xFF))
                 md = sel(b, b.icmp_unsigned("==", ed, vc(0)), vc(0),
                          b.or_(b.and_(f, vc(0x7FFFFF)), vc(0x800000)))
-                hi = bf16_row_ir(b, [(b.trunc(t, w16), b.trunc(e, w16)) for t, e in groups],
+                hi = half_row_ir(b, [(b.trunc(t, w16), b.trunc(e, w16)) for t, e in groups],
                                  b.trunc(ed, w16),
                                  widen(b, b.trunc(md, w16), b.trunc(b.lshr(md, vc(16)), w16)),
                                  b.trunc(b.ashr(f, vc(31)), w16),
-                                 splat_w(b, b.trunc(int32(b, args[4]), i16)))
+                                 splat_w(b, b.trunc(int32(b, args[4]), i16)), e8)
                 hi = b.zext(hi, v16)
-                r = b.or_(b.or_(b.shl(b.and_(hi, vc(0x8000)), vc(16)),
-                                b.shl(b.and_(hi, vc(0xFF)), vc(23))),
-                          b.shl(b.and_(hi, vc(0x7F00)), vc(8)))
+                if e8:
+                    r = b.or_(b.or_(b.shl(b.and_(hi, vc(0x8000)), vc(16)),
+                                    b.shl(b.and_(hi, vc(0xFF)), vc(23))),
+                              b.shl(b.and_(hi, vc(0x7F00)), vc(8)))
+                else:
+                    r = b.or_(b.or_(b.shl(b.and_(hi, vc(0x8000)), vc(16)),
+                                    b.shl(b.and_(hi, vc(0x1F)), vc(23))),
+                              b.shl(b.and_(hi, vc(0x7FE0)), vc(8)))
             else:
                 r = accumulate_ir(b, groups, f, splat(b, args[4]), flag(b, args[5]),
                                   flag(b, args[6]))
@@ -1141,15 +1154,23 @@ def _vector_intrinsics() -> dict[str, object]:
                 hi, lo = fp32_row_ir(b, groups, hi, lo, adj16)
                 store_w(b, hi, bits_p, hi_at)
                 store_w(b, lo, bits_p, lo_at)
-            elif consts == [1, 0, 1]:  # BF16 Dst given as constants
+            elif consts in ([1, 0, 1], [2, 0, 0]):  # BF16 / FP16 Dst given as constants
+                e8 = consts[0] == 1
                 ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, valid_p, p)), ir.Constant(i8, 0))
                 hi_at = b.mul(p, ir.Constant(i32, 16))
                 hi = sel(b, ok, load_w(b, bits_p, hi_at), wc(0))
-                ed = b.and_(hi, wc(0xFF))
-                m8 = sel(b, b.icmp_unsigned("==", ed, wc(0)), wc(0),
-                         b.or_(b.and_(b.lshr(hi, wc(8)), wc(0x7F)), wc(0x80)))
                 adj16 = splat_w(b, b.trunc(int32(b, adj), i16))
-                hi = bf16_row_ir(b, groups, ed, widen(b, wc(0), m8), b.ashr(hi, wc(15)), adj16)
+                if e8:  # sign, M[22:16], exponent
+                    ed = b.and_(hi, wc(0xFF))
+                    m8 = sel(b, b.icmp_unsigned("==", ed, wc(0)), wc(0),
+                             b.or_(b.and_(b.lshr(hi, wc(8)), wc(0x7F)), wc(0x80)))
+                    md = widen(b, wc(0), m8)
+                else:  # sign, M[22:13], exponent (5 bits)
+                    ed = b.and_(hi, wc(0x1F))
+                    m11 = sel(b, b.icmp_unsigned("==", ed, wc(0)), wc(0),
+                              b.or_(b.and_(b.lshr(hi, wc(5)), wc(0x3FF)), wc(0x400)))
+                    md = b.shl(zext_w(b, m11), vc(13))
+                hi = half_row_ir(b, groups, ed, md, b.ashr(hi, wc(15)), adj16, e8)
                 store_w(b, hi, bits_p, hi_at)
             else:
                 dst = read_ir(b, bits_p, valid_p, p, mode)
