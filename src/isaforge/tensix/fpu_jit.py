@@ -27,9 +27,9 @@ kernels, per element, in exact integers; every step is exact, so the two paths a
 function (``tests/tensix/test_fpu_fast.py`` checks it on random and edge operands, and the
 oracle tests run through the compiled path). MVMUL's lanes are 16-wide LLVM vector
 intrinsics (the ``_v_*`` functions, see the section "MVMUL / GAPOOL: 16 lanes at a time"),
-whose group pass uses the x86 instructions PSHUFB and PMULHRSW when numba compiles for an
-AVX2 CPU (plain LLVM otherwise); a run decodes each Src block once. Integer "8" MVMUL/ELW*
-have no kernel and stay on numpy.
+whose group pass uses the x86 instructions PSHUFB, PMADDUBSW and PMULHRSW when numba
+compiles for an AVX2 CPU (plain LLVM otherwise); a run decodes each Src block once.
+Integer "8" MVMUL/ELW* have no kernel and stay on numpy.
 
 Loading: the functions below are plain Python until :func:`load` swaps them, callees first,
 for ``numba.njit(cache=True)`` versions, and the ``_v_*`` ones for the intrinsics (later
@@ -135,7 +135,8 @@ def _k_write_frame(bits: np.ndarray, p: int, col: int, f: int, mode: int) -> Non
 # same on 16-lane vectors: numba's own loops widen every int32 to int64 and leave 16-iteration
 # loops scalar, which made a product cost ~3.5 ns instead of ~0.1 ns. ``_v_mvmul_row`` is
 # the one the kernels use: a Dst row's two groups, read, accumulate and write, fused (nothing
-# goes through memory), with an FP32-Dst special case when the mode is a constant.
+# goes through memory), with special cases for FP32, BF16 and FP16 Dst when the mode and
+# flags are constants (the generic accumulate is for other flag combinations).
 # The operands and the group pass fit in int16 (see _v_group), so the work arrays are int16
 # and the group pass runs on ``<16 x i16>``, one AVX2 register; the accumulate needs int32:
 # an aligned term is < 2**29, an FP32-frame value is handled as 32 raw bits.
@@ -267,8 +268,9 @@ _WS_SIZE = _WS_FLAGS + 256
 def _v_mvmul_row(ws: np.ndarray, a_off: int, b_off: int, zx: int, adj: int, bits: np.ndarray,
                  valid: np.ndarray, p: int, mode: int, fp32_acc: bool, exp8: bool) -> None:
     """One Dst row of an MVMUL: the decoded SrcB row at flat offset ``b_off`` of ``ws``
-    (exponents at ``b_off + _WS_EB``) against the 16 columns of the decoded SrcA rows at
-    ``a_off`` (exponents at ``a_off + 256``), both groups (:func:`_v_group`) added to Dst
+    (exponents at ``b_off + _WS_EB``, SrcA offsets at ``b_off + 2 * _WS_EB``) against the 16
+    columns of the decoded SrcA rows at ``a_off`` (exponents at ``a_off + 256``, negated
+    slices at ``a_off + _WS_NEG``), both groups (:func:`_v_group`) added to Dst
     physical row ``p`` (:func:`_v_read_frames`, :func:`_v_accumulate`,
     :func:`_v_write_frames`), which becomes valid. The intrinsic keeps the groups and the
     frames in registers."""
