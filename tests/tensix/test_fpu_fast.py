@@ -626,6 +626,14 @@ def _check_accumulate(tot: list[int], top: list[int], frames: list[int], adj: in
         got32 = np.array(frames, np.uint32).astype(np.int64)
         acc32(t, e, got32, adj)
         assert (got32 == got).all(), np.argwhere(got32 != got)[:4].tolist()
+    if not mode[0]:  # the 16-bit-Dst special cases (BF16, FP16), likewise
+        acc16 = _compiled("accumulate_bf16", lambda: lambda t, e, f, a: fpu_jit._v_accumulate(
+            t, e, f, 0, a, False, True)) if mode[1] else _compiled(
+            "accumulate_fp16", lambda: lambda t, e, f, a: fpu_jit._v_accumulate(
+                t, e, f, 0, a, False, False))
+        got16 = np.array(frames, np.uint32).astype(np.int64)
+        acc16(t, e, got16, adj)
+        assert (got16 == got).all(), np.argwhere(got16 != got)[:4].tolist()
     for c in range(16):
         t0, t1 = int(t[0, c]), int(t[1, c])
         e0, e1 = int(e[0, c]) + adj, int(e[1, c]) + adj
@@ -658,18 +666,20 @@ def _group_both(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, 
     work arrays, as the kernels pass them) and through its plain-Python twin: ((tot, top)
     intrinsic, (tot, top) twin)."""
     from isaforge.tensix import fpu_jit
-    group = _compiled("group", lambda: lambda ma, ea, mb, eb, zx, tot, top: (
-        fpu_jit._v_group(ma, ea, mb, eb, 0, 0, zx, tot, top),
-        fpu_jit._v_group(ma, ea, mb, eb, 0, 1, zx, tot, top)))
-    ws = np.zeros((4, 16, 16), np.int16)
-    ws[0], ws[1] = ma, ea
-    ws[2, 0] = 2 * mb  # SrcB as _v_decode keeps it: the slice doubled, the exponent biased
-    ws[3, 0] = [fpu_jit._wrap16(int(e) + fpu_jit._EB_BIAS) for e in eb]
+    group = _compiled("group", lambda: lambda ma, ea, mb, eb, ab, zx, tot, top: (
+        fpu_jit._v_group(ma, ea, mb, eb, ab, 0, 0, zx, tot, top),
+        fpu_jit._v_group(ma, ea, mb, eb, ab, 0, 1, zx, tot, top)))
+    ws = np.zeros((6, 16, 16), np.int16)  # as _v_decode keeps the operands:
+    ws[0], ws[1], ws[2] = ma, ea, -ma  # SrcA: slices, exponents, negated slices
+    ws[3, 0] = 2 * np.abs(mb) + 256  # SrcB: PMADDUBSW's bytes 2|slice| and 1,
+    ws[4, 0] = [fpu_jit._wrap16(int(e) + fpu_jit._EB_BIAS) for e in eb]  # biased exponents,
+    ws[5, 0] = 16 * np.arange(16) + np.where(mb < 0, 512, 0)  # where the SrcA slices are
     got = np.zeros((2, 2, 16), np.int16)
-    group(ws[0], ws[1], ws[2], ws[3], zx, got[0], got[1])
+    group(ws[0], ws[1], ws[3], ws[4], ws[5], zx, got[0], got[1])
     want = np.zeros((2, 2, 16), np.int64)
     for g in (0, 1):
-        fpu_jit.TWINS["_v_group"](ws[0], ws[1], ws[2], ws[3], 0, g, zx, want[0], want[1])
+        fpu_jit.TWINS["_v_group"](ws[0], ws[1], ws[3], ws[4], ws[5], 0, g, zx, want[0],
+                                  want[1])
     return got, want
 
 
@@ -727,3 +737,50 @@ def test_vector_group_rounds_at_and_beyond_d14(d: int, sign: int) -> None:
             s += ((p << 1) + (1 << dd) - (p < 0)) >> (dd + 1)
         assert (want[0, g] == s).all() and (want[1, g] == 455).all()
     assert (got == want).all(), (got[:, :, 0].tolist(), want[:, :, 0].tolist())
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), low=st.booleans(), for_a=st.booleans(),
+       neg=st.sampled_from([512, 1024, 4096]))
+def test_vector_decode_equals_twin(seed: int, low: bool, for_a: bool, neg: int) -> None:
+    """The decode intrinsic keeps the operands as its plain-Python twin does (what the group
+    pass reads: SrcA's slices and their negations, SrcB's PMADDUBSW words and the offsets
+    that pick the negated SrcA slices for a negative operand), on Src cells with zero
+    exponents, negative operands whose slice of the phase is 0 (a "-0" that must not pick the
+    negated slices) and the largest slices."""
+    from isaforge.tensix import fpu_jit
+    decode = _compiled("decode", lambda: lambda src, low, for_a, out, neg: fpu_jit._v_decode(
+        src, 0, 0x7FFFF, True, low, for_a, out, 0, 16, 32, neg))
+    rng = np.random.default_rng(seed)
+    sign = rng.integers(0, 2, 16) << 18
+    man = rng.integers(0, 1 << 10, 16)
+    man[:4] = (0x3FF, 0, 0x3FF, 0)  # the largest slices, and slices of 0 in either phase
+    exp = rng.integers(0, 256, 16)
+    exp[4:6] = (0, 255)
+    cells = (sign | (man << 8) | exp).astype(np.uint32)
+    got, want = np.zeros(48, np.int16), np.zeros(48, np.int16)
+    decode(cells, low, for_a, got, neg)
+    fpu_jit.TWINS["_v_decode"](cells, 0, 0x7FFFF, True, low, for_a, want, 0, 16, 32, neg)
+    assert (got == want).all(), (got.tolist(), want.tolist())
+    if not for_a:  # the offsets pick the negated SrcA slices exactly for negative operands
+        m = np.where(exp == 0, 0, np.where(sign != 0, -1, 1) * ((want[:16] & 0xFF) // 2))
+        assert (want[32:] == 16 * np.arange(16) + np.where(m < 0, neg, 0)).all()
+
+
+@pytest.mark.parametrize("exp8", [True, False])
+@pytest.mark.parametrize("d", [12, 13, 14, 15, 16])
+def test_vector_accumulate_16bit_rounds_twice(d: int, exp8: bool) -> None:
+    """With a 16-bit Dst each term is aligned (rounded) and then rounded again to 10 bits below
+    bit 23; the BF16 and FP16 special cases do both in one step, ``(q + 8193) >> 14``. Where
+    the two roundings meet: group sums d = 12..16 exponent steps below the other group's exponent
+    (``q`` = 8191 modulo 16384 from d = 14 on; that group's sum 0, Dst 0, so the one term is
+    the result), and Dst mantissas 12 steps below a group's exponent (``q`` = 8191)."""
+    adj = 97
+    sums = [8191, 8192, 8190, -8193, -8192, -8191, 16383, 16382, -16385, -16386, 24575,
+            -24577, 32767, -32767, 4095, 1]
+    top = [150 - adj] * 16 + [150 + d - adj] * 16
+    _check_accumulate(sums + [0] * 16, top, [0] * 16, adj, (False, exp8))
+    top = [150 + 12 - adj] * 16 + [-adj] * 16  # Dst 12 steps below group 0 (sum 0)
+    frames = [(150 << 23) | m for m in range(0x7FF800 - d, 0x800000, 0x80)]
+    frames[8:] = [f | 1 << 31 for f in frames[8:]]
+    _check_accumulate([0] * 32, top, frames, adj, (False, exp8))

@@ -27,9 +27,9 @@ kernels, per element, in exact integers; every step is exact, so the two paths a
 function (``tests/tensix/test_fpu_fast.py`` checks it on random and edge operands, and the
 oracle tests run through the compiled path). MVMUL's lanes are 16-wide LLVM vector
 intrinsics (the ``_v_*`` functions, see the section "MVMUL / GAPOOL: 16 lanes at a time"),
-whose group pass uses the x86 instructions PSHUFB and PMULHRSW when numba compiles for an
-AVX2 CPU (plain LLVM otherwise); a run decodes each Src block once. Integer "8" MVMUL/ELW*
-have no kernel and stay on numpy.
+whose group pass uses the x86 instructions PSHUFB, PMADDUBSW and PMULHRSW when numba
+compiles for an AVX2 CPU (plain LLVM otherwise); a run decodes each Src block once.
+Integer "8" MVMUL/ELW* have no kernel and stay on numpy.
 
 Loading: the functions below are plain Python until :func:`load` swaps them, callees first,
 for ``numba.njit(cache=True)`` versions, and the ``_v_*`` ones for the intrinsics (later
@@ -135,7 +135,8 @@ def _k_write_frame(bits: np.ndarray, p: int, col: int, f: int, mode: int) -> Non
 # same on 16-lane vectors: numba's own loops widen every int32 to int64 and leave 16-iteration
 # loops scalar, which made a product cost ~3.5 ns instead of ~0.1 ns. ``_v_mvmul_row`` is
 # the one the kernels use: a Dst row's two groups, read, accumulate and write, fused (nothing
-# goes through memory), with an FP32-Dst special case when the mode is a constant.
+# goes through memory), with special cases for FP32, BF16 and FP16 Dst when the mode and
+# flags are constants (the generic accumulate is for other flag combinations).
 # The operands and the group pass fit in int16 (see _v_group), so the work arrays are int16
 # and the group pass runs on ``<16 x i16>``, one AVX2 register; the accumulate needs int32:
 # an aligned term is < 2**29, an FP32-frame value is handled as 32 raw bits.
@@ -150,13 +151,17 @@ def _wrap16(v: int) -> int:
 
 
 def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: bool,
-              for_a: bool, out: np.ndarray, m_off: int, e_off: int) -> None:
+              for_a: bool, out: np.ndarray, m_off: int, e_off: int, x_off: int, neg: int
+              ) -> None:
     """16 operands at flat offset ``off`` of ``src`` (Src cells, or logical values when not
     ``from_cells``), masked -> the signed mantissa slice of the fidelity phase (SrcA: ``M[10:6]``
     or ``M[5:1]``; SrcB: ``M[10:4]`` or ``M[3:0] << 3``) and the exponent (:data:`_ZE` and a 0
-    slice for a zero operand), at flat offsets ``m_off`` and ``e_off`` of ``out``. SrcB's are
-    kept as the group pass uses them: the slice doubled, the exponent plus :data:`_EB_BIAS`
-    modulo ``2**16`` (see :func:`_v_group`)."""
+    slice for a zero operand), at flat offsets ``m_off`` and ``e_off`` of ``out``, kept as the
+    group pass uses them (see :func:`_v_group`). SrcA: the slice, and at ``x_off`` the slice
+    negated. SrcB: ``2|slice| + 256`` (x86 PMADDUBSW's bytes 2|slice| and 1), the exponent plus
+    :data:`_EB_BIAS` modulo ``2**16``, and at ``x_off`` where the group pass finds the SrcA
+    slices of product ``c`` (16c from the slices: operand ``c`` of a SrcB row meets SrcA row
+    ``c``), plus ``neg`` (the distance to the negated slices) when the operand is negative."""
     s, o = src.reshape(-1), out.reshape(-1)
     for c in range(16):
         v = np.int64(s[off + c])
@@ -171,15 +176,18 @@ def _v_decode(src: np.ndarray, off: int, mask: int, from_cells: bool, low_bits: 
             sl = ((big & 15) << 3) if low_bits else (big >> 4)
         m = 0 if ex == 0 else (-sl if (v >> 18) & 1 else sl)
         e = _ZE if ex == 0 else ex
-        o[m_off + c] = m if for_a else 2 * m
+        o[m_off + c] = m if for_a else 2 * abs(m) + 256
         o[e_off + c] = e if for_a else _wrap16(e + _EB_BIAS)
+        o[x_off + c] = -m if for_a else 16 * c + (neg if m < 0 else 0)
 
 
-def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, brow: int, g: int,
-             zx: int, tot: np.ndarray, top: np.ndarray) -> None:
+def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, ab: np.ndarray,
+             brow: int, g: int, zx: int, tot: np.ndarray, top: np.ndarray) -> None:
     """Group ``g`` (products i = 8g..8g+7) of B row ``brow`` against the 16 columns of A
-    (``ma``/``ea`` ``(16, 16)`` [i, c], ``mb``/``eb`` rows [k, i], as :func:`_v_decode` keeps
-    them):
+    (``ma``/``ea`` ``(16, 16)`` [i, c], ``mb``/``eb``/``ab`` rows [k, i], as :func:`_v_decode`
+    keeps them: SrcB's slice magnitude doubled in ``mb``'s low byte, its sign in ``ab``, which
+    points beyond the 16 rows of ``ma`` (256 elements), to the negated SrcA slices, when it is
+    negative):
     ``top[g, c]`` = the largest ``eA + eB`` of the group's non-zero products (``zx`` when there
     are none: a zero product's vote), ``tot[g, c]`` = the sum of the products aligned to it,
     each rounded half away from zero: ``(2p + 2**d - (p < 0)) >> (d + 1)``.
@@ -187,10 +195,13 @@ def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, bro
     The intrinsic works in 16-bit lanes: ``|p| <= 31 * 127``, so ``x = 2p - (p < 0)`` has
     ``|x| < 2**13`` and the term is ``((x >> d) + 1) >> 1``, which is 0 from ``d = 14`` on and
     for ``d <= 14`` equals ``(x * 2**(14 - d) + 2**14) >> 15`` (x86 PMULHRSW); a group sum is
-    below ``8 * 3937 < 2**15``. The exponents are worked on as ``s + 2**15 + 14``, where
-    ``s = eA + eB >= 2 * _ZE = -2**15``: unsigned 16-bit numbers (SrcB's exponent is kept
-    biased so), whose saturating difference from ``t + 2**15`` is ``14 - min(d, 14)``, the
-    power of two (PSHUFB looks it up) that PMULHRSW multiplies by."""
+    below ``8 * 3937 < 2**15``. ``x`` is one PMADDUBSW of SrcB's bytes ``(2|b|, 1)`` and the
+    16-bit SrcA slice ``+-a`` chosen by the sign of ``b`` (sign-extended, so its bytes are
+    ``(+-a, -(+-a < 0))``): ``2|b|(+-a) - (+-a < 0)``, where ``+-a * |b| = p``. The
+    exponents are worked on as ``s + 2**15 + 14``, where ``s = eA + eB >= 2 * _ZE = -2**15``:
+    unsigned 16-bit numbers (SrcB's exponent is kept biased so), whose saturating difference
+    from ``t + 2**15`` is ``14 - min(d, 14)``, the power of two (PSHUFB looks it up) that
+    PMULHRSW multiplies by."""
     for c in range(16):
         t = _ZE
         for j in range(8):
@@ -199,7 +210,8 @@ def _v_group(ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray, bro
         acc = 0
         for j in range(8):
             i = 8 * g + j
-            p = int(ma[i, c]) * int(mb[brow, i]) // 2  # SrcB's slice is kept doubled
+            sb = -1 if ab[brow, i] >= 256 else 1  # the negated SrcA slices are chosen
+            p = int(ma[i, c]) * sb * ((int(mb[brow, i]) & 0xFF) // 2)
             d = min(t - int(ea[i, c]) - _wrap16(int(eb[brow, i]) - _EB_BIAS), 29)
             acc += ((p << 1) + (1 << d) - (1 if p < 0 else 0)) >> (d + 1)
         tot[g, c], top[g, c] = acc, t
@@ -241,21 +253,24 @@ def _v_write_frames(frames: np.ndarray, off: int, mode: int, bits: np.ndarray, p
 
 
 #: Layout of the MVMUL work space :data:`WS` (int16, flat offsets): 16 slots of decoded SrcA
-#: rows (``_WS_A`` each: 16 x 16 slices [i, c], then 16 x 16 exponents), 128 decoded SrcB rows
-#: (16 slices each from ``_WS_B``, their exponents ``_WS_EB`` further on), and the flags of a
-#: run (which SrcA rows each slot holds, and which SrcB rows are decoded).
-_WS_A = 512
+#: rows (``_WS_A`` each: 16 x 16 slices [i, c], 16 x 16 exponents, the slices negated), 128
+#: decoded SrcB rows (16 slices each from ``_WS_B``, their exponents ``_WS_EB`` further on,
+#: their SrcA offsets ``2 * _WS_EB`` further on, see :func:`_v_decode`), and the flags of a run
+#: (which SrcA rows each slot holds, and which SrcB rows are decoded).
+_WS_A = 768
+_WS_NEG = 512  # from a slot's slices to their negations
 _WS_B = 16 * _WS_A
 _WS_EB = 128 * 16
-_WS_FLAGS = _WS_B + 2 * _WS_EB
+_WS_FLAGS = _WS_B + 3 * _WS_EB
 _WS_SIZE = _WS_FLAGS + 256
 
 
 def _v_mvmul_row(ws: np.ndarray, a_off: int, b_off: int, zx: int, adj: int, bits: np.ndarray,
                  valid: np.ndarray, p: int, mode: int, fp32_acc: bool, exp8: bool) -> None:
     """One Dst row of an MVMUL: the decoded SrcB row at flat offset ``b_off`` of ``ws``
-    (exponents at ``b_off + _WS_EB``) against the 16 columns of the decoded SrcA rows at
-    ``a_off`` (exponents at ``a_off + 256``), both groups (:func:`_v_group`) added to Dst
+    (exponents at ``b_off + _WS_EB``, SrcA offsets at ``b_off + 2 * _WS_EB``) against the 16
+    columns of the decoded SrcA rows at ``a_off`` (exponents at ``a_off + 256``, negated
+    slices at ``a_off + _WS_NEG``), both groups (:func:`_v_group`) added to Dst
     physical row ``p`` (:func:`_v_read_frames`, :func:`_v_accumulate`,
     :func:`_v_write_frames`), which becomes valid. The intrinsic keeps the groups and the
     frames in registers."""
@@ -263,10 +278,11 @@ def _v_mvmul_row(ws: np.ndarray, a_off: int, b_off: int, zx: int, adj: int, bits
     ma, ea = f[a_off:a_off + 256].reshape(16, 16), f[a_off + 256:a_off + 512].reshape(16, 16)
     mb = f[b_off:b_off + 16].reshape(1, 16)
     eb = f[b_off + _WS_EB:b_off + _WS_EB + 16].reshape(1, 16)
+    ab = f[b_off + 2 * _WS_EB:b_off + 2 * _WS_EB + 16].reshape(1, 16)
     tot, top = np.zeros((2, 16), np.int64), np.zeros((2, 16), np.int64)
     fr = np.zeros(16, np.int64)
-    _v_group(ma, ea, mb, eb, 0, 0, zx, tot, top)
-    _v_group(ma, ea, mb, eb, 0, 1, zx, tot, top)
+    _v_group(ma, ea, mb, eb, ab, 0, 0, zx, tot, top)
+    _v_group(ma, ea, mb, eb, ab, 0, 1, zx, tot, top)
     _v_read_frames(bits, valid, p, mode, fr, 0)
     _v_accumulate(tot, top, fr, 0, adj, fp32_acc, exp8)
     _v_write_frames(fr, 0, mode, bits, p)
@@ -279,7 +295,8 @@ def _k_decode_a(a_cells: np.ndarray, a_off: int, a_mask: int, phase: int, ws: np
     (the fidelity phase's slices)."""
     for i in range(16):
         _v_decode(a_cells, a_off + 16 * i, a_mask, True, (phase & 1) != 0, True, ws,
-                  slot * _WS_A + 16 * i, slot * _WS_A + 256 + 16 * i)
+                  slot * _WS_A + 16 * i, slot * _WS_A + 256 + 16 * i,
+                  slot * _WS_A + _WS_NEG + 16 * i, 0)
 
 
 def _k_mvmul_rows(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: int,
@@ -300,11 +317,16 @@ def _k_mvmul_rows(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: 
         rv = row + 64 * low if cached else k
         if not cached or flags[1 + (rv >> 4), rv & 15] == 0:
             _v_decode(b_cells, (b_bank * 64 + row) * 16, b_mask, True, low != 0, False, ws,
-                      _WS_B + 16 * rv, _WS_B + _WS_EB + 16 * rv)
+                      _WS_B + 16 * rv, _WS_B + _WS_EB + 16 * rv, _WS_B + 2 * _WS_EB + 16 * rv,
+                      _WS_NEG)
             flags[1 + (rv >> 4), rv & 15] = 1
         p = table[(dst_base + k * dst_step) & 0x3FF]
         if mode == 0 and fp32_acc:  # FP32 Dst (exp8 plays no part): the special case
             _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, 0, True, exp8)
+        elif mode == 1 and not fp32_acc and exp8:  # BF16 Dst: its own case
+            _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, 1, False, True)
+        elif mode == 2 and not fp32_acc and not exp8:  # FP16 Dst: likewise
+            _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, 2, False, False)
         else:
             _v_mvmul_row(ws, a_off, _WS_B + 16 * rv, zx, adj, bits, valid, p, mode, fp32_acc,
                          exp8)
@@ -357,28 +379,32 @@ def _k_mvmul_run(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, mode: i
 def _k_mvmul_batch(a: np.ndarray, b: np.ndarray, dst: np.ndarray, out: np.ndarray,
                    phase: int, adj: int, fp32_acc: bool, exp8: bool, ws: np.ndarray) -> None:
     """:func:`.fpu.mvmul_kernel` on ``(N, 16, 16)`` / ``(N, R, 16)`` int64 arrays (masked
-    logical operands; FP32-frame values) into ``out``."""
+    logical operands; FP32-frame values) into ``out``; ``ws``: 6 planes of at least 16 rows
+    (SrcA's slices, exponents and negated slices, SrcB's, see :func:`_v_decode`)."""
     n = b.shape[1]
-    ma, ea, mb, eb, grp = ws[0], ws[1], ws[2], ws[3], ws[4]
+    ma, ea, mb, eb, ab = ws[0], ws[1], ws[3], ws[4], ws[5]
+    grp = np.zeros((4, 16), np.int64)
     tot, top = grp[0:2], grp[2:4]
     plane = ws.shape[1] * ws.shape[2]
     zx = max(adj, 0) - adj
     for t in range(a.shape[0]):
         for i in range(16):
             _v_decode(a[t], 16 * i, 0x7FFFF, False, (phase & 1) != 0, True, ws, 16 * i,
-                      plane + 16 * i)
+                      plane + 16 * i, 2 * plane + 16 * i, 0)
         for k in range(n):
             _v_decode(b[t], 16 * k, 0x7FFFF, False, (phase & 2) != 0, False, ws,
-                      2 * plane + 16 * k, 3 * plane + 16 * k)
+                      3 * plane + 16 * k, 4 * plane + 16 * k, 5 * plane + 16 * k, 2 * plane)
         for k in range(n):
-            _v_group(ma, ea, mb, eb, k, 0, zx, tot, top)
-            _v_group(ma, ea, mb, eb, k, 1, zx, tot, top)
+            _v_group(ma, ea, mb, eb, ab, k, 0, zx, tot, top)
+            _v_group(ma, ea, mb, eb, ab, k, 1, zx, tot, top)
             for c in range(16):
                 out[t, k, c] = dst[t, k, c]
             if fp32_acc:  # the FP32 special case (exp8 plays no part)
                 _v_accumulate(tot, top, out[t], 16 * k, adj, True, exp8)
+            elif exp8:  # the BF16 one, and the FP16 one
+                _v_accumulate(tot, top, out[t], 16 * k, adj, False, True)
             else:
-                _v_accumulate(tot, top, out[t], 16 * k, adj, False, exp8)
+                _v_accumulate(tot, top, out[t], 16 * k, adj, False, False)
 
 
 def _k_logical(cells: np.ndarray, bank: int, row: int, col: int, mask: int) -> int:
@@ -683,8 +709,11 @@ def _vector_intrinsics() -> dict[str, object]:
     def absv(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
         return neg_if(b, b.icmp_signed("<", x, vc(0)), x)
 
+    lanes16 = ir.Constant(v16, [16 * c for c in range(16)])
+
     @intrinsic
-    def decode(typingctx, src, off, mask, from_cells, low_bits, for_a, out, m_off, e_off):  # noqa: ANN001, ANN202
+    def decode(typingctx, src, off, mask, from_cells, low_bits, for_a, out, m_off, e_off, x_off,  # noqa: ANN001, ANN202, E501
+               neg):
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             v = load16(b, data(context, b, sig.args[0], args[0]), args[1])
             cells = b.or_(b.or_(b.and_(v, vc(0x40000)), b.shl(b.and_(v, vc(0xFF)), vc(10))),
@@ -697,16 +726,20 @@ def _vector_intrinsics() -> dict[str, object]:
             sl_a = sel(b, low, b.and_(b.lshr(big, vc(1)), vc(31)), b.lshr(big, vc(6)))
             sl_b = sel(b, low, b.shl(b.and_(big, vc(15)), vc(4)),  # doubled
                        b.shl(b.lshr(big, vc(4)), vc(1)))
-            sl = sel(b, flag(b, args[5]), sl_a, sl_b)
-            sl = neg_if(b, b.icmp_unsigned("!=", b.and_(v, vc(0x40000)), vc(0)), sl)
+            for_a = flag(b, args[5])
             zero = b.icmp_unsigned("==", ex, vc(0))
+            mag = sel(b, zero, vc(0), sel(b, for_a, sl_a, sl_b))
+            m = neg_if(b, b.icmp_unsigned("!=", b.and_(v, vc(0x40000)), vc(0)), mag)
             out_p = data(context, b, sig.args[6], args[6])
-            store16(b, sel(b, zero, vc(0), sl), out_p, args[7])
-            bias = sel(b, flag(b, args[5]), vc(0), vc(_EB_BIAS))  # modulo 2**16 in int16
+            store16(b, sel(b, for_a, m, b.add(mag, vc(256))), out_p, args[7])
+            bias = sel(b, for_a, vc(0), vc(_EB_BIAS))  # modulo 2**16 in int16
             store16(b, b.add(sel(b, zero, vc(_ZE), ex), bias), out_p, args[8])
+            at_a = b.add(lanes16, sel(b, b.icmp_signed("<", m, vc(0)), splat(b, args[10]),
+                                      vc(0)))
+            store16(b, sel(b, for_a, b.sub(vc(0), m), at_a), out_p, args[9])
             return context.get_dummy_value()
-        return types.none(src, off, mask, from_cells, low_bits, for_a, out, m_off,
-                          e_off), codegen
+        return types.none(src, off, mask, from_cells, low_bits, for_a, out, m_off, e_off,
+                          x_off, neg), codegen
 
     # The group pass works on <16 x i16>, one AVX2 register per 16 lanes (see _v_group).
     fast = _x86_avx2()
@@ -746,6 +779,9 @@ def _vector_intrinsics() -> dict[str, object]:
     # (PSHUFB looks up in each 128-bit half)
     pow_bytes = ir.Constant(v32b, [1 << k if k < 8 else 0 for k in range(16)] * 2)
 
+    # PSHUFB's indices that copy each 16-bit lane's low byte into its high byte
+    low_twice = ir.Constant(v32b, [n & ~1 for n in range(32)])
+
     def round_term(b: ir.IRBuilder, x: ir.Value, k: ir.Value) -> ir.Value:
         """``((x >> (14 - k)) + 1) >> 1`` for |x| < 2**13 and 0 <= k <= 14:
         ``(x * 2**k + 2**14) >> 15``, which is PMULHRSW."""
@@ -753,7 +789,10 @@ def _vector_intrinsics() -> dict[str, object]:
             y = b.shl(wc(1), k)
             r = b.ashr(b.add(b.mul(b.sext(x, v16), b.sext(y, v16)), vc(1 << 14)), vc(15))
             return b.trunc(r, w16)
-        idx = b.add(b.mul(k, wc(257)), wc(0x800))  # byte indices k, k + 8
+        # byte indices k, k + 8: k * 257 + 0x800, the byte copied by one PSHUFB (two
+        # operations; LLVM makes the multiplication a shift and an addition, three)
+        kk = vcall(b, "llvm.x86.avx2.pshuf.b", v32b, b.bitcast(k, v32b), low_twice)
+        idx = b.add(b.bitcast(kk, w16), wc(0x800))
         y = b.bitcast(vcall(b, "llvm.x86.avx2.pshuf.b", v32b, pow_bytes,
                             b.bitcast(idx, v32b)), w16)
         return vcall(b, "llvm.x86.avx2.pmul.hr.sw", w16, x, y)
@@ -766,15 +805,23 @@ def _vector_intrinsics() -> dict[str, object]:
         return b.gep(ptr, [ir.Constant(i64, off) if isinstance(off, int) else int64(b, off)],
                      inbounds=True)
 
+    def product(b: ir.IRBuilder, bw: ir.Value, av: ir.Value) -> ir.Value:
+        """x = 2|b|(+-a) - (+-a < 0) from SrcB's word ``bw`` (bytes 2|b| and 1) and the SrcA
+        slice ``av`` (see _v_group): x86 PMADDUBSW, or its arithmetic."""
+        if not fast:
+            return b.add(b.mul(av, b.and_(bw, wc(0xFF))), b.ashr(av, wc(15)))
+        return b.bitcast(vcall(b, "llvm.x86.avx2.pmadd.ub.sw", w16, b.bitcast(bw, v32b),
+                               b.bitcast(av, v32b)), w16)
+
     def group_ir(b: ir.IRBuilder, ma_p: ir.Value, ea_p: ir.Value, mb_p: ir.Value,
-                 eb_p: ir.Value, brow: ir.Value, g: ir.Value, zx: ir.Value
+                 eb_p: ir.Value, ab_p: ir.Value, brow: ir.Value, g: ir.Value, zx: ir.Value
                  ) -> tuple[ir.Value, ir.Value]:
         """(sum, exponent) of group ``g`` of B row ``brow``, as <16 x i16> (see _v_group)."""
         a_off = b.mul(int64(b, g), ir.Constant(i64, 128))  # A rows 8g.. (16 lanes each)
         b_off = b.add(b.mul(int64(b, brow), ir.Constant(i64, 16)),
                       b.mul(int64(b, g), ir.Constant(i64, 8)))  # B row brow, element 8g
-        ma_g, ea_g = at(b, ma_p, a_off), at(b, ea_p, a_off)
-        mb_g, eb_g = at(b, mb_p, b_off), at(b, eb_p, b_off)
+        ea_g = at(b, ea_p, a_off)
+        mb_g, eb_g, ab_g = at(b, mb_p, b_off), at(b, eb_p, b_off), at(b, ab_p, b_off)
         sums = []  # eA + eB + _EB_BIAS of the 8 products, unsigned (14 .. 2**15 + 524)
         t = wc(0)
         for j in range(8):
@@ -786,24 +833,24 @@ def _vector_intrinsics() -> dict[str, object]:
         t14 = b.sub(t, wc(14))
         acc = wc(0)
         for j in range(8):  # x = 2p - (p < 0); the term is ((x >> d) + 1) >> 1
-            mb2 = splat_w(b, scalar_w(b, mb_g, ir.Constant(i32, j)))  # 2 * SrcB's slice
-            p2 = b.mul(load_w(b, ma_g, ir.Constant(i32, 16 * j)), mb2)
+            bw = splat_w(b, scalar_w(b, mb_g, ir.Constant(i32, j)))  # bytes 2|b|, 1
+            av = load_w(b, at(b, ma_p, b.load(at(b, ab_g, j))), ir.Constant(i32, 0))
             k = vcall(b, "llvm.usub.sat.v16i16", w16, sums[j], t14)  # 14 - min(d, 14)
-            acc = b.add(acc, round_term(b, b.add(p2, b.ashr(p2, wc(15))), k))
+            acc = b.add(acc, round_term(b, product(b, bw, av), k))
         t = b.sub(t, wc(_EB_BIAS - (1 << 16)))
         return acc, t
 
     @intrinsic
-    def group(typingctx, ma, ea, mb, eb, brow, g, zx, tot, top):  # noqa: ANN001, ANN202
+    def group(typingctx, ma, ea, mb, eb, ab, brow, g, zx, tot, top):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
-            ma_p, ea_p, mb_p, eb_p, tot_p, top_p = (data(context, b, sig.args[n], args[n])
-                                                     for n in (0, 1, 2, 3, 7, 8))
-            acc, t = group_ir(b, ma_p, ea_p, mb_p, eb_p, args[4], args[5], args[6])
-            g16 = b.mul(int32(b, args[5]), ir.Constant(i32, 16))
+            ma_p, ea_p, mb_p, eb_p, ab_p, tot_p, top_p = (
+                data(context, b, sig.args[n], args[n]) for n in (0, 1, 2, 3, 4, 8, 9))
+            acc, t = group_ir(b, ma_p, ea_p, mb_p, eb_p, ab_p, args[5], args[6], args[7])
+            g16 = b.mul(int32(b, args[6]), ir.Constant(i32, 16))
             store_w(b, acc, tot_p, g16)
             store_w(b, t, top_p, g16)
             return context.get_dummy_value()
-        return types.none(ma, ea, mb, eb, brow, g, zx, tot, top), codegen
+        return types.none(ma, ea, mb, eb, ab, brow, g, zx, tot, top), codegen
 
     def accumulate_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], dst: ir.Value,
                       adj: ir.Value, fp32: ir.Value, e8: ir.Value) -> ir.Value:
@@ -972,6 +1019,53 @@ def _vector_intrinsics() -> dict[str, object]:
                        b.and_(b.lshr(u, wc(7)), wc(0xFF)))
         return new_hi, narrow(b, r)
 
+    def half_row_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], ed: ir.Value,
+                    md: ir.Value, sd: ir.Value, adj: ir.Value, exp8: bool) -> ir.Value:
+        """A 16-bit Dst (BF16, mode 1, with ``exp8``; FP16, mode 2, without): the prior
+        value's exponent ``ed``, sign ``sd`` (-1 when negative), <16 x i16>, and its
+        1.M[22:0] ``md`` (0 for a zero exponent), <16 x i32> in unpack order, plus the two
+        groups' (sum, exponent) <16 x i16> vectors -> the new Dst row as stored (BF16: sign,
+        M[22:16], exponent; FP16: sign, M[22:13], exponent): accumulate_ir with fp32 off.
+        There each term is aligned and rounded, then rounded to a multiple of 2**13 (half up
+        as a signed value, Dst's half up on its magnitude), which in one step is
+        ``W = (q + 8193) >> 14`` with ``q = 2T >> d`` (``T``: a group's signed sum << 13, or
+        Dst's magnitude); the sum of the W, below 2**17, is exact as a float, whose bits plus
+        2**15 (2**12) are the rounding half away from zero to 8 (11) bits that the
+        normalisation is, with the exponent W's: the result's is that plus ``e - 137``
+        (``e + blen(W) + 13 - 24``)."""
+        ts, es = [], []
+        for tg, tp in groups:
+            eg = b.add(tp, adj)
+            live = b.icmp_signed(">", eg, wc(0))
+            ts.append(sel(b, live, tg, wc(0)))
+            es.append(sel(b, live, eg, wc(0)))
+        e = smax(b, smax(b, es[0], es[1]), ed)
+        e2 = b.add(e, wc(2))
+        w = vc(0)
+        for tg, eg in zip(ts, es, strict=True):
+            # 2T >> d = (sum << 16) >> (d + 2) (0 or -1 from d = 29 on, as 2T >> 30 is)
+            d2 = zext_w(b, smin(b, b.sub(e2, eg), wc(31)))
+            q = b.ashr(widen(b, wc(0), tg), d2)
+            w = b.add(w, b.ashr(b.add(q, vc(8193)), vc(14)))
+        d = zext_w(b, smin(b, b.sub(e, ed), wc(30)))
+        wd = b.lshr(b.add(b.lshr(b.shl(md, vc(1)), d), vc(8193)), vc(14))
+        sdw = sext_w(b, sd)
+        w = b.add(w, b.sub(b.xor(wd, sdw), sdw))  # the Dst term, negated if sd
+        fv = ir.VectorType(ir.FloatType(), 16)
+        fb = b.add(b.bitcast(b.sitofp(w, fv), v16), vc(0x8000 if exp8 else 0x1000))
+        r = narrow(b, b.lshr(fb, vc(16)))  # sign, exponent, M[22:16]
+        ex = b.add(b.and_(b.lshr(r, wc(7)), wc(0xFF)), b.sub(e, wc(137)))
+        sign = b.and_(r, wc(-0x8000))
+        if exp8:
+            out = b.or_(b.or_(sign, b.shl(b.and_(r, wc(0x7F)), wc(8))), ex)
+            out = sel(b, b.icmp_signed(">", ex, wc(254)), b.or_(sign, wc(0xFF)), out)
+        else:  # M[22:13] from bits 14..5 of fb >> 8; the largest value from exponent 32 on
+            out = b.or_(b.or_(sign, b.and_(narrow(b, b.lshr(fb, vc(8))), wc(0x7FE0))), ex)
+            out = sel(b, b.icmp_signed(">", ex, wc(31)), b.or_(sign, wc(0x7FFF)), out)
+        zero = b.or_(b.icmp_signed("<", ex, wc(1)),
+                     b.icmp_unsigned("==", b.and_(r, wc(0x7F80)), wc(0)))  # or w == 0
+        return sel(b, zero, wc(0), out)
+
     @intrinsic
     def accumulate(typingctx, tot, top, frames, off, adj, fp32_acc, exp8):  # noqa: ANN001, ANN202
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
@@ -993,6 +1087,26 @@ def _vector_intrinsics() -> dict[str, object]:
                 r = b.or_(b.or_(b.shl(b.and_(hi, vc(0x8000)), vc(16)),
                                 b.shl(b.and_(hi, vc(0xFF)), vc(23))),
                           b.or_(b.shl(b.and_(hi, vc(0x7F00)), vc(8)), lo))
+            elif [a.constant if isinstance(a, ir.Constant) else None for a in args[5:7]
+                  ] in ([0, 1], [0, 0]):  # a 16-bit Dst's flags as constants: mvmul_row's
+                e8 = args[6].constant == 1  # BF16 and FP16 cases
+                ed = b.and_(b.lshr(f, vc(23)), vc(0xFF))
+                md = sel(b, b.icmp_unsigned("==", ed, vc(0)), vc(0),
+                         b.or_(b.and_(f, vc(0x7FFFFF)), vc(0x800000)))
+                hi = half_row_ir(b, [(b.trunc(t, w16), b.trunc(e, w16)) for t, e in groups],
+                                 b.trunc(ed, w16),
+                                 widen(b, b.trunc(md, w16), b.trunc(b.lshr(md, vc(16)), w16)),
+                                 b.trunc(b.ashr(f, vc(31)), w16),
+                                 splat_w(b, b.trunc(int32(b, args[4]), i16)), e8)
+                hi = b.zext(hi, v16)
+                if e8:
+                    r = b.or_(b.or_(b.shl(b.and_(hi, vc(0x8000)), vc(16)),
+                                    b.shl(b.and_(hi, vc(0xFF)), vc(23))),
+                              b.shl(b.and_(hi, vc(0x7F00)), vc(8)))
+                else:
+                    r = b.or_(b.or_(b.shl(b.and_(hi, vc(0x8000)), vc(16)),
+                                    b.shl(b.and_(hi, vc(0x1F)), vc(23))),
+                              b.shl(b.and_(hi, vc(0x7FE0)), vc(8)))
             else:
                 r = accumulate_ir(b, groups, f, splat(b, args[4]), flag(b, args[5]),
                                   flag(b, args[6]))
@@ -1024,15 +1138,15 @@ def _vector_intrinsics() -> dict[str, object]:
         def codegen(context, b, sig, args):  # noqa: ANN001, ANN202
             ws_p = data(context, b, sig.args[0], args[0])
             ma_p, mb_p = at(b, ws_p, args[1]), at(b, ws_p, args[2])
-            ea_p, eb_p = at(b, ma_p, 256), at(b, mb_p, _WS_EB)
+            ea_p, eb_p, ab_p = at(b, ma_p, 256), at(b, mb_p, _WS_EB), at(b, mb_p, 2 * _WS_EB)
             zx, adj, bits, valid, p, mode, fp32, e8 = args[3:]
-            groups = [group_ir(b, ma_p, ea_p, mb_p, eb_p, ir.Constant(i64, 0),
+            groups = [group_ir(b, ma_p, ea_p, mb_p, eb_p, ab_p, ir.Constant(i64, 0),
                                ir.Constant(i64, g), zx) for g in range(2)]
             bits_p = data(context, b, sig.args[5], bits)
             valid_p = data(context, b, sig.args[6], valid)
             p, mode = int32(b, p), int32(b, mode)
-            consts = [a.constant if isinstance(a, ir.Constant) else None for a in args[8:10]]
-            if consts == [0, 1]:  # FP32 Dst given as a constant (exp8 plays no part then)
+            consts = [a.constant if isinstance(a, ir.Constant) else None for a in args[8:11]]
+            if consts[:2] == [0, 1]:  # FP32 Dst given as a constant (exp8 plays no part then)
                 ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, valid_p, p)), ir.Constant(i8, 0))
                 hi_at = b.mul(p, ir.Constant(i32, 16))
                 lo_at = b.mul(b.add(p, ir.Constant(i32, 8)), ir.Constant(i32, 16))
@@ -1042,6 +1156,24 @@ def _vector_intrinsics() -> dict[str, object]:
                 hi, lo = fp32_row_ir(b, groups, hi, lo, adj16)
                 store_w(b, hi, bits_p, hi_at)
                 store_w(b, lo, bits_p, lo_at)
+            elif consts in ([1, 0, 1], [2, 0, 0]):  # BF16 / FP16 Dst given as constants
+                e8 = consts[0] == 1
+                ok = b.icmp_unsigned("!=", b.load(elem_ptr(b, valid_p, p)), ir.Constant(i8, 0))
+                hi_at = b.mul(p, ir.Constant(i32, 16))
+                hi = sel(b, ok, load_w(b, bits_p, hi_at), wc(0))
+                adj16 = splat_w(b, b.trunc(int32(b, adj), i16))
+                if e8:  # sign, M[22:16], exponent
+                    ed = b.and_(hi, wc(0xFF))
+                    m8 = sel(b, b.icmp_unsigned("==", ed, wc(0)), wc(0),
+                             b.or_(b.and_(b.lshr(hi, wc(8)), wc(0x7F)), wc(0x80)))
+                    md = widen(b, wc(0), m8)
+                else:  # sign, M[22:13], exponent (5 bits)
+                    ed = b.and_(hi, wc(0x1F))
+                    m11 = sel(b, b.icmp_unsigned("==", ed, wc(0)), wc(0),
+                              b.or_(b.and_(b.lshr(hi, wc(5)), wc(0x3FF)), wc(0x400)))
+                    md = b.shl(zext_w(b, m11), vc(13))
+                hi = half_row_ir(b, groups, ed, md, b.ashr(hi, wc(15)), adj16, e8)
+                store_w(b, hi, bits_p, hi_at)
             else:
                 dst = read_ir(b, bits_p, valid_p, p, mode)
                 r = accumulate_ir(b, [(b.sext(t, v16), b.sext(e, v16)) for t, e in groups],
