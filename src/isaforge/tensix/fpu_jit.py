@@ -967,6 +967,18 @@ def _vector_intrinsics() -> dict[str, object]:
     def zext_w(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
         return widen(b, x, wc(0))
 
+    def live_groups(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], adj: ir.Value,
+                    ed: ir.Value) -> tuple[list[ir.Value], list[ir.Value], ir.Value]:
+        """The two groups' sums and exponents (``top + adj``; a group whose exponent is not
+        positive is +0 with exponent 0), and the largest exponent of them and Dst's ``ed``."""
+        ts, es = [], []
+        for tg, tp in groups:
+            eg = b.add(tp, adj)
+            live = b.icmp_signed(">", eg, wc(0))
+            ts.append(sel(b, live, tg, wc(0)))
+            es.append(sel(b, live, eg, wc(0)))
+        return ts, es, smax(b, smax(b, es[0], es[1]), ed)
+
     def fp32_row_ir(b: ir.IRBuilder, groups: list[tuple[ir.Value, ir.Value]], hi: ir.Value,
                     lo: ir.Value, adj: ir.Value) -> tuple[ir.Value, ir.Value]:
         """FP32 Dst rows ``hi`` (sign, M[22:16], exponent) and ``lo`` (M[15:0]) plus the two
@@ -980,13 +992,7 @@ def _vector_intrinsics() -> dict[str, object]:
         mdh = sel(b, nz, b.or_(b.and_(b.lshr(hi, wc(8)), wc(0x7F)), wc(0x80)), wc(0))
         md = widen(b, sel(b, nz, lo, wc(0)), mdh)  # 1.M[22:0], 0 for a zero exponent
         sd = sext_w(b, b.ashr(hi, wc(15)))  # -1 for a negative Dst value
-        ts, es = [], []
-        for tg, tp in groups:
-            eg = b.add(tp, adj)
-            live = b.icmp_signed(">", eg, wc(0))
-            ts.append(sel(b, live, tg, wc(0)))
-            es.append(sel(b, live, eg, wc(0)))
-        e = smax(b, smax(b, es[0], es[1]), ed)
+        ts, es, e = live_groups(b, groups, adj, ed)
         total = vc(0)
         for tg, eg in zip(ts, es, strict=True):
             d = zext_w(b, smin(b, b.sub(e, eg), wc(30)))
@@ -1033,13 +1039,7 @@ def _vector_intrinsics() -> dict[str, object]:
         2**15 (2**12) are the rounding half away from zero to 8 (11) bits that the
         normalisation is, with the exponent W's: the result's is that plus ``e - 137``
         (``e + blen(W) + 13 - 24``)."""
-        ts, es = [], []
-        for tg, tp in groups:
-            eg = b.add(tp, adj)
-            live = b.icmp_signed(">", eg, wc(0))
-            ts.append(sel(b, live, tg, wc(0)))
-            es.append(sel(b, live, eg, wc(0)))
-        e = smax(b, smax(b, es[0], es[1]), ed)
+        ts, es, e = live_groups(b, groups, adj, ed)
         e2 = b.add(e, wc(2))
         w = vc(0)
         for tg, eg in zip(ts, es, strict=True):
