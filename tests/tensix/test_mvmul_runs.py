@@ -37,16 +37,21 @@ def _program(fp32: int, fidelity_base: int, regs: list[tuple[int, int]],
     return "\n".join(lines) + "\n"
 
 
-def _run(program: str, fmt: str, seed: int, fuse: bool, max_steps: int
-         ) -> tuple[Coprocessor, str | None]:
-    cp = Coprocessor()
-    cp.load_program(program)
+def _fill_src(cp: Coprocessor, fmt: str, seed: int) -> None:
+    """Both banks of SrcA and SrcB with random values of many magnitudes, 10% zeros."""
     rng = np.random.default_rng(seed)
     for which in "ab":
         for bank in (0, 1):
             values = rng.standard_normal((64, 16)) * np.exp2(rng.integers(-8, 8, (64, 16)))
             values[rng.random((64, 16)) < 0.1] = 0
             cp.load_src(which, bank, values.astype(np.float32), fmt)
+
+
+def _run(program: str, fmt: str, seed: int, fuse: bool, max_steps: int
+         ) -> tuple[Coprocessor, str | None]:
+    cp = Coprocessor()
+    cp.load_program(program)
+    _fill_src(cp, fmt, seed)
     if not fuse:
         cp.hook_add(lambda ev: None)  # tracing: one instruction at a time
     try:
@@ -134,12 +139,7 @@ def test_a_streamed_tile_reuses_the_plan_and_equals_the_whole_kernel() -> None:
     for seed in (6, 7, 8):
         whole, err = _run(program, "bf16", seed, True, 10_000)
         assert err is None
-        rng = np.random.default_rng(seed)  # the same Src values _run loaded into `whole`
-        for which in "ab":
-            for bank in (0, 1):
-                values = rng.standard_normal((64, 16)) * np.exp2(rng.integers(-8, 8, (64, 16)))
-                values[rng.random((64, 16)) < 0.1] = 0
-                cp.load_src(which, bank, values.astype(np.float32), "bf16")
+        _fill_src(cp, "bf16", seed)  # the Src values _run loaded into `whole`
         cp.set_stream(1, tile)
         cp.run(max_steps=10_000)
         assert (cp.dst.read("fp32", range(64)) == whole.dst.read("fp32", range(64))).all()
