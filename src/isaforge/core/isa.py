@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from .errors import DecodeError, EncodeError
+from .tokens import BranchRef, parse_number_expr
 
 # --------------------------------------------------------------------------------------------
 # Operand kinds: how a field's value prints and parses.
@@ -31,7 +32,7 @@ class Kind:
     """How a field value is shown in text and read back from assembly tokens.
 
     ``format`` turns a raw field value into text. ``parse`` (used by the assembler) consumes
-    tokens from a :class:`isaforge.core.asm.TokenStream` and returns an int or a deferred
+    tokens from a :class:`isaforge.core.tokens.TokenStream` and returns an int or a deferred
     expression; it returns ``None`` (consuming nothing) when the tokens do not start an
     operand of this kind. ``optional`` kinds (modifier flags such as ``(rep)``) may be absent
     from the text, meaning value 0.
@@ -43,8 +44,6 @@ class Kind:
         return str(value)
 
     def parse(self, ts: Any, ctx: Any) -> Any:
-        from .asm import parse_number_expr
-
         return parse_number_expr(ts, ctx)
 
 
@@ -58,8 +57,6 @@ class UInt(Kind):
         return f"{self.prefix}{value}"
 
     def parse(self, ts: Any, ctx: Any) -> Any:
-        from .asm import parse_number_expr
-
         if self.prefix:
             tok = ts.peek()
             rest = tok.text[len(self.prefix) :] if tok is not None else ""
@@ -154,8 +151,6 @@ class Branch(Kind):
         return f"{self.prefix}{label}"
 
     def parse(self, ts: Any, ctx: Any) -> Any:
-        from .asm import BranchRef
-
         tok = ts.peek()
         if tok is None or not tok.text.startswith(self.prefix):
             ts.expected(f"a label reference '{self.prefix}name'")
@@ -414,23 +409,48 @@ class ISA:
         return ins, ins.field_values(word)
 
     def format(self, ins: Instr, vals: Mapping[str, int], ctx: Any = None) -> str:
+        """The instruction's text, as its display template renders it."""
+        return "".join(piece for _, piece in self._render(ins, vals, ctx))
+
+    def format_parts(self, ins: Instr, vals: Mapping[str, int],
+                     ctx: Any = None) -> tuple[str, str, str]:
+        """(mnemonic, op_str, text): the text split at the template's first literal blank;
+        everything before it (prefixes such as ``(rep)`` included) is the mnemonic."""
+        pieces = self._render(ins, vals, ctx)
+        text = "".join(piece for _, piece in pieces)
+        head = 0
+        for is_lit, piece in pieces:
+            cut = _first_blank(piece) if is_lit else -1
+            if cut >= 0:
+                head += cut
+                return text[:head], text[head:].lstrip(), text
+            head += len(piece)
+        return text, "", text
+
+    def _render(self, ins: Instr, vals: Mapping[str, int], ctx: Any) -> list[tuple[bool, str]]:
+        """The template's pieces, rendered: (is a literal, text)."""
         template, flds = ins.template_for(vals)
         out = []
         for kind, text in template_parts(template):
             if kind == "lit":
-                out.append(text)
+                out.append((True, text))
             elif text == "NAME":
-                out.append(ins.mnemonic)
+                out.append((False, ins.mnemonic))
             else:
                 f = flds[text]
-                out.append(f.kind.format(vals[text], f.width, ctx))
-        return "".join(out)
+                out.append((False, f.kind.format(vals[text], f.width, ctx)))
+        return out
 
     def find(self, name: str) -> Instr:
         for ins in self.instrs:
             if ins.name == name:
                 return ins
         raise EncodeError(f"instruction {name!r} does not exist in {self.name}")
+
+
+def _first_blank(text: str) -> int:
+    cuts = [i for i in (text.find(" "), text.find("\t")) if i >= 0]
+    return min(cuts) if cuts else -1
 
 
 def _template_mnemonic(template: str, ins: Instr) -> str:
