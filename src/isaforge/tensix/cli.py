@@ -51,8 +51,11 @@ class UsageError(click.UsageError):
     """A usage error printed as one line, ``isaforge: error: ...`` (exit status 2)."""
 
     def show(self, file: Any = None) -> None:
+        msg = self.format_message().rstrip(".")
+        if msg[:1].isupper() and msg[1:2].islower():
+            msg = msg[0].lower() + msg[1:]  # "No such option" -> "no such option"
         hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
-        click.echo(f"isaforge: error: {self.format_message()}{hint}", file=file, err=True)
+        click.echo(f"isaforge: error: {msg}{hint}", file=file, err=True)
 
 
 def _usage(e: click.UsageError) -> NoReturn:
