@@ -123,7 +123,7 @@ def test_instructions_on_register_files_match_raw_dst(name: str) -> None:
 @pytest.mark.xfail(strict=True, reason=(
     "refdata incomplete: fpu_summary.json lists 24 files but the *_fp16_fp32dst and "
     "*_fp32src_fp32dst files (8) are not in refdata/tensix/oracle/fpu; those configurations "
-    "are covered by test_fp32_src_format_ignores_low_bits and tests/tensix/test_fpu.py"))
+    "are covered by test_fp32_src_format_ignores_low_bits and tests/tensix/machine/test_fpu.py"))
 def test_every_file_in_the_summary_is_present() -> None:
     summary = json.loads(refdata("tensix", "oracle", "fpu", "fpu_summary.json").read_text())
     missing = [n for n in summary if not (refdata("tensix", "oracle", "fpu") / n).exists()]

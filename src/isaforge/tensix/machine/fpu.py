@@ -9,12 +9,12 @@ functions here.
 Two levels:
 
 * **Kernels** on arrays of *logical* Src values (``sign[18] exp[17:10] man[9:0]``; see
-  :mod:`isaforge.tensix.formats`) and of Dst values in the *FP32 frame* (an FP32 bit pattern;
+  :mod:`.formats`) and of Dst values in the *FP32 frame* (an FP32 bit pattern;
   a BF16 Dst is ``bf16 << 16``, an FP16 Dst keeps its 5-bit exponent in bits 27..23). They take
   any number of leading batch dimensions: :func:`mvmul_kernel`, :func:`elwadd_kernel`,
   :func:`elwmul_kernel`, :func:`int8_mvmul_kernel`, :func:`int8_elw_kernel`.
-* **Instructions** on the register files (:class:`~isaforge.tensix.regfiles.Dst`,
-  :class:`~isaforge.tensix.regfiles.SrcRegs`): :func:`mvmul`, :func:`elwadd`, :func:`elwsub`,
+* **Instructions** on the register files (:class:`~.regfiles.Dst`,
+  :class:`~.regfiles.SrcRegs`): :func:`mvmul`, :func:`elwadd`, :func:`elwsub`,
   :func:`elwmul`, :func:`gapool`, :func:`gmpool`, and the moves :func:`movd2a`,
   :func:`movd2b`, :func:`mova2d`, :func:`movb2d`, :func:`movb2a`. The caller (the machine) gives
   the row sums the instruction would form (``RWC + Imm + DEST_TARGET_REG_CFG_MATH_Offset +

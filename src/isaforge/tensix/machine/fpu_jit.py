@@ -24,7 +24,7 @@ MVMUL is 2,048 products, far too few for array operations to pay off). Each kern
 straight on ``Dst.bits``/``Dst.valid`` and the Src cells: decode the operands, form the
 products, group, align, accumulate, round and store. The arithmetic is that of the numpy
 kernels, per element, in exact integers; every step is exact, so the two paths are the same
-function (``tests/tensix/test_fpu_fast.py`` checks it on random and edge operands, and the
+function (``tests/tensix/machine/test_fpu_fast.py`` checks it on random and edge operands, and the
 oracle tests run through the compiled path). MVMUL's lanes are 16-wide LLVM vector
 intrinsics (the ``_v_*`` functions, see the section "MVMUL / GAPOOL: 16 lanes at a time"),
 whose group pass uses the x86 instructions PSHUFB, PMADDUBSW and PMULHRSW when numba

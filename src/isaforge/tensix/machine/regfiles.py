@@ -7,7 +7,7 @@ Row indices given to the views are 10-bit (masked); valid bits are indexed by th
 (``Adj16(r)`` or ``Adj32(r)``; the ``+ 8`` row is not consulted).
 
 ``SrcRegs`` models one of SrcA / SrcB: 2 banks x 64 rows x 16 columns of 19-bit cells in the
-physical Src layout (see :mod:`isaforge.tensix.formats`), the ``AllowedClient`` of each bank,
+physical Src layout (see :mod:`.formats`), the ``AllowedClient`` of each bank,
 the bank the Matrix Unit reads (``matrix_bank``), the bank its unpacker writes
 (``unpacker_bank``), that unpacker's per-thread row cursor and the Blackhole implied format of
 each bank.
