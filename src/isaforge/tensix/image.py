@@ -14,7 +14,7 @@ import struct
 from collections.abc import Iterable
 
 from ..core.errors import DecodeError
-from .isa import rotl2, rotr2
+from .isa import rotl2
 
 
 def words_of(data: bytes | bytearray | Iterable[int], what: str = "input") -> list[int]:
@@ -32,17 +32,10 @@ def words_of(data: bytes | bytearray | Iterable[int], what: str = "input") -> li
     return out
 
 
-def read_words(data: bytes | bytearray | Iterable[int], rotated: bool = False,
-               what: str = "input") -> list[int]:
-    """The Tensix words of an image (``rotated``: in RISC-V stream order)."""
-    words = words_of(data, what)
-    return [rotr2(w) for w in words] if rotated else words
-
-
 def to_bytes(words: Iterable[int], rotated: bool = False) -> bytes:
     """Tensix words as a little-endian image (``rotated``: in RISC-V stream order)."""
     ws = [rotl2(w) if rotated else w & 0xFFFFFFFF for w in words]
     return struct.pack(f"<{len(ws)}I", *ws)
 
 
-__all__ = ["read_words", "to_bytes", "words_of"]
+__all__ = ["to_bytes", "words_of"]

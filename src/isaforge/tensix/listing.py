@@ -18,7 +18,7 @@ from .decode import decode_word, disassemble
 from .isa import rotr2
 
 
-def listing(data: bytes | bytearray | Iterable[int] | Iterable[Instruction],
+def listing(data: bytes | bytearray | Iterable[int] | Iterable[Instruction], *,
             rotated: bool = False, syntax: str = "objdump", verbose: bool = False,
             address: int = 0, what: str = "input") -> str:
     """The text of :func:`~isaforge.tensix.decode.disassemble` (same arguments), one line

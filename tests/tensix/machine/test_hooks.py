@@ -173,7 +173,7 @@ def test_push_appends_to_a_thread_stream() -> None:
 
 def test_one_dispatch_table_from_the_units() -> None:
     cp = Coprocessor()
-    table = cp._table
+    table = cp.dispatch_table
     expected = {"MVMUL": "MatrixUnit", "SETRWC": "MatrixUnit", "SFPLOAD": "Sfpu",
                 "SETC16": "ConfigUnit", "STALLWAIT": "SyncUnit", "SETADCXY": "AdcUnit",
                 "ADDDMAREG": "ScalarUnit", "NOP": "FrontendUnit", "SFPMAD": ""}

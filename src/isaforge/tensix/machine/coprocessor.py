@@ -56,7 +56,7 @@ from ..decode import Decoded, decode
 from ..program import Program, parse_program
 from .adc import AdcUnit
 from .config import ConfigUnit
-from .dispatch import Entry, Execute, Fields, build
+from .dispatch import Entry, Execute, Fields, Unit, build
 from .frontend import FrontendUnit, Thread
 from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
 from .regfiles import Dst, SrcClient, SrcRegs
@@ -117,7 +117,7 @@ class Units:
     matrix: MatrixUnit
     sfpu: Sfpu
 
-    def all(self) -> tuple[Any, ...]:
+    def all(self) -> tuple[Unit, ...]:
         return (self.frontend, self.config, self.sync, self.adc, self.scalar, self.matrix,
                 self.sfpu)
 
@@ -185,6 +185,11 @@ class Coprocessor:
     def semaphores(self) -> Semaphores:
         """The Sync Unit's 8 semaphores (``value``, ``max``)."""
         return self.sync.sem
+
+    @property
+    def dispatch_table(self) -> list[Entry | None]:
+        """The one dispatch table: per opcode, (execute, wait, name, unit) or None."""
+        return self._table
 
     @property
     def ub_events(self) -> list[UBEvent]:

@@ -232,7 +232,9 @@ class MatrixUnit(Unit):
         }
 
     def waits(self) -> Mapping[str, Wait]:
-        both: Wait = lambda t, f: _bank_wait(self.srca) or _bank_wait(self.srcb)  # noqa: E731
+        def both(t: int, f: Fields) -> str | None:
+            return _bank_wait(self.srca) or _bank_wait(self.srcb)
+
         waits: dict[str, Wait] = dict.fromkeys(NEEDS_BOTH, both)
         waits.update(dict.fromkeys(NEEDS_SRCA, lambda t, f: _bank_wait(self.srca)))
         waits.update(dict.fromkeys(NEEDS_SRCB, lambda t, f: _bank_wait(self.srcb)))
