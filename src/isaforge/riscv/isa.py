@@ -115,8 +115,18 @@ class Reg(Kind):
         return n
 
 
+def _parse_immediate(ts: Any, ctx: Any) -> Any:
+    """An immediate: the assembler's context reads ``%hi(x)``/``%lo(x)`` and labels."""
+    if ctx is not None and hasattr(ctx, "immediate"):
+        return ctx.immediate(ts)
+    return Kind.parse(Kind(), ts, ctx)
+
+
 class Imm(Int):
     """A signed immediate, in decimal."""
+
+    def parse(self, ts: Any, ctx: Any) -> Any:
+        return _parse_immediate(ts, ctx)
 
 
 class HexImm(Kind):
@@ -124,6 +134,9 @@ class HexImm(Kind):
 
     def format(self, value: int, width: int, ctx: Any) -> str:
         return f"0x{value:x}"
+
+    def parse(self, ts: Any, ctx: Any) -> Any:
+        return _parse_immediate(ts, ctx)
 
 
 class Csr(Kind):
