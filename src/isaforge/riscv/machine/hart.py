@@ -36,7 +36,7 @@ from .memory import AddressSpace, MemoryAccessError
 M32 = 0xFFFFFFFF
 
 
-class StopReason(str, enum.Enum):
+class StopReason(enum.StrEnum):
     """Why :meth:`Hart.run` returned."""
 
     LIMIT = "limit"  # max_steps instructions ran
