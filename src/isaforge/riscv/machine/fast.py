@@ -21,15 +21,12 @@ compiled (or loaded from numba's cache), on first use.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..isa import rv32_isa
 from .semantics import amo_base
-
-if TYPE_CHECKING:
-    from .hart import Hart
 
 LIMIT, DECODE, SLOW = 0, 1, 2
 MAX_RAMS = 4
@@ -90,7 +87,7 @@ def pack(word: int) -> int:
     return rec - (1 << 64) if rec >> 63 else rec
 
 
-def predecode(hart: Hart, count: int = PREDECODE_WORDS) -> None:
+def predecode(hart: Any, count: int = PREDECODE_WORDS) -> None:
     """Decode records for the word at ``hart.pc`` and up to ``count - 1`` after it."""
     r = hart.space.ram_at(hart.pc, 4)
     if r is None:
@@ -104,8 +101,9 @@ def predecode(hart: Hart, count: int = PREDECODE_WORDS) -> None:
             r.dec[2 * i] = w
 
 
-def run(hart: Hart, max_steps: int) -> tuple[int, int]:
-    """Run the kernel; (status, instructions retired). Updates pc, x and instret."""
+def run(hart: Any, max_steps: int) -> tuple[int, int]:
+    """Run the kernel on a :class:`.hart.Hart`; (status, instructions retired). Updates
+    pc, x and instret."""
     space = hart.space
     cached = getattr(space, "_fast_args", None)
     if cached is None or cached[0] != space.version:
