@@ -14,8 +14,9 @@ Accepted, one statement per line (``#`` starts a comment):
   ``la rd, x`` (``auipc`` + ``addi``), ``call x`` / ``tail x`` (``auipc`` + ``jalr``),
   ``bgt ble bgtu bleu sgt sgtu`` (operands swapped);
 * directives: ``.word .half .short .byte`` (values, labels allowed), ``.ttinsn V`` (a Tensix
-  instruction, ``V < 0xC0000000``), ``.align N`` / ``.p2align N`` (to 2**N bytes) and
-  ``.balign N`` (padding with ``nop`` once word-aligned), ``.zero N`` / ``.space N``,
+  instruction, ``V < 0xC0000000``), ``.insn 4, W`` (a raw word, as objdump prints data),
+  ``.align N`` / ``.p2align N`` (to 2**N bytes) and ``.balign N`` (padding with ``nop``
+  once word-aligned), ``.zero N`` / ``.space N``,
   ``.equ NAME, V`` / ``.set``, and ``.text .globl .global`` (ignored).
 
 Errors are :class:`isaforge.core.errors.AsmError` with ``file:line:col``.
@@ -272,6 +273,12 @@ class Assembler:
             items = self._expr_list(ts)
             return [_Stmt(head.loc, pc, width * len(items),
                           data=[(tag, e, lc) for e, lc in items])]
+        if name == ".insn":  # objdump's form of a word that is no instruction: .insn 4, 0x...
+            items = self._expr_list(ts)
+            if len(items) != 2 or items[0][0] != 4:
+                raise AsmError(".insn takes a length and a word: .insn 4, 0x12345678",
+                               args[0].loc if args else end)
+            return [_Stmt(head.loc, pc, 4, data=[(4, items[1][0], items[1][1])])]
         if name in (".align", ".p2align", ".balign", ".zero", ".space"):
             n = self._constant(ts, head)
             if name in (".zero", ".space"):
@@ -294,7 +301,8 @@ class Assembler:
             self.label_locs[args[0].text] = args[0].loc
             return []
         raise AsmError(f"unknown directive '{name}' (expected .word, .half, .byte, .ttinsn, "
-                       f".align, .p2align, .balign, .zero, .space, .equ or .set)", head.loc)
+                       f".insn, .align, .p2align, .balign, .zero, .space, .equ or .set)",
+                       head.loc)
 
     def _expr_list(self, ts: TokenStream) -> list[tuple[Any, SourceLoc]]:
         items: list[tuple[Any, SourceLoc]] = []
@@ -364,14 +372,14 @@ class Assembler:
             v = self._value(expr, pc)
             at = locs.get(name, loc)
             if isinstance(f.kind, Target):
-                v -= pc
+                v = ((v - pc + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)  # modulo 2**32
                 if v & 1:
-                    raise AsmError(f"{ins.mnemonic}: target {v + pc:#x} is not 2-byte aligned",
+                    raise AsmError(f"{ins.mnemonic}: target {(v + pc) & 0xFFFFFFFF:#x} is odd",
                                    at)
                 lim = 1 << (f.width - 1)
                 if not -lim <= v < lim:
-                    raise AsmError(f"{ins.mnemonic}: target {v + pc:#x} is out of reach "
-                                   f"({v:+d} bytes; the limit is +-{lim})", at)
+                    raise AsmError(f"{ins.mnemonic}: target {(v + pc) & 0xFFFFFFFF:#x} is out "
+                                   f"of reach ({v:+d} bytes; the limit is +-{lim})", at)
             elif isinstance(f.kind, Int):
                 lim = 1 << (f.width - 1)
                 if not -lim <= v < lim:

@@ -161,7 +161,7 @@ class FenceSet(Kind):
 
     def parse(self, ts: Any, ctx: Any) -> Any:
         tok = ts.peek()
-        if tok is not None and tok.text in FENCE_SETS[1:]:
+        if tok is not None and tok.text in FENCE_SETS:  # objdump prints an empty set "unknown"
             ts.next()
             return FENCE_SETS.index(tok.text)
         if tok is not None and tok.text == "0":
