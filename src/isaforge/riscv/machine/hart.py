@@ -177,7 +177,7 @@ class Hart:
         done = 0
         use_fast = self.fast and not self.hooks.any() and fast.available()
         while done < max_steps:
-            if use_fast:
+            if use_fast and self._reservation is None:  # lr..sc runs exactly (stores break it)
                 status, n = fast.run(self, max_steps - done)
                 done += n
                 if status == fast.LIMIT or done >= max_steps:
