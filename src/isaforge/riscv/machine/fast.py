@@ -105,28 +105,26 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     """Run the kernel on a :class:`.hart.Hart`; (status, instructions retired). Updates
     pc, x and instret."""
     space = hart.space
-    cached = getattr(space, "_fast_args", None)
+    cached = space.__dict__.get("_fast_args")
     if cached is None or cached[0] != space.version:
-        rams = space.rams[:MAX_RAMS]
-        regions = np.zeros((MAX_RAMS, 2), np.int64)
-        arrays: list[np.ndarray] = []
-        decs: list[np.ndarray] = []
-        for i in range(MAX_RAMS):
-            if i < len(rams):
-                regions[i] = (rams[i].base, rams[i].end)
-                arrays.append(rams[i].array)
-                decs.append(rams[i].dec)
-            else:
-                regions[i] = (-1, -1)
-                arrays.append(_EMPTY_U8)
-                decs.append(_EMPTY_DEC)
-        cached = (space.version, (regions, *arrays, *decs))
-        space._fast_args = cached  # type: ignore[attr-defined]
-    kernel = _state.get("kernel") or _load()
-    status, n, pc = kernel(hart.x, hart.pc, max_steps, *cached[1])
-    hart.pc = int(pc)
-    hart.instret += int(n)
-    return int(status), int(n)
+        cached = space._fast_args = (space.version, _kernel_args(space))
+    status, n, pc = (_state.get("kernel") or _load())(hart.x, hart.pc, max_steps, *cached[1])
+    hart.pc = pc
+    hart.instret += n
+    return status, n
+
+
+def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
+    """The RAM windows as the kernel takes them: regions, MAX_RAMS arrays, their caches."""
+    rams = space.rams[:MAX_RAMS]
+    regions = np.full((MAX_RAMS, 2), -1, np.int64)
+    arrays = [_EMPTY_U8] * MAX_RAMS
+    decs = [_EMPTY_DEC] * MAX_RAMS
+    for i, r in enumerate(rams):
+        regions[i] = (r.base, r.end)
+        arrays[i] = r.array
+        decs[i] = r.dec
+    return (regions, *arrays, *decs)
 
 
 _EMPTY_U8 = np.zeros(4, np.uint8)

@@ -29,9 +29,10 @@ from ...core.errors import EmulationError
 from ...core.hooks import Hooks
 from ..disasm import decode
 from ..isa import INSTRN_BUF_BASE, rotr2, rv32_isa
+from . import fast
 from . import semantics as sem
 from .csrs import CONSTANT, COUNTERS, STORAGE
-from .memory import AddressSpace, MemoryAccessError
+from .memory import AddressSpace, MemoryAccessError, Ram
 
 M32 = 0xFFFFFFFF
 
@@ -83,7 +84,9 @@ class Hart:
         self.x = np.zeros(32, np.uint32)
         self.instret = 0
         self.on_custom: CustomHandler | None = None
-        self.hooks = Hooks(self.HOOK_KINDS)
+        self.hooks = Hooks(self.HOOK_KINDS, on_change=self._hooks_changed)
+        self._hooked = False
+        self._code: Ram | None = None  # the RAM window of the last fetch
         self.fast = True  # use the compiled path when no hook needs the exact one
         self.csrs: dict[int, int] = dict(STORAGE)
         self._csr_hooks: dict[int, tuple[CsrRead | None, CsrWrite | None]] = {}
@@ -121,6 +124,9 @@ class Hart:
 
     def hook_del(self, handle: int) -> None:
         self.hooks.delete(handle)
+
+    def _hooks_changed(self) -> None:
+        self._hooked = self.hooks.any()
 
     def request_stop(self) -> None:
         """End the current :meth:`run` after the instruction in progress."""
@@ -171,11 +177,9 @@ class Hart:
     # -- running ------------------------------------------------------------------------------
     def run(self, max_steps: int) -> StopReason:
         """Execute up to ``max_steps`` instructions; why it stopped."""
-        from . import fast  # the compiled path loads numba on first use
-
         self._stop_requested = False
         done = 0
-        use_fast = self.fast and not self.hooks.any() and fast.available()
+        use_fast = self.fast and not self._hooked and fast.available()
         while done < max_steps:
             if use_fast and self._reservation is None:  # lr..sc runs exactly (stores break it)
                 status, n = fast.run(self, max_steps - done)
@@ -203,7 +207,7 @@ class Hart:
         if got is None:
             got = self._decode(word, pc)
         _, vals, fn = got
-        if self.hooks.any("insn"):
+        if self._hooked:
             self.hooks.fire("insn", self, pc, 4, word)
         try:
             why = fn(self, vals, pc)
@@ -229,13 +233,14 @@ class Hart:
     def _fetch(self, pc: int) -> int:
         if pc & 3:
             raise RiscvError(f"{self.name}: pc {pc:#x} is not 4-byte aligned (no C extension)")
-        r = self.space.ram_at(pc, 4)
-        if r is None:
-            raise MemoryAccessError(pc, 4, "fetch", f"{self.space.describe(pc)} (code runs "
-                                    "from RAM only)", self.name, pc, "?")
-        off = pc - r.base
-        a = r.array
-        return int(a[off]) | int(a[off + 1]) << 8 | int(a[off + 2]) << 16 | int(a[off + 3]) << 24
+        r = self._code
+        if r is None or not r.base <= pc < r.end:
+            r = self.space.ram_at(pc, 4)
+            if r is None:
+                raise MemoryAccessError(pc, 4, "fetch", f"{self.space.describe(pc)} (code runs "
+                                        "from RAM only)", self.name, pc, "?")
+            self._code = r
+        return int(r.words[(pc - r.base) >> 2])
 
     def _decode(self, word: int, pc: int) -> tuple[Any, dict[str, int], _Exec]:
         ins = rv32_isa().match(word)
@@ -255,7 +260,7 @@ class Hart:
         if address % size:
             raise MemoryAccessError(address, size, "read", "misaligned")
         v = self.space.read(address, size)
-        if self.hooks.any("mem_read"):
+        if self._hooked:
             self.hooks.fire("mem_read", self, address, size, v)
         return v
 
@@ -265,7 +270,7 @@ class Hart:
         value &= (1 << (8 * size)) - 1
         if address % size:
             raise MemoryAccessError(address, size, "write", "misaligned")
-        if self.hooks.any("mem_write"):
+        if self._hooked:
             self.hooks.fire("mem_write", self, address, size, value)
         self.space.write(address, size, value)
         res = self._reservation

@@ -47,9 +47,11 @@ class Ram:
     array: np.ndarray  # uint8, 1-D, C-contiguous
     end: int = 0  # exclusive
     dec: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    words: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint32))  # a view
 
     def __post_init__(self) -> None:
         self.end = self.base + self.array.size
+        self.words = self.array.view(np.uint32)
 
 
 @dataclass(eq=False)
@@ -148,6 +150,10 @@ class AddressSpace:
         r = self.ram_at(address, size)
         if r is not None:
             off = address - r.base
+            if size == 4 and not off & 3:
+                return int(r.words[off >> 2])
+            if size == 1:
+                return int(r.array[off])
             return int.from_bytes(r.array[off:off + size].tobytes(), "little")
         m = self.mmio_at(address, size)
         if m is not None and m.read is not None:
@@ -159,7 +165,12 @@ class AddressSpace:
         r = self.ram_at(address, size)
         if r is not None:
             off = address - r.base
-            r.array[off:off + size] = np.frombuffer(value.to_bytes(size, "little"), np.uint8)
+            if size == 4 and not off & 3:
+                r.words[off >> 2] = value
+            elif size == 1:
+                r.array[off] = value
+            else:
+                r.array[off:off + size] = np.frombuffer(value.to_bytes(size, "little"), np.uint8)
             return
         m = self.mmio_at(address, size)
         if m is not None and m.write is not None:
