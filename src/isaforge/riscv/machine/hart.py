@@ -181,7 +181,9 @@ class Hart:
         done = 0
         use_fast = self.fast and not self._hooked and fast.available()
         while done < max_steps:
-            if use_fast and self._reservation is None:  # lr..sc runs exactly (stores break it)
+            # lr..sc runs exactly (its stores break the reservation); a hook added by a
+            # callback during the run takes effect at once
+            if use_fast and self._reservation is None and not self._hooked:
                 status, n = fast.run(self, max_steps - done)
                 done += n
                 if status == fast.LIMIT or done >= max_steps:
