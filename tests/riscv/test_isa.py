@@ -163,11 +163,8 @@ def test_known_encodings(text: str, word: int) -> None:
 
 def test_tensix_words_with_the_tensix_packages_formatter() -> None:
     """With the Tensix disassembler as coprocessor formatter, the Tensix lines of the
-    listings print as Tenstorrent's objdump printed them (guarded: that package may move)."""
-    tdis = pytest.importorskip("isaforge.tensix.disasm")
-    decode_word = getattr(tdis, "decode_word", None)
-    if decode_word is None:
-        pytest.skip("isaforge.tensix.disasm.decode_word is gone")
+    listings print as Tenstorrent's objdump printed them."""
+    from isaforge.tensix import decode_word
 
     def tensix(value: int) -> tuple[str, str]:
         got = decode_word(value)
