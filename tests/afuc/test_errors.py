@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from isaforge.afuc import assemble, listing
-from isaforge.afuc.firmware import FIRMWARE_IDS, fwid_of
+from isaforge.afuc.image import FIRMWARE_IDS, fwid_of
 from isaforge.cli import main
 from isaforge.core.errors import AsmError, FirmwareError, IsaforgeError
 

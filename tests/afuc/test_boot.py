@@ -1,4 +1,4 @@
-"""Boot-code runs for the disassembler (``emu.run_boot_code``): the emulator's processor in
+"""Boot-code runs for the disassembler (``boot.run_boot_code``): the emulator's processor in
 bootstrap mode, the one executor of afuc instructions in the project."""
 
 from __future__ import annotations
@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 from isaforge.afuc import Emulator, assemble
-from isaforge.afuc.disasm import _boot
-from isaforge.afuc.emu import run_boot_code
-from isaforge.afuc.firmware import load_firmware
+from isaforge.afuc.boot import boot, run_boot_code
+from isaforge.afuc.image import load_firmware
 from isaforge.afuc.machine import StepLimitError
 from isaforge.core.errors import EmulationError, FirmwareError
 from tests.refdata import refdata
@@ -106,7 +105,7 @@ def test_runaway_boot_code_is_stopped():
     with pytest.raises(StepLimitError, match="step limit of 500"):
         run_boot_code(fw, max_steps=500)
     with pytest.raises(FirmwareError, match="did not reach waitin: step limit"):
-        _boot(fw, "SQE", 0)
+        boot(fw, "SQE", 0)
 
 
 def test_bad_kind_and_a5xx_refused():
