@@ -20,17 +20,17 @@ def test_a630_boot_run_is_the_emulator_boot():
     """On real firmware (whose boot code reads no $data) the bootstrap run and an exact
     emulator run to the first waitin are the same machine: steps, pc, registers, table."""
     data = refdata("afuc", "firmware", "a630_sqe.fw").read_bytes()
-    boot = run_boot_code(load_firmware(data))
+    booted = run_boot_code(load_firmware(data))
     emu = Emulator(data)
     assert emu.run(exact=True) == "idle"
     p = emu.main
-    assert boot.waitin_pending and p.waitin_pending
-    assert (boot.steps, boot.pc, boot.gpr, boot.carry) == (p.steps, p.pc, p.gpr, p.carry)
-    assert boot.jmptbl == p.jmptbl
-    assert any(boot.jmptbl)
-    assert np.array_equal(boot.control, p.control)
-    assert np.array_equal(boot.sqe, p.sqe)
-    assert np.array_equal(boot.emu.gpu, emu.gpu)
+    assert booted.waitin_pending and p.waitin_pending
+    assert (booted.steps, booted.pc, booted.gpr, booted.carry) == (p.steps, p.pc, p.gpr, p.carry)
+    assert booted.jmptbl == p.jmptbl
+    assert any(booted.jmptbl)
+    assert np.array_equal(booted.control, p.control)
+    assert np.array_equal(booted.sqe, p.sqe)
+    assert np.array_equal(booted.emu.gpu, emu.gpu)
 
 
 def test_data_read_ends_the_boot_run():

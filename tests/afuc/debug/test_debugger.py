@@ -589,3 +589,15 @@ def test_random_command_lines_never_break_the_session(lines):
         if d.prompt != PROMPT:  # a Mesa sub-prompt waits: any bad answer leaves it
             assert d.execute("zz").startswith("error: ") and d.prompt == PROMPT
         assert d.execute("where").startswith("=> ")
+
+
+def test_session_goes_on_after_an_emulation_error():
+    """An error the firmware runs into is reported where it happened, and the session stays
+    on that processor (it used to keep the processor object as its name, so every later
+    command failed)."""
+    d = Debugger(Emulator(assemble("[016ee001]\nret\nnop\nwaitin\nnop\n")), trace=False)
+    out = d.execute("s 3")
+    assert out.splitlines()[0] == "error: SQE: ret with an empty call stack"
+    assert out.splitlines()[1].startswith("=> 0001: ")
+    assert d.current == "SQE"
+    assert d.execute("regs").startswith("SQE: pc 0x0001")
