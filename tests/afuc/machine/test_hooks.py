@@ -144,3 +144,15 @@ def test_insn_hook_without_trace_takes_the_exact_path_and_a_range() -> None:
     assert seen == [(8, 4, "SQE")] * 5  # the loop's sub, five times
     emu.hook_del(h)
     assert emu.main.insn_hooks == ()
+
+
+def test_insn_hook_in_single_steps_and_not_when_idle() -> None:
+    emu = Emulator(a630())
+    emu.run()  # boot code, up to the waitin whose delay slot waits for a header
+    seen: list[int] = []
+    emu.hook_add("insn", lambda e, addr, size, proc: seen.append(addr))
+    slot = emu.main.pc
+    assert emu.step() is False and seen == []  # idle: nothing executes, no hook
+    emu.feed("CP_ME_INIT 0")
+    assert emu.step() is True and seen == [4 * slot]
+    assert emu.step() is True and seen == [4 * slot, 4 * emu.main.jmptbl[0x48]]

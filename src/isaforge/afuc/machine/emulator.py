@@ -21,10 +21,12 @@ an address range. The kinds and what their callbacks get (``emu`` is this :class
 * ``packet``: ``callback(emu, address, header, proc)`` for each packet dispatched: ``address``
   is the byte address (4 * pc) of the handler it jumps to, ``header`` the header dword,
   ``proc`` the :class:`Processor`;
-* ``insn``: ``callback(emu, address, 4, proc)`` before each instruction executes, ``address``
-  being its byte address (4 * pc) in ``proc``'s image, as :func:`isaforge.afuc.disassemble`
-  numbers it. Instruction hooks make :meth:`Emulator.run` take the exact path (the compiled
-  blocks have no per-instruction point to call them from).
+* ``insn``: ``callback(emu, address, 4, proc)`` before each instruction :meth:`Emulator.run`
+  or :meth:`Emulator.step` executes (a ``(rep)`` instruction once), ``address`` being its
+  byte address (4 * pc) in ``proc``'s image, as :func:`isaforge.afuc.disassemble` numbers
+  it. Instruction hooks make :meth:`Emulator.run` take the exact path (the compiled blocks
+  have no per-instruction point to call them from); one added by a callback during a run
+  takes effect at the next run.
 
 Effects (``emu.effects``) are recorded whether or not hooks are set (``record=False`` stops
 that); without hooks, the fast path appends them inline.
@@ -331,7 +333,10 @@ class Emulator:
         p = self.proc(proc)
         p.limit = 1 << 62
         try:
-            p.step()
+            if p.insn_hooks:
+                p.step_hooked()
+            else:
+                p.step()
         except Idle:
             return False
         return True
@@ -374,6 +379,7 @@ class Emulator:
 
     def _run_slow(self, p: Processor, limit: int, stops: set[int], at_packet: bool) -> str:
         p.limit = limit
+        step = p.step_hooked if p.insn_hooks else p.step  # (hooks added meanwhile: next run)
         first = True
         while True:
             if not first and p is self.main and p.pc in stops:
@@ -382,7 +388,7 @@ class Emulator:
             packets = p.packets
             if p.steps >= limit:
                 p.limit_hit()
-            p.step()
+            step()
             if at_packet and p.packets != packets:
                 return "packet"
 

@@ -134,7 +134,7 @@ class Processor:
         self.fast_append: Callable | None = None
         self.is_me5 = False  # a5xx ME: memory and register reads through GPU registers
         self.tw: Any = None  # trace bookkeeping (trace.TraceState) or None
-        self.insn_hooks: tuple[Hook, ...] = ()  # the host's "insn" hooks (exact path only)
+        self.insn_hooks: tuple[Hook, ...] = ()  # the host's "insn" hooks (see step_hooked)
         self.steps = 0
         self.midblock = False  # an error stopped a compiled block: pc is not exact
         self.limit = 1 << 62
@@ -502,8 +502,6 @@ class Processor:
         hdr = None
         if self.waitin_pending:
             hdr = self.next_header()  # raises Idle before anything changes
-        if self.insn_hooks:
-            self._fire_insn(pc)
         bt, self.bt = self.bt, None
         wait, self.waitin_pending = self.waitin_pending, False
         tw = self.tw
@@ -521,11 +519,19 @@ class Processor:
         if tw is not None:
             tw.dump(self)
 
-    def _fire_insn(self, pc: int) -> None:
-        addr = 4 * pc
+    def step_hooked(self) -> None:
+        """:meth:`step`, calling the ``insn`` hooks first if the instruction is going to
+        execute (kept apart so that :meth:`step` costs nothing more without hooks)."""
+        if self.midblock:
+            self._check_resumable()
+        if self.waitin_pending:
+            self.next_header()  # raises Idle before the hooks, as step() would (and the same
+            # header is found again there: an ended IB's fake IN_IB_END stays in its place)
+        addr = 4 * self.pc
         for h in self.insn_hooks:
             if h.covers(addr):
                 h.callback(self.emu, addr, 4, self)
+        self.step()
 
     def run_fast(self, max_steps: int) -> None:
         """Run blocks until idle or until ``steps`` reaches ``max_steps`` (then exact steps)."""
