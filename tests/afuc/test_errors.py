@@ -149,6 +149,19 @@ def test_disasm_nonexistent_file(tmp_path: Path) -> None:
     assert str(missing) in line
 
 
+@pytest.mark.parametrize("command", ["disasm", "run", "debug", "asm"])
+def test_a_directory_is_bad_input_not_bad_usage(tmp_path: Path, command: str) -> None:
+    """A directory where a file is expected is read like any file: one line, exit status 1
+    (bad input), as a missing file is; bad usage (click's errors) is exit status 2."""
+    args = {"disasm": [str(tmp_path)], "run": [str(tmp_path), str(tmp_path)],
+            "debug": [str(tmp_path)], "asm": [str(tmp_path), "-o", str(tmp_path / "o.fw")]}
+    line = _one_line_error(_invoke(command, *args[command]), "Is a directory")
+    assert str(tmp_path) in line
+    res = _outcome(_invoke(command, "--no-such-option"))
+    assert res.exit_code == 2 and res.escaped is None
+    assert res.stderr.strip().splitlines()[-1].startswith("isaforge: error: ")
+
+
 @pytest.mark.parametrize("version", [A6XX_VERSION, A7XX_VERSION], ids=["a6xx", "a7xx"])
 def test_disasm_boot_code_that_never_reaches_waitin(tmp_path: Path, version: str) -> None:
     fw = tmp_path / "hang.fw"
