@@ -3,7 +3,7 @@ and how the user names them (pc numbers, listing labels, packet and register nam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +43,7 @@ class Breakpoints:
     def __len__(self) -> int:
         return len(self.by_number)
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Breakpoint]:
         return iter(self.by_number.values())
 
     def add_pc(self, proc: str, pc: int, what: str) -> Breakpoint:
