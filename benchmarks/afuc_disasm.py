@@ -38,7 +38,7 @@ def main() -> None:
     figures = [
         ("listing (Mesa text, incl. boot-code run)", _best(lambda: listing(data))),
         ("listing -v", _best(lambda: listing(data, verbose=True))),
-        ("disassemble() -> Instruction objects", _best(lambda: disassemble(data))),
+        ("disassemble() -> Instruction records", _best(lambda: list(disassemble(data)))),
         ("assemble(listing)", _best(lambda: assemble(text))),
     ]
     print(f"{path.name}: {words} words, best of 5 runs")

@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from isaforge.afuc.emu import Emulator
-from isaforge.afuc.stream import pkt4_header, pkt7_header
+from isaforge.afuc.machine import Emulator
+from isaforge.afuc.machine.stream import pkt4_header, pkt7_header
 
 FW = Path(__file__).resolve().parents[2] / "shared/refdata/afuc/firmware/a630_sqe.fw"
 

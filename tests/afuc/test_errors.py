@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from isaforge.afuc import assemble, listing
-from isaforge.afuc.firmware import FIRMWARE_IDS, fwid_of
+from isaforge.afuc.image import FIRMWARE_IDS, fwid_of
 from isaforge.cli import main
 from isaforge.core.errors import AsmError, FirmwareError, IsaforgeError
 
@@ -147,6 +147,19 @@ def test_disasm_nonexistent_file(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-dir" / "missing.fw"
     line = _one_line_error(_invoke("disasm", str(missing)), "No such file")
     assert str(missing) in line
+
+
+@pytest.mark.parametrize("command", ["disasm", "run", "debug", "asm"])
+def test_a_directory_is_bad_input_not_bad_usage(tmp_path: Path, command: str) -> None:
+    """A directory where a file is expected is read like any file: one line, exit status 1
+    (bad input), as a missing file is; bad usage (click's errors) is exit status 2."""
+    args = {"disasm": [str(tmp_path)], "run": [str(tmp_path), str(tmp_path)],
+            "debug": [str(tmp_path)], "asm": [str(tmp_path), "-o", str(tmp_path / "o.fw")]}
+    line = _one_line_error(_invoke(command, *args[command]), "Is a directory")
+    assert str(tmp_path) in line
+    res = _outcome(_invoke(command, "--no-such-option"))
+    assert res.exit_code == 2 and res.escaped is None
+    assert res.stderr.strip().splitlines()[-1].startswith("isaforge: error: ")
 
 
 @pytest.mark.parametrize("version", [A6XX_VERSION, A7XX_VERSION], ids=["a6xx", "a7xx"])

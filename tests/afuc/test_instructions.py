@@ -44,14 +44,14 @@ def test_encoding(gpu: str, src: str, word: int) -> None:
     got = words(src, gpu)
     assert got[0] == word, f"{src}: {got[0]:08x} != {word:08x}"
     # and it disassembles back to the same text (labels aside)
-    text = disassemble([word], gpu=gpu)[0].text
+    text = next(disassemble([word], gpu=gpu)).text
     assert words(text, gpu)[0] == word  # out-of-range targets print as raw values
 
 
 def test_a7xx_only_instructions_are_literals_before_a7xx() -> None:
     for w in (0xDF70001B, 0xDF600000, 0xE4000000):
-        assert disassemble([w], gpu="a630")[0].mnemonic == "[literal]"
-        assert disassemble([w], gpu="a730")[0].mnemonic in ("jump", "sret", "jumpa")
+        assert next(disassemble([w], gpu="a630")).mnemonic == "[literal]"
+        assert next(disassemble([w], gpu="a730")).mnemonic in ("jump", "sret", "jumpa")
     with pytest.raises(AsmError, match="unknown instruction 'sret' for a6xx"):
         words("sret", "a630")
 
@@ -67,10 +67,10 @@ def test_generation_specific_opcodes() -> None:
 
 
 def test_instruction_objects() -> None:
-    ins = disassemble([0xA8020026, 0x981E5006], gpu="a630")
+    ins = list(disassemble([0xA8020026, 0x981E5006], gpu="a630"))
     assert (ins[0].address, ins[0].mnemonic, ins[0].op_str) == (
         0, "cwrite", "$02, [$00 + @REG_READ_DWORDS]")
-    assert ins[1].bytes == bytes.fromhex("06501e98")
+    assert ins[1].bytes == bytes.fromhex("06501e98") and (ins[1].address, ins[1].size) == (4, 4)
     assert ins[1].name == "or" and ins[1].fields["SRC1"] == 0 and ins[1].text == "mov $0a, $regdata"
 
 

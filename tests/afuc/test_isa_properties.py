@@ -18,7 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from isaforge.afuc.asm import assemble
-from isaforge.afuc.disasm import disassemble
+from isaforge.afuc.decode import disassemble
 from isaforge.afuc.isa import GENERATIONS, isa_for
 from isaforge.core.errors import DecodeError, IsaforgeError
 from isaforge.core.isa import Instr
@@ -164,7 +164,7 @@ def _round_trip(gen: int, w: int) -> None:
     # Targets outside the two words print as raw field values ("#-3", "#1234"), which the
     # assembler takes back as such; targets 0 and 1 print as labels ("#l1", "#fxn0"), so the
     # source defines those labels where the listing would.
-    line = disassemble([version, w], gpu=gpu)[1]
+    line = list(disassemble([version, w], gpu=gpu))[1]
     text = line.text
     source = f"l0:\nfxn0:\n[{version:08x}]\nl1:\nfxn1:\n{text}\n"
     try:
@@ -252,10 +252,10 @@ def test_random_words_raise_only_decode_error(gen: int) -> None:
         assert set(vals) >= set(ins.fields)
     assert 0 < len(undecodable) < len(words)
 
-    listing = disassemble(words, gpu=GPUS[gen][0])  # one call; must not raise
+    listing = list(disassemble(words, gpu=GPUS[gen][0]))  # one pass; must not raise
     assert len(listing) == len(words)
     for i, (w, line) in enumerate(zip(words, listing, strict=True)):
-        assert line.word == w and line.address == i
+        assert line.word == w and line.address == 4 * i and line.size == 4
         assert isinstance(line.text, str) and line.text
         if i in undecodable:
             assert line.mnemonic == "[literal]" and line.text == f"[{w:08x}]"

@@ -30,7 +30,7 @@ from ..core.asm import (
 )
 from ..core.errors import AsmError, EncodeError, FirmwareError, SourceLoc
 from ..core.isa import ISA, Instr
-from .firmware import FIRMWARE_IDS, fwid_of, generation, parse_gpu, variant
+from .image import FIRMWARE_IDS, fwid_of, generation, parse_gpu, variant
 from .isa import isa_for, nop_literal
 from .regdb import RegDB
 

@@ -1,15 +1,30 @@
-"""``isaforge afuc ...``: a thin layer over :mod:`isaforge.afuc`."""
+"""``isaforge afuc ...``: a thin layer over :mod:`isaforge.afuc`.
+
+Errors speak as every isaforge command does: bad input (a file that cannot be read, bad
+firmware, a stream the firmware cannot run) is one ``isaforge: [FILE:LINE:COL: ]error: ...``
+line on stderr and exit status 1; bad usage (click's errors) is handled by the top-level
+group, exit status 2.
+"""
 
 from __future__ import annotations
+
+import json
+import shutil
+import sys
 
 import click
 
 from ..core.cli import guarded, preset, read_input, write_output
 from ..core.errors import AsmError, EmulationError
-from . import assemble, listing
-from .debug_cli import debug_cmd
+from .asm import assemble
+from .boot import jumptable_offset
+from .debug import Debugger, repl
+from .listing import listing
+from .machine import Effect, Emulator, TraceState
 
 GPU_HELP = "firmware id in hex as Mesa's -g takes it (6dc) or a GPU name (a650); overrides the file"
+# (file arguments are read by the commands: a missing file or a directory is bad input)
+FILE = click.Path(allow_dash=True)
 
 
 @click.group("afuc")
@@ -17,15 +32,12 @@ def afuc_cli() -> None:
     """Adreno afuc (CP/SQE microcode, a5xx-a7xx): Mesa-compatible asm and disasm."""
 
 
-afuc_cli.add_command(debug_cmd)
-
-
 @afuc_cli.command("disasm")
-@click.argument("firmware", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("firmware", type=FILE)
 @click.option("-v", "--verbose", is_flag=True, help="show each word's index and hex value")
 @click.option("-r", "--raw", is_flag=True, help="every dword of the file, no jump-table analysis")
 @click.option("--gpu", "-g", metavar="ID", help=GPU_HELP)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="write to a file")
+@click.option("-o", "--output", type=FILE, help="write to a file")
 @guarded
 def disasm_cmd(firmware: str, verbose: bool, raw: bool, gpu: str | None,
                output: str | None) -> None:
@@ -34,8 +46,8 @@ def disasm_cmd(firmware: str, verbose: bool, raw: bool, gpu: str | None,
 
 
 @afuc_cli.command("asm")
-@click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+@click.argument("source", type=FILE)
+@click.option("-o", "--output", required=True, type=FILE,
               help="firmware file to write")
 @click.option("--gpu", "-g", metavar="ID", help=GPU_HELP + " (default: from the first [literal])")
 @guarded
@@ -48,7 +60,7 @@ def asm_cmd(source: str, output: str, gpu: str | None) -> None:
     write_output(output, assemble(text, gpu=gpu, filename=source))
 
 
-def _effect_text(e) -> str:
+def _effect_text(e: Effect) -> str:
     if e.kind == "mem":
         return f"mem   0x{e.addr:016x} = 0x{e.value:08x}"
     width = {"reg": 4, "pipe": 2, "ctrl": 3}[e.kind]
@@ -57,15 +69,15 @@ def _effect_text(e) -> str:
 
 
 @afuc_cli.command("run")
-@click.argument("firmware", type=click.Path(dir_okay=False, allow_dash=True))
-@click.argument("stream", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("firmware", type=FILE)
+@click.argument("stream", type=FILE)
 @click.option("--json", "as_json", is_flag=True, help="effects as JSON lines")
 @click.option("--trace", is_flag=True, help="each executed instruction and what it changed "
               "(Mesa's afuc-disasm -e format, real pc), instead of the effect list")
 @click.option("--max-steps", default=10_000_000, show_default=True, type=click.IntRange(1),
               help="stop a runaway firmware after this many steps")
 @click.option("--gpu", "-g", metavar="ID", help=GPU_HELP)
-@click.option("--me", "me_firmware", type=click.Path(dir_okay=False),
+@click.option("--me", "me_firmware", type=FILE,
               help="a5xx: the ME firmware (FIRMWARE is then the PFP, joined by the MEQ)")
 @guarded
 def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: int,
@@ -76,20 +88,11 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     prompt takes them (CP_MEM_WRITE 0x1000 0 0xdead, RB_RENDER_CNTL 0x11), plus
     '@ADDR: w0 w1 ...' lines that place IBs in GPU memory.
     """
-    import json
-
-    from .disasm import jumptable_offset
-    from .emu import Emulator
-    from .trace import TraceState
-
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
     emu.feed_file(read_input(stream), stream)
     if trace:
-        tw = TraceState(click.echo, jumptable_offset(emu.fw))
-        emu.tracer = tw
-        for p in emu.procs:
-            p.tw = tw
+        emu.set_tracer(TraceState(click.echo, jumptable_offset(emu.fw)))
     shown = 0
 
     def flush() -> None:
@@ -116,3 +119,50 @@ afuc_cli.add_command(preset(
     run_cmd, "trace", help="Run FIRMWARE on STREAM and print every executed instruction and "
     "what it changed, in Mesa's afuc-disasm -e format (same as 'run --trace').",
     trace=True, as_json=False))
+
+
+@afuc_cli.command("debug")
+@click.argument("firmware", type=click.Path())
+@click.option("--stream", "-s", "streams", multiple=True, type=click.Path(),
+              help="queue a command stream file first (binary dwords, or text as 'afuc run' "
+                   "takes it); may be repeated")
+@click.option("--gpu", "-g", metavar="ID", help=GPU_HELP)
+@click.option("--me", "me_firmware", type=click.Path(),
+              help="a5xx: the ME firmware (FIRMWARE is then the PFP, joined by the MEQ)")
+@click.option("-x", "--execute", "commands", multiple=True, metavar="CMD",
+              help="run this debugger command first (may be repeated), e.g. -x 'b CP_NOP'")
+@click.option("--max-steps", default=1_000_000, show_default=True, type=click.IntRange(1),
+              help="step limit of one run/continue command")
+@click.option("--no-trace", is_flag=True,
+              help="do not print each executed instruction ('trace on' turns it back on)")
+@click.option("--view", "auto_view", is_flag=True,
+              help="show the disassembly/registers/ROQ view after each run")
+@guarded
+def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
+              me_firmware: str | None, commands: tuple[str, ...], max_steps: int,
+              no_trace: bool, auto_view: bool) -> None:
+    """Debug FIRMWARE on the emulator, at a prompt that takes Mesa's emulator commands.
+
+    Type 'h' for the commands: Mesa's letters (s, r, d r, d c NAME, w r $02 5, w m ADDR V,
+    p CP_NAME payload..., q) and more (continue, break, view, ...). Commands are read from
+    stdin when it is not a terminal, one a line, as Mesa's emulator reads a script; the
+    end of input quits.
+    """
+    me = read_input(me_firmware) if me_firmware else None
+    emu = Emulator(read_input(firmware), gpu, me_firmware=me)
+    for s in streams:
+        emu.feed_file(read_input(s), s)
+    interactive = sys.stdin.isatty()
+    color = interactive and sys.stdout.isatty()
+    width = shutil.get_terminal_size((110, 24)).columns if interactive else 110
+    dbg = Debugger(emu, trace=not no_trace, max_steps=max_steps, color=color, width=width)
+    dbg.auto_view = auto_view
+    click.echo(dbg.banner())
+    for cmd in commands:
+        click.echo(dbg.prompt + cmd)
+        text = dbg.execute(cmd)
+        if text:
+            click.echo(text)
+        if dbg.done:
+            return
+    repl(dbg, sys.stdin, click.echo, interactive, banner=False)

@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from .asm import assemble
-from .disasm import listing
-from .emu import Emulator
+from .listing import listing
+from .machine import Emulator
 
 DEMO_STREAM = """\
 CP_ME_INIT 0

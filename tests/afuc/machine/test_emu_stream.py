@@ -9,8 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from isaforge.afuc import Emulator
-from isaforge.afuc.regdb import RegDB
-from isaforge.afuc.stream import (
+from isaforge.afuc.machine.stream import (
     BadPacketError,
     StreamFormatError,
     odd_parity_bit,
@@ -19,6 +18,7 @@ from isaforge.afuc.stream import (
     pkt4_header,
     pkt7_header,
 )
+from isaforge.afuc.regdb import RegDB
 from tests.refdata import refdata
 
 DB = RegDB.for_variant("A6XX")

@@ -17,8 +17,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from ..core.errors import EmulationError, FirmwareError, SourceLoc
-from .regdb import RegDB
+from ...core.errors import EmulationError, FirmwareError, SourceLoc
+from ..regdb import RegDB
 
 TYPE4, TYPE7 = 4, 7
 
@@ -70,6 +70,11 @@ def parse_header(hdr: int) -> Header:
             raise BadPacketError(f"bad type-7 packet header {hdr:08x}: parity check failed")
         return Header(TYPE7, op, count)
     raise BadPacketError(f"bad packet header {hdr:08x}: type {kind} is neither 4 nor 7")
+
+
+# header -> (type 4?, ident, count) of the headers seen so far (valid ones only): the
+# processors' dispatch and the compiled blocks look them up here before parsing
+HEADERS: dict[int, tuple[bool, int, int]] = {}
 
 
 @dataclass

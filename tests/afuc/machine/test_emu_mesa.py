@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from isaforge.afuc.regdb import RegDB
-from tests.afuc.emu_mesa_script import effect_blocks, mesa_lines, normalize_pc, run_script
+from tests.afuc.machine.emu_mesa_script import effect_blocks, mesa_lines, normalize_pc, run_script
 from tests.refdata import refdata
 
 DB = RegDB.for_variant("A6XX")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from isaforge.afuc import Emulator
-from isaforge.afuc.machine import SDS_READY
-from isaforge.afuc.stream import pkt4_header, pkt7_header
+from isaforge.afuc.machine.processor import SDS_READY
+from isaforge.afuc.machine.stream import pkt4_header, pkt7_header
 from tests.refdata import refdata
 
 DRAW = "CP_DRAW_INDX_OFFSET 0x0 1 3 0 0 0 0"

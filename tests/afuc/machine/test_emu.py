@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from isaforge.afuc import Emulator
 from isaforge.afuc.machine import StepLimitError, StreamEndError
-from isaforge.afuc.stream import BadPacketError, parse_header, pkt4_header, pkt7_header
+from isaforge.afuc.machine.stream import BadPacketError, parse_header, pkt4_header, pkt7_header
 from isaforge.cli import main as cli_main
 from isaforge.core.errors import EmulationError
 from tests.refdata import refdata
@@ -116,9 +116,9 @@ def test_runaway_stopped():
 def test_hooks_and_state_access():
     emu = Emulator(a630())
     seen = []
-    emu.hook_add("reg", lambda k, a, v: seen.append((a, v)))
+    emu.hook_add("reg_write", lambda e, reg, value, info: seen.append((reg, value)))
     packets = []
-    emu.hook_add("packet", lambda p, hdr: packets.append(hdr))
+    emu.hook_add("packet", lambda e, address, hdr, proc: packets.append(hdr))
     emu.feed("CP_ME_INIT 0")
     emu.run()
     emu.packet("RB_RENDER_CNTL", 7)

@@ -6,7 +6,30 @@ Unicorn-style API; the machine never prints, it emits effects and calls hooks::
     emu.feed("CP_ME_INIT 0\\nCP_MEM_WRITE 0x1000 0 0xdead")   # or dwords, or packet()
     emu.run()                                # boot code, then every packet, until idle
     emu.effects                              # [Effect(kind, addr, name, value, proc), ...]
-    emu.hook_add("reg", lambda kind, addr, value: ...)
+    h = emu.hook_add("reg_write", lambda emu, reg, value, info: ...)   # a handle
+    emu.hook_del(h)
+
+Hooks (Unicorn's shape, :mod:`isaforge.core.hooks`): ``hook_add(kind, callback, begin=None,
+end=None)`` returns a handle for ``hook_del``; ``begin``/``end`` (inclusive) restrict a hook to
+an address range. The kinds and what their callbacks get (``emu`` is this :class:`Emulator`):
+
+* ``reg_write``: ``callback(emu, reg, value, info)`` for each write of a GPU, pipe or control
+  register by the firmware; ``info`` is a :class:`RegWrite`: ``info.space`` is "gpu", "pipe"
+  or "ctrl" (the range applies to ``reg`` in every space), ``info.name`` the register's name
+  (or None), ``info.proc`` the processor that wrote it;
+* ``mem_write``: ``callback(emu, address, 4, value)`` for each dword of GPU memory written;
+* ``packet``: ``callback(emu, address, header, proc)`` for each packet dispatched: ``address``
+  is the byte address (4 * pc) of the handler it jumps to, ``header`` the header dword,
+  ``proc`` the :class:`Processor`;
+* ``insn``: ``callback(emu, address, 4, proc)`` before each instruction :meth:`Emulator.run`
+  or :meth:`Emulator.step` executes (a ``(rep)`` instruction once), ``address`` being its
+  byte address (4 * pc) in ``proc``'s image, as :func:`isaforge.afuc.disassemble` numbers
+  it. Instruction hooks make :meth:`Emulator.run` take the exact path (the compiled blocks
+  have no per-instruction point to call them from); one added by a callback during a run
+  takes effect at the next run.
+
+Effects (``emu.effects``) are recorded whether or not hooks are set (``record=False`` stops
+that); without hooks, the fast path appends them inline.
 
 Generations: a6xx SQE; a7xx BR, which starts BV and LPAC when its boot code writes
 ``@BV_CNTL``/``@LPAC_CNTL`` (each then runs its own image, from ``@BV_INSTR_BASE`` etc.);
@@ -22,16 +45,22 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core.errors import EmulationError
-from .firmware import Firmware, load_firmware
-from .isa import REG_REM, isa_for
-from .machine import M32, BootQueue, CodeGen, Idle, ListQueue, Processor, StepLimitError
-from .regdb import RegDB
+from ...core.errors import EmulationError
+from ...core.hooks import Hook, Hooks
+from ..image import Firmware, load_firmware
+from ..isa import REG_REM, isa_for
+from ..regdb import RegDB
+from .codegen import CodeGen
+from .processor import M32, Idle, Processor
+from .queues import ListQueue
 from .stream import Stream, packet_words, parse_stream, parse_text
+from .trace import TraceState
 
 INSTR_BASE = 0x1000  # where the firmware image sits in GPU memory (as in Mesa's emulator)
 ME_INSTR_BASE = 0x100000  # the a5xx ME image
-KINDS = ("reg", "mem", "pipe", "ctrl")
+EFFECT_KINDS = ("reg", "mem", "pipe", "ctrl")  # Effect.kind: GPU register, memory, pipe, control
+HOOK_KINDS = ("insn", "mem_write", "reg_write", "packet")
+SPACE_OF = {"reg": "gpu", "pipe": "pipe", "ctrl": "ctrl"}  # Effect.kind -> RegWrite.space
 GPU_REGS = 0x10000
 assert array("I").itemsize == 4, "array('I') must hold uint32"
 
@@ -48,6 +77,15 @@ class Effect(NamedTuple):
 
     def as_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "addr": self.addr, "name": self.name, "value": self.value}
+
+
+class RegWrite(NamedTuple):
+    """The ``info`` of a ``reg_write`` hook: which register space, the register's name, and
+    the processor that wrote it."""
+
+    space: str  # "gpu", "pipe" or "ctrl"
+    name: str | None
+    proc: str
 
 
 class Emulator:
@@ -68,16 +106,17 @@ class Emulator:
         self.mem: dict[int, int] = {}
         self.effects_raw: list[tuple[str, int, int, str]] = []
         self.record = record
-        self.hooks: dict[str, list[Callable[[str, int, int], None]]] = {k: [] for k in KINDS}
-        self.packet_hooks: list[Callable[[Processor, int], None]] = []
+        self.hooks = Hooks(HOOK_KINDS, self._hooks_changed)
+        self.packet_hooks: list[Hook] = []  # (the compiled blocks read it: changed in place)
+        self.insn_hooks: tuple[Hook, ...] = ()
         self.pkt4_id = self.db.pm4_packet_id("PKT4") or 4
         self.ib_end_id = self.db.pm4_packet_id("IN_IB_END")
-        self.tracer: Any = None
+        self.tracer: TraceState | None = None
         self.bootstrap = False  # a boot-code run (run_boot_code): BV/LPAC are not started
         self.fast_append: Callable[[tuple], None] | None = None
         self.emit: Callable[[str, int, int, Processor], None] | None = None
-        self._update_emit()
         self.procs: list[Processor] = []
+        self._hooks_changed()
         image = fw.words[1:]
         if fw.gen == 5 and me_firmware is not None:
             me_fw = (me_firmware if isinstance(me_firmware, Firmware)
@@ -88,17 +127,17 @@ class Emulator:
             me = self._add(Processor(self, "ME", me_fw.words[1:], ME_INSTR_BASE))
             pfp.meq = me.meq = ListQueue()
             me.is_me5 = True
-            self._set_gpu64("CP_PFP_INSTR_BASE_LO", INSTR_BASE)
-            self._set_gpu64("CP_ME_INSTR_BASE_LO", ME_INSTR_BASE)
+            self.set_gpu64("CP_PFP_INSTR_BASE_LO", INSTR_BASE)
+            self.set_gpu64("CP_ME_INSTR_BASE_LO", ME_INSTR_BASE)
         elif fw.gen == 5:
             me = self._add(Processor(self, "ME", image, INSTR_BASE))
             me.is_me5 = True
             me.meq = me.rb
-            self._set_gpu64("CP_ME_INSTR_BASE_LO", INSTR_BASE)
+            self.set_gpu64("CP_ME_INSTR_BASE_LO", INSTR_BASE)
         else:
             main = self._add(Processor(self, "BR" if fw.gen >= 7 else "SQE", image, INSTR_BASE))
-            self._set_gpu64("CP_SQE_INSTR_BASE", INSTR_BASE)
-            self._reset_values(main)
+            self.set_gpu64("CP_SQE_INSTR_BASE", INSTR_BASE)
+            self.reset_values(main)
         for p in self.procs:
             for i, w in enumerate(p.image):
                 self.mem[p.base + 4 * i] = w
@@ -115,14 +154,17 @@ class Emulator:
         self.procs.append(p)
         p.fast_append = self.fast_append
         p.fast_regs = self.fast_append is not None
+        p.insn_hooks = self.insn_hooks
+        p.tw = self.tracer
         return p
 
-    def _set_gpu64(self, name: str, value: int) -> None:
+    def set_gpu64(self, name: str, value: int) -> None:
+        """Set a 64-bit GPU register pair (low dword at ``name``), without side effects."""
         off = self.db.gpu_reg(name)
         if off is not None:
             self.gpu[off], self.gpu[off + 1] = value & M32, value >> 32
 
-    def _reset_values(self, p: Processor) -> None:
+    def reset_values(self, p: Processor) -> None:
         """What the hardware presents at reset, per firmware (the boot code checks it)."""
         fwid = self.fw.fwid
         if fwid == 0x520:
@@ -149,47 +191,67 @@ class Emulator:
             raise EmulationError(f"{parent.name} started {kind} at {base:#x}, outside its image")
         p = self._add(Processor(self, kind, parent.image[off:], base))
         p.control[base_reg], p.control[base_reg + 1] = base & M32, base >> 32
-        self._reset_values(p)
-        p.tw = parent.tw
+        self.reset_values(p)
 
     # -- effects and hooks ------------------------------------------------------------------------
-    def _update_emit(self) -> None:
-        hooks = any(self.hooks.values())
-        self.fast_append = self.effects_raw.append if self.record and not hooks else None
-        for p in getattr(self, "procs", []):
+    def _hooks_changed(self) -> None:
+        """Plan how effects and events reach the hooks (after every add and delete): with no
+        write hooks, effects are appended inline (``fast_append``), else ``emit`` records
+        them and calls the hooks."""
+        hooks = self.hooks
+        self.packet_hooks[:] = hooks.callbacks("packet")
+        self.insn_hooks = hooks.callbacks("insn")
+        regs, mems = hooks.callbacks("reg_write"), hooks.callbacks("mem_write")
+        watched = bool(regs or mems)
+        self.fast_append = self.effects_raw.append if self.record and not watched else None
+        for p in self.procs:
             p.fast_append = self.fast_append
             p.fast_regs = self.fast_append is not None
-        if not self.record and not hooks:
+            p.insn_hooks = self.insn_hooks
+        if not self.record and not watched:
             self.emit = None
             return
         app = self.effects_raw.append
-        if not hooks:
+        if not watched:
             self.emit = lambda kind, addr, value, proc: app((kind, addr, value, proc.name))
             return
 
         def emit(kind: str, addr: int, value: int, proc: Processor) -> None:
             if self.record:
                 app((kind, addr, value, proc.name))
-            for fn in self.hooks[kind]:
-                fn(kind, addr, value)
+            if kind == "mem":
+                for h in mems:
+                    if h.covers(addr):
+                        h.callback(self, addr, 4, value)
+                return
+            info = None
+            for h in regs:
+                if h.covers(addr):
+                    if info is None:
+                        info = RegWrite(SPACE_OF[kind], self.name_of(kind, addr), proc.name)
+                    h.callback(self, addr, value, info)
 
         self.emit = emit
 
-    def hook_add(self, kind: str, fn: Callable[..., None]) -> None:
-        """Call ``fn(kind, addr, value)`` on each write of ``kind`` ("reg", "mem", "pipe",
-        "ctrl"), or ``fn(processor, header)`` on each packet dispatch ("packet")."""
-        if kind == "packet":
-            self.packet_hooks.append(fn)
-        elif kind in self.hooks:
-            self.hooks[kind].append(fn)
-        else:
-            raise EmulationError(f"unknown hook kind {kind!r}; one of: packet, "
-                                 + ", ".join(KINDS))
-        self._update_emit()
+    def hook_add(self, kind: str, callback: Callable[..., Any], begin: int | None = None,
+                 end: int | None = None) -> int:
+        """Call ``callback`` on each event of ``kind`` ("reg_write", "mem_write", "packet",
+        "insn"; see the module docstring for the arguments) whose address (register number,
+        byte address) lies in ``begin..end`` (inclusive; None: unbounded). Returns the handle
+        :meth:`hook_del` takes."""
+        return self.hooks.add(kind, callback, begin, end)
 
-    def hook_del(self, kind: str, fn: Callable[..., None]) -> None:
-        (self.packet_hooks if kind == "packet" else self.hooks[kind]).remove(fn)
-        self._update_emit()
+    def hook_del(self, handle: int) -> None:
+        """Remove the hook :meth:`hook_add` returned ``handle`` for."""
+        self.hooks.delete(handle)
+
+    def set_tracer(self, tracer: TraceState | None) -> None:
+        """Trace every processor (present and started later) into ``tracer`` (Mesa's trace
+        format, :class:`~.trace.TraceState`), or stop tracing with None. A traced run
+        takes the exact path."""
+        self.tracer = tracer
+        for p in self.procs:
+            p.tw = tracer
 
     def name_of(self, kind: str, addr: int) -> str | None:
         """The register's name; an a5xx bank-1 copy (bit 11 set, spec "Writing Registers")
@@ -271,7 +333,10 @@ class Emulator:
         p = self.proc(proc)
         p.limit = 1 << 62
         try:
-            p.step()
+            if p.insn_hooks:
+                p.step_hooked()
+            else:
+                p.step()
         except Idle:
             return False
         return True
@@ -282,15 +347,16 @@ class Emulator:
         until ``until``: "packet" stops before the next packet's handler runs; pc numbers
         stop before the main processor executes that pc ("breakpoint"). Exceeding
         ``max_steps`` steps in total raises :class:`StepLimitError`. Traced, stopping or
-        ``exact`` runs take the exact path; otherwise compiled blocks run. After an error
-        (e.g. the stream ended inside a packet) only an exact run can continue: feed more
-        and run again; a fast run stopped inside a block refuses to continue."""
+        ``exact`` runs, and runs with ``insn`` hooks, take the exact path; otherwise compiled
+        blocks run. After an error (e.g. the stream ended inside a packet) only an exact run
+        can continue: feed more and run again; a fast run stopped inside a block refuses to
+        continue."""
         stops: set[int] = set()
         if isinstance(until, int):
             stops = {until}
         elif until is not None and until != "packet":
             stops = set(until)  # type: ignore[arg-type]
-        slow = exact or self.tracer is not None or until is not None
+        slow = exact or self.tracer is not None or until is not None or bool(self.insn_hooks)
         budget_end = self.steps + max_steps
         progress = True
         while progress:
@@ -313,6 +379,7 @@ class Emulator:
 
     def _run_slow(self, p: Processor, limit: int, stops: set[int], at_packet: bool) -> str:
         p.limit = limit
+        step = p.step_hooked if p.insn_hooks else p.step  # (hooks added meanwhile: next run)
         first = True
         while True:
             if not first and p is self.main and p.pc in stops:
@@ -321,7 +388,7 @@ class Emulator:
             packets = p.packets
             if p.steps >= limit:
                 p.limit_hit()
-            p.step()
+            step()
             if at_packet and p.packets != packets:
                 return "packet"
 
@@ -378,8 +445,6 @@ class Emulator:
 
     def instruction_text(self, pc: int | None = None, proc: str | None = None) -> str:
         """The instruction at ``pc`` (default: the current pc) as the trace prints it."""
-        from .trace import TraceState
-
         p = self.proc(proc)
         out: list[str] = []
         TraceState(out.append).line(p, p.pc if pc is None else pc)
@@ -417,47 +482,4 @@ class Emulator:
         return "\n".join(lines)
 
 
-BOOT_KINDS = ("SQE", "BV", "LPAC")
-
-
-def run_boot_code(fw: Firmware, kind: str = "SQE", offset: int = 0,
-                  max_steps: int = 200_000) -> Processor:
-    """Run one image's boot code the way the disassembler needs it (Mesa's disassembler-side
-    emulation): the ``kind`` image ("SQE" is the main one, also for a7xx BR; "BV"/"LPAC" start
-    ``offset`` dwords into the image) runs on a :class:`Processor` until it executes
-    ``waitin`` or reads (or peeks) ``$data``, which gives 0 and ends the run; writing
-    @BV_CNTL/@LPAC_CNTL only acknowledges in @THREAD_SYNC, starting nothing. The processor
-    is returned (its packet table ``jmptbl``, control and GPU registers are what the boot code
-    set up). A run longer than ``max_steps`` raises :class:`StepLimitError`."""
-    if fw.gen < 6:
-        raise EmulationError("a5xx firmware has no boot code to run (its packet table is data)")
-    if kind not in BOOT_KINDS:
-        raise EmulationError(f"unknown processor {kind!r}; one of: " + ", ".join(BOOT_KINDS))
-    emu = Emulator(fw, record=False)
-    emu.bootstrap = True
-    p = emu.main
-    if kind != "SQE":
-        base = p.base + 4 * offset
-        p = Processor(emu, kind, p.image[offset:], base)
-        if kind == "BV" or fw.gen >= 7:
-            reg = p.c[f"{kind}_INSTR_BASE"]
-            if reg is None:
-                raise EmulationError(f"control register {kind}_INSTR_BASE is unknown on "
-                                     f"{fw.variant}")
-            p.control[reg], p.control[reg + 1] = base & M32, base >> 32
-        else:
-            emu._set_gpu64("CP_LPAC_SQE_INSTR_BASE", base)
-        emu._reset_values(p)
-        if fw.gen == 6 and kind == "LPAC" and p.c["THREAD_SYNC"] is not None:
-            p.control[p.c["THREAD_SYNC"]] = 1
-        emu.procs, emu.main = [p], p
-    p.rb = p.bootq = BootQueue()  # type: ignore[assignment]
-    p.limit = max_steps
-    while not p.bootq.finished and not p.waitin_pending:
-        if p.steps >= max_steps:
-            p.limit_hit()
-        p.step()
-    return p
-
-
-__all__ = ["Effect", "Emulator", "StepLimitError", "run_boot_code"]
+__all__ = ["EFFECT_KINDS", "HOOK_KINDS", "Effect", "Emulator", "RegWrite"]

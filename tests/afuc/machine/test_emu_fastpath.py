@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from isaforge.afuc import Emulator
 from isaforge.afuc.machine import StepLimitError
-from isaforge.afuc.stream import pkt4_header, pkt7_header
+from isaforge.afuc.machine.stream import pkt4_header, pkt7_header
 from tests.refdata import refdata
 
 FW = None
@@ -33,7 +33,7 @@ def run(words: list[int], exact: bool, max_steps: int = 1_000_000,
     emu = Emulator(a630())
     seen: list = []
     if hook:
-        emu.hook_add("reg", lambda kind, addr, value: seen.append((addr, value)))
+        emu.hook_add("reg_write", lambda e, reg, value, info: seen.append((reg, value)))
     emu.feed([pkt7_header(0x48, 1), 0])  # CP_ME_INIT 0
     emu.feed(words)
     try:

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import re
 
-from isaforge.afuc.disasm import jumptable_offset
-from isaforge.afuc.emu import Emulator
+from isaforge.afuc.boot import jumptable_offset
 from isaforge.afuc.isa import parse_reg_name
-from isaforge.afuc.machine import Idle
-from isaforge.afuc.trace import TraceState
+from isaforge.afuc.machine import Emulator, Idle, TraceState
 
 EFFECT_LINE = re.compile(r"^ {14}(GPU|PIPE|CTRL|MEM): +(\S+): (?:0x)?([0-9a-f]{8})$")
 KIND = {"GPU": "reg", "PIPE": "pipe", "CTRL": "ctrl", "MEM": "mem"}
@@ -30,11 +28,12 @@ def run_script(fw: bytes, script: str, max_steps: int = 200_000):
             blocks.append([])
         lines.append(text)
 
-    tw = TraceState(out, jumptable_offset(emu.fw))
-    emu.tracer = tw
-    emu.main.tw = tw
-    for kind in ("reg", "mem", "pipe", "ctrl"):
-        emu.hook_add(kind, lambda k, a, v: blocks[-1].append((k, a, v)))
+    emu.set_tracer(TraceState(out, jumptable_offset(emu.fw)))
+    kinds = {"gpu": "reg", "pipe": "pipe", "ctrl": "ctrl"}  # RegWrite.space -> Effect.kind
+    emu.hook_add("reg_write", lambda e, reg, value, info:
+                 blocks[-1].append((kinds[info.space], reg, value)))
+    emu.hook_add("mem_write", lambda e, addr, size, value:
+                 blocks[-1].append(("mem", addr, value)))
     p = emu.main
     p.limit = max_steps
     for cmd in script.splitlines():

@@ -1,4 +1,4 @@
-"""Boot-code runs for the disassembler (``emu.run_boot_code``): the emulator's processor in
+"""Boot-code runs for the disassembler (``boot.run_boot_code``): the emulator's processor in
 bootstrap mode, the one executor of afuc instructions in the project."""
 
 from __future__ import annotations
@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 from isaforge.afuc import Emulator, assemble
-from isaforge.afuc.disasm import _boot
-from isaforge.afuc.emu import run_boot_code
-from isaforge.afuc.firmware import load_firmware
+from isaforge.afuc.boot import boot, run_boot_code
+from isaforge.afuc.image import load_firmware
 from isaforge.afuc.machine import StepLimitError
 from isaforge.core.errors import EmulationError, FirmwareError
 from tests.refdata import refdata
@@ -21,17 +20,17 @@ def test_a630_boot_run_is_the_emulator_boot():
     """On real firmware (whose boot code reads no $data) the bootstrap run and an exact
     emulator run to the first waitin are the same machine: steps, pc, registers, table."""
     data = refdata("afuc", "firmware", "a630_sqe.fw").read_bytes()
-    boot = run_boot_code(load_firmware(data))
+    booted = run_boot_code(load_firmware(data))
     emu = Emulator(data)
     assert emu.run(exact=True) == "idle"
     p = emu.main
-    assert boot.waitin_pending and p.waitin_pending
-    assert (boot.steps, boot.pc, boot.gpr, boot.carry) == (p.steps, p.pc, p.gpr, p.carry)
-    assert boot.jmptbl == p.jmptbl
-    assert any(boot.jmptbl)
-    assert np.array_equal(boot.control, p.control)
-    assert np.array_equal(boot.sqe, p.sqe)
-    assert np.array_equal(boot.emu.gpu, emu.gpu)
+    assert booted.waitin_pending and p.waitin_pending
+    assert (booted.steps, booted.pc, booted.gpr, booted.carry) == (p.steps, p.pc, p.gpr, p.carry)
+    assert booted.jmptbl == p.jmptbl
+    assert any(booted.jmptbl)
+    assert np.array_equal(booted.control, p.control)
+    assert np.array_equal(booted.sqe, p.sqe)
+    assert np.array_equal(booted.emu.gpu, emu.gpu)
 
 
 def test_data_read_ends_the_boot_run():
@@ -106,7 +105,7 @@ def test_runaway_boot_code_is_stopped():
     with pytest.raises(StepLimitError, match="step limit of 500"):
         run_boot_code(fw, max_steps=500)
     with pytest.raises(FirmwareError, match="did not reach waitin: step limit"):
-        _boot(fw, "SQE", 0)
+        boot(fw, "SQE", 0)
 
 
 def test_bad_kind_and_a5xx_refused():

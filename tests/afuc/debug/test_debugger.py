@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from isaforge.afuc import Emulator, assemble
-from isaforge.afuc.debugger import MESA_PROMPT, PROMPT, Debugger, repl
+from isaforge.afuc.debug import MESA_PROMPT, PROMPT, Debugger, repl
+from isaforge.afuc.machine.stream import pkt7_header
 from isaforge.afuc.regdb import RegDB
-from isaforge.afuc.stream import pkt7_header
 from isaforge.cli import main as cli_main
 from tests.refdata import refdata
 
@@ -115,7 +115,7 @@ def test_ui_commands_trace_as_mesa_until_the_xmov_bug(f_session):
         if cmd.split()[0] in ("s", "r"):
             mesa_seq += trace_lines(mesa_text)
             ours_seq += trace_lines(text)
-    # Mesa's swrite ignores its register offset (tests/afuc/test_emu_mesa.py): normalised
+    # Mesa's swrite ignores its register offset (tests/afuc/machine/test_emu_mesa.py): normalised
     ours_seq = [x.replace("SQE: @PREEMPT_INSTR: 00000e37", "SQE: 0x000: 00000e37")
                 for x in ours_seq]
     first = next(i for i, (a, b) in enumerate(zip(mesa_seq, ours_seq, strict=False)) if a != b)
@@ -526,7 +526,7 @@ def test_repl_reads_a_stream_and_stops_at_quit():
 
 
 def test_ib1_in_memory_shown_in_the_roq_while_it_runs():
-    from isaforge.afuc.stream import pkt4_header
+    from isaforge.afuc.machine.stream import pkt4_header
 
     d = dbg_a630()
     ib = [pkt4_header(DB.gpu_reg("RB_RENDER_CNTL"), 2), 0x11, 0x22,
@@ -589,3 +589,15 @@ def test_random_command_lines_never_break_the_session(lines):
         if d.prompt != PROMPT:  # a Mesa sub-prompt waits: any bad answer leaves it
             assert d.execute("zz").startswith("error: ") and d.prompt == PROMPT
         assert d.execute("where").startswith("=> ")
+
+
+def test_session_goes_on_after_an_emulation_error():
+    """An error the firmware runs into is reported where it happened, and the session stays
+    on that processor (it used to keep the processor object as its name, so every later
+    command failed)."""
+    d = Debugger(Emulator(assemble("[016ee001]\nret\nnop\nwaitin\nnop\n")), trace=False)
+    out = d.execute("s 3")
+    assert out.splitlines()[0] == "error: SQE: ret with an empty call stack"
+    assert out.splitlines()[1].startswith("=> 0001: ")
+    assert d.current == "SQE"
+    assert d.execute("regs").startswith("SQE: pc 0x0001")

@@ -14,21 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .disasm import Decoder, _Ctx
-from .isa import nop_literal
+from ..decode import Decoder, LabelContext
+from ..isa import nop_literal
 
 if TYPE_CHECKING:
-    from .machine import Processor
+    from .processor import Processor
 
 PAD = " " * 14
 SPECIAL_DST = {0x1C: "$rem", 0x1D: "$addr", 0x1E: "$usraddr", 0x1F: "$data"}
-
-
-class _LoneCtx(_Ctx):
-    """Branch targets print as numbers, as in Mesa's one-instruction disassembly."""
-
-    def branch_label(self, target: int, call: bool) -> str | None:
-        return None
 
 
 class TraceState:
@@ -44,7 +37,7 @@ class TraceState:
         self.mem: list[int] = []
         self.jumptbl_offset = jumptbl_offset
         self._dec: Decoder | None = None
-        self._ctx: _LoneCtx | None = None
+        self._ctx: LabelContext | None = None
 
     def clear(self) -> None:
         self.gpr.clear()
@@ -57,14 +50,14 @@ class TraceState:
     def line(self, proc: Processor, pc: int) -> None:
         if self._dec is None:
             self._dec = Decoder(proc.gen, proc.db)
-            self._ctx = _LoneCtx(proc.db, 1)
+            # branch targets print as numbers, as in Mesa's one-instruction disassembly
+            self._ctx = LabelContext(proc.db, 1, labels=False)
         word = proc.image[pc]
         if (self.jumptbl_offset is not None
                 and word == nop_literal(self.jumptbl_offset, proc.gen)):
             text = "[#jumptbl]"
         else:
-            _, _, text, comment = self._dec.line(word, self._ctx)
-            text += comment
+            text = self._dec.text(word, self._ctx)
         self.out(f"\t{pc:04x}: {word:08x}  {text}")
 
     def dump(self, proc: Processor) -> None:

@@ -1,0 +1,167 @@
+"""The afuc decoder: words in, :class:`~isaforge.core.insn.Instruction` records out.
+
+:func:`disassemble` is the Capstone-style iterator: each word is matched and formatted once,
+by :meth:`ISA.format_parts`, with Mesa's register comment in ``detail``. A
+:class:`LabelContext` is what formatting consults: the pc (for relative branches), the size
+of the image (targets inside it print as labels ``lN``/``fxnN``, as Mesa's listing names
+them) and the register database (control and SQE register names); it records the targets it
+named, which is how a listing learns where to put its labels without a second pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from ..core.errors import FirmwareError
+from ..core.insn import Instruction
+from ..core.isa import Instr, template_parts
+from .image import generation, load_firmware, parse_gpu
+from .image import variant as variant_of
+from .isa import REG_ADDR, isa_for
+from .regdb import RegDB
+
+LITERAL = "[literal]"  # the mnemonic of a word that is no instruction (printed [xxxxxxxx])
+
+
+@dataclass(frozen=True, slots=True)
+class Detail:
+    """What an afuc :class:`Instruction` adds to the common record (its ``detail``)."""
+
+    comment: str = ""  # Mesa's listing comment, with its leading tab ("\t; RB_RENDER_CNTL")
+    target: int | None = None  # a branch or call operand's target, as a word index
+    call: bool = False  # the target is called (call, bl): labelled fxnN rather than lN
+
+
+_PLAIN = Detail()
+
+
+class LabelContext:
+    """Formatting context: the current pc, which targets print as labels, register names.
+
+    Targets inside ``0 <= target < size`` print as ``l<target>`` (``fxn<target>`` for calls)
+    and are collected in :attr:`branch_targets` / :attr:`call_targets`; with ``labels``
+    false every target prints as its raw field value (Mesa's one-word disassembly).
+    """
+
+    def __init__(self, db: RegDB, size: int, labels: bool = True) -> None:
+        self.db = db
+        self.size = size if labels else 0
+        self.pc = 0
+        self.branch_targets: set[int] = set()
+        self.call_targets: set[int] = set()
+        self.target: tuple[int, bool] | None = None  # the last target formatted
+
+    def branch_label(self, target: int, call: bool) -> str | None:
+        self.target = (target, call)
+        if not 0 <= target < self.size:
+            return None
+        if call:
+            self.call_targets.add(target)
+            return f"fxn{target}"
+        self.branch_targets.add(target)
+        return f"l{target}"
+
+    def reg_name(self, space: str, value: int) -> str | None:
+        if space == "control":
+            return self.db.control_reg_name(value)
+        if space == "sqe":
+            return self.db.sqe_reg_name(value)
+        return None
+
+
+class Decoder:
+    """Decodes and formats the words of one generation, with Mesa's register comments."""
+
+    def __init__(self, gen: int, db: RegDB) -> None:
+        self.gen = gen
+        self.isa = isa_for(gen)
+        self.db = db
+        self._shown: dict[str, frozenset[str]] = {}  # template -> the fields it prints
+
+    def decode(self, word: int, ctx: LabelContext
+               ) -> tuple[Instr | None, dict[str, int], str, str, str, str]:
+        """(instruction or None, fields, mnemonic, op_str, text, comment) of the word at
+        ``ctx.pc``; a word that is no instruction is ``[literal]`` ``[xxxxxxxx]``."""
+        ins = self.isa.match(word)
+        if ins is None:
+            text = f"[{word:08x}]"
+            return None, {}, LITERAL, text, text, self.gpu_comment(word)
+        vals = ins.field_values(word)
+        mnemonic, op_str, text = self.isa.format_parts(ins, vals, ctx)
+        return ins, vals, mnemonic, op_str, text, self._comment(ins, vals)
+
+    def text(self, word: int, ctx: LabelContext) -> str:
+        """The word as a listing line shows it: text and comment."""
+        _, _, _, _, text, comment = self.decode(word, ctx)
+        return text + comment
+
+    def _comment(self, ins: Instr, vals: dict[str, int]) -> str:
+        """Mesa's comment on an immediate: the GPU register it names, or (an immediate
+        moved into $addr's high byte) the pipe register."""
+        template, _ = ins.template_for(vals)
+        shown = self._shown.get(template)
+        if shown is None:
+            shown = self._shown[template] = frozenset(
+                t for k, t in template_parts(template) if k == "field")
+        if "RIMMED" not in shown:
+            return ""
+        shift = vals.get("SHIFT", 0) if "SHIFT" in shown else 0
+        immed = (vals["RIMMED"] << shift) & 0xFFFFFFFF
+        if "DST" in shown and vals["DST"] == REG_ADDR and shift >= 16:
+            immed &= ~0x40000  # bit 18 only disables auto-increment
+            if immed & 0x00FFFFFF == 0:
+                pipe = self.db.pipe_reg_name(immed >> 24)
+                return f"\t; |{pipe}" if pipe else f"\t; 0x{immed >> 24:03x}"
+            return ""
+        return self.gpu_comment(immed)
+
+    def gpu_comment(self, value: int) -> str:
+        if value < 0x100:
+            return ""
+        name = self.db.gpu_reg_name(value)
+        return f"\t; {name}" if name else ""
+
+    def instructions(self, words: Sequence[int], ctx: LabelContext | None = None,
+                     address: int = 0) -> Iterator[Instruction]:
+        """Each of ``words`` decoded once, at byte address ``address + 4 * index``; labels
+        name targets inside ``words`` (or as ``ctx`` says)."""
+        if ctx is None:
+            ctx = LabelContext(self.db, len(words))
+        decode = self.decode
+        for n, word in enumerate(words):
+            ctx.pc = n
+            ctx.target = None
+            ins, vals, mnemonic, op_str, text, comment = decode(word, ctx)
+            target = ctx.target
+            if target is None:
+                detail = Detail(comment) if comment else _PLAIN
+            else:
+                detail = Detail(comment, target[0], target[1])
+            yield Instruction(address + 4 * n, 4, word, mnemonic, op_str, text,
+                              None if ins is None else ins.name, vals, detail)
+
+
+def disassemble(data: bytes | Iterable[int], gpu: str | int | None = None,
+                address: int = 0) -> Iterator[Instruction]:
+    """Decode a firmware image (bytes) or a sequence of instruction words, one
+    :class:`~isaforge.core.insn.Instruction` at a time.
+
+    For bytes, the generation comes from the firmware id (or ``gpu``) and words are numbered
+    from the version dword, as Mesa's listings number them; for words, ``gpu`` is required.
+    ``address`` is the byte address of the first word (word ``n`` is at ``address + 4 * n``).
+    Branch targets inside the words print as labels (``#l12``, ``#fxn40``), as in listings.
+    ``detail`` is a :class:`Detail`. Bad input raises at the call, not at the first word.
+    """
+    if isinstance(data, (bytes, bytearray)):
+        fw = load_firmware(bytes(data), gpu)
+        words, gen, variant = fw.words[1:], fw.gen, fw.variant
+    else:
+        if gpu is None:
+            raise FirmwareError("disassembling bare words needs gpu= (e.g. gpu='a630')")
+        fwid = parse_gpu(gpu)
+        words, gen, variant = list(data), generation(fwid), variant_of(fwid)
+    return Decoder(gen, RegDB.for_variant(variant)).instructions(words, address=address)
+
+
+__all__ = ["LITERAL", "Decoder", "Detail", "LabelContext", "disassemble"]

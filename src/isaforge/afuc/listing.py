@@ -1,0 +1,169 @@
+"""Mesa afuc-disasm compatible listings, built on the decoder's instruction records.
+
+Listing layout (what Mesa prints, which our assembler reads back):
+
+* header ``; aNxx microcode`` and ``; Version: xxxxxxxx``;
+* a5xx: every word from the version on, packet handlers named from the jump table whose
+  offset is in dword 2; ``-v`` appends the jump table;
+* a6xx/a7xx: the boot code is executed (:mod:`isaforge.afuc.boot`) to learn the packet table
+  it writes; the table's position in the image becomes ``[#jumptbl]`` / ``.jumptbl``; on a7xx
+  the BV and LPAC images that follow are shown as ``.section BV`` / ``.section LPAC``;
+* ``raw``: every dword of the file, no jump-table analysis.
+
+:func:`sections` gives the same analysis as data (instructions and labels by word index),
+for tools that show code with its labels (the debugger).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..core.insn import Instruction
+from .boot import boot_images, find_table
+from .decode import Decoder, LabelContext
+from .image import Firmware, load_firmware
+from .isa import nop_literal
+from .regdb import RegDB
+
+JUMPTABLE_SIZE = 0x80
+
+
+@dataclass
+class Section:
+    """The listed part of one image: its words decoded, with the labels Mesa prints."""
+
+    name: str  # "main", "BV" or "LPAC"
+    insns: list[Instruction]  # the words before the packet table (all of them without one)
+    entries: dict[int, list[str]] = field(default_factory=dict)  # packet handlers by word
+    calls: set[int] = field(default_factory=set)  # words labelled fxnN
+    branches: set[int] = field(default_factory=set)  # words labelled lN
+    jumptbl: int | None = None  # the NOP literal that holds the table offset ([#jumptbl])
+    table_offset: int | None = None  # where the packet table starts (words), if found
+    rest: list[int] = field(default_factory=list)  # the words after the packet table
+
+    def labels_at(self, n: int) -> list[str]:
+        """The labels of word ``n``, in listing order."""
+        out = list(self.entries.get(n, ()))
+        if n in self.calls:
+            out.append(f"fxn{n}")
+        if n in self.branches:
+            out.append(f"l{n}")
+        return out
+
+    def labels(self) -> dict[int, list[str]]:
+        """The labels the listing prints, by word (packet handlers past the listed words,
+        in the table area, are not printed)."""
+        at = sorted(n for n in {*self.entries, *self.calls, *self.branches}
+                    if n < len(self.insns))
+        return {n: self.labels_at(n) for n in at}
+
+    def line(self, ins: Instruction) -> str:
+        """An instruction as the listing prints it (without the ``-v`` prefix)."""
+        if ins.name is None and self.jumptbl is not None and ins.word == self.jumptbl:
+            return "[#jumptbl]"
+        return ins.text + ins.detail.comment
+
+
+def _section(dec: Decoder, name: str, words: list[int], num: int,
+             entrypoints: Iterable[tuple[int, str]] = (), jumptbl: int | None = None
+             ) -> Section:
+    """Decode ``words[:num]`` once, noting the branch and call targets as labels."""
+    ctx = LabelContext(dec.db, num)
+    insns = list(dec.instructions(words[:num], ctx))
+    entries: dict[int, list[str]] = {}
+    for off, ep in sorted(entrypoints, key=lambda e: (e[0], e[1].encode())):
+        entries.setdefault(off, []).append(ep)
+    return Section(name, insns, entries, ctx.call_targets, ctx.branch_targets, jumptbl)
+
+
+def _render(out: list[str], sec: Section, verbose: bool) -> None:
+    """Append Mesa's lines of ``sec`` (labels, entry points, comments) to ``out``."""
+    entries, calls, branches = sec.entries, sec.calls, sec.branches
+    for n, ins in enumerate(sec.insns):
+        prefix = f"\t{n:04x}: {ins.word:08x}  " if verbose else ""
+        here = entries.get(n, ())
+        is_call = n in calls
+        if (is_call or here) and n != 0:
+            out.append(prefix + "\n")
+        for name in here:
+            out.append(f"{prefix}{name}:\n")
+        if is_call:
+            out.append(f"{prefix}fxn{n}:\n")
+        if n in branches:
+            out.append(f"{prefix}l{n}:\n")
+        out.append(f"{prefix}{sec.line(ins)}\n")
+
+
+def _packet_names(db: RegDB, table: list[int]) -> list[tuple[int, str]]:
+    return [(off, db.pm4_packet_name(i) or f"UNKN{i}") for i, off in enumerate(table)]
+
+
+def _a5xx_table(image: list[int]) -> list[int]:
+    start = image[1] & 0xFFFF
+    table = image[start : start + JUMPTABLE_SIZE]
+    return table + [0] * (JUMPTABLE_SIZE - len(table))
+
+
+def _analyse(fw: Firmware, dec: Decoder) -> list[Section]:
+    """The sections of a (non-raw) listing."""
+    image = fw.words[1:]
+    if fw.gen < 6:
+        table = _a5xx_table(image)
+        return [_section(dec, "main", image, len(image), _packet_names(dec.db, table))]
+    out = []
+    for img in boot_images(fw):
+        words = image[img.start : img.start + img.size]
+        offset = find_table(words, img.size, img.table)
+        num = img.size if offset is None else min(img.size, offset)
+        literal = (nop_literal(offset, dec.gen) if offset is not None and offset < 1 << 24
+                   else None)
+        sec = _section(dec, "main" if img.name == "SQE" else img.name, words, num,
+                       _packet_names(dec.db, img.table), literal)
+        sec.table_offset = offset
+        if offset is not None:
+            sec.rest = words[offset + JUMPTABLE_SIZE : img.size]
+        out.append(sec)
+    return out
+
+
+def sections(data: bytes | Firmware, gpu: str | int | None = None) -> list[Section]:
+    """What :func:`listing` shows, as data: the main image, then (a7xx) BV and LPAC."""
+    fw = data if isinstance(data, Firmware) else load_firmware(data, gpu)
+    return _analyse(fw, Decoder(fw.gen, RegDB.for_variant(fw.variant)))
+
+
+def listing(data: bytes, gpu: str | int | None = None, verbose: bool = False,
+            raw: bool = False) -> str:
+    """The text Mesa's ``afuc-disasm -u [-v] [-r]`` prints for a firmware image."""
+    fw = load_firmware(data, gpu)
+    db = RegDB.for_variant(fw.variant)
+    dec = Decoder(fw.gen, db)
+    out = [f"; a{fw.gen}xx microcode\n", f"; Version: {fw.version:08x}\n\n"]
+    if raw:
+        _render(out, _section(dec, "raw", fw.words, len(fw.words)), verbose)
+        return "".join(out)
+    secs = _analyse(fw, dec)
+    if fw.gen < 6:
+        _render(out, secs[0], verbose)
+        if verbose:
+            table = _a5xx_table(fw.words[1:])
+            out.append(";;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;\n; JUMP TABLE\n")
+            for i in range(0x7F):
+                name = db.pm4_packet_name(i) or f"UNKN{i}"
+                out.append(f"{i:3d} {i:02x}: {table[i]:04x}   ; {name}\n")
+        return "".join(out)
+    for sec in secs:
+        if sec.name != "main":
+            out.append(f"\n.section {sec.name}\n;\n; {sec.name} microcode:\n;\n")
+        _render(out, sec, verbose)
+        if sec.table_offset is not None:
+            # a7xx aligns the table of the main and BV images (LPAC's is last in the file)
+            if fw.gen >= 7 and sec.name != "LPAC":
+                out.append(".align 32\n")
+            out.append("jumptbl:\n.jumptbl\n")
+            out.extend(f"[{w:08x}]\n" for w in sec.rest)
+    return "".join(out)
+
+
+__all__ = ["Section", "listing", "sections"]
