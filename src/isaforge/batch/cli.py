@@ -45,15 +45,25 @@ def default_workers() -> int:
               help="continue the run in OUTDIR: skip the jobs whose results are complete")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="timeout of the jobs for which the manifest sets none")
+@click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
+              help="set a {NAME} placeholder, over the manifest's [vars] (repeatable)")
 @guarded
 def batch_cmd(manifest: str, outdir: str, workers: int | None, ray_address: str | None,
-              retries: int, resume: bool, timeout: float | None) -> None:
+              retries: int, resume: bool, timeout: float | None,
+              variables: tuple[str, ...]) -> None:
     """Run the isaforge command lines of MANIFEST (TOML: [[job]] and [[sweep]] tables), each in
     OUTDIR/jobs/<id>/, on local worker processes or on Ray; write OUTDIR/results.jsonl.
 
     Exit status 0 only if every job succeeded."""
     root = click.get_current_context().find_root().command
-    plan = load_manifest(manifest, command_checker(root), default_timeout=timeout)
+    overrides = {}
+    for item in variables:
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise click.BadParameter(f"expected NAME=VALUE, not '{item}'", param_hint="--var")
+        overrides[name] = value
+    plan = load_manifest(manifest, command_checker(root), default_timeout=timeout,
+                         variables=overrides)
     if ray_address is not None and importlib.util.find_spec("ray") is None:
         raise BatchError("--ray needs Ray: pip install 'isaforge[ray]'")
 
@@ -98,7 +108,8 @@ def print_summary(console: Console, report: Report, outdir: Path, slowest: int =
     """Counts per status, the slowest jobs, and each job that did not succeed."""
     results = report.results
     counts = collections.Counter(r["status"] for r in results)
-    table = Table(title=f"isaforge batch: {len(results)} jobs")
+    console.print(f"isaforge batch: {len(results)} jobs")
+    table = Table()
     for col in ("status", "jobs"):
         table.add_column(col)
     for status in STATUSES:

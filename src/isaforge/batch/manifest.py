@@ -128,10 +128,12 @@ def command_checker(root: Any) -> CommandCheck:
 
 
 def load_manifest(path: str | os.PathLike[str], check_command: CommandCheck | None = None,
-                  default_timeout: float | None = None) -> Manifest:
+                  default_timeout: float | None = None,
+                  variables: dict[str, str] | None = None) -> Manifest:
     """Read and check a manifest; raise :class:`ManifestError` (with its line) on the first
     problem. ``check_command`` validates each command line (see :func:`command_checker`);
-    ``default_timeout`` applies to jobs for which neither they nor the manifest set one."""
+    ``default_timeout`` applies to jobs for which neither they nor the manifest set one;
+    ``variables`` override (or add to) the manifest's ``[vars]``."""
     shown = str(path)
     try:
         raw = Path(path).read_bytes()
@@ -143,18 +145,22 @@ def load_manifest(path: str | os.PathLike[str], check_command: CommandCheck | No
     except UnicodeDecodeError as e:
         raise ManifestError(f"not UTF-8 text ({e.reason})", SourceLoc(shown, 1, 1)) from None
     except tomllib.TOMLDecodeError as e:
-        raise _syntax_error(shown, str(e)) from None
+        raise _syntax_error(shown, str(e), text) from None
     top, tables = locate(text)
+    for name in variables or {}:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ManifestError(f"variable name '{name}' is not an identifier")
     return _Loader(shown, Path(path).resolve().parent, data, top, tables, check_command,
-                   default_timeout).load()
+                   default_timeout, dict(variables or {})).load()
 
 
-def _syntax_error(shown: str, message: str) -> ManifestError:
+def _syntax_error(shown: str, message: str, text: str) -> ManifestError:
     m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
     if m:
         return ManifestError(message[:m.start()], SourceLoc(shown, int(m[1]), int(m[2])))
     m = re.search(r"\s*\(at end of document\)$", message)
-    return ManifestError(message[:m.start()] if m else message, SourceLoc(shown, 1, 1))
+    end = SourceLoc(shown, text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1)
+    return ManifestError(message[:m.start()] if m else message, end)
 
 
 def substitute(text: str, values: dict[str, str | list[str]], key: str | None = None) -> str:
@@ -179,7 +185,7 @@ def substitute(text: str, values: dict[str, str | list[str]], key: str | None = 
 class _Loader:
     def __init__(self, shown: str, base: Path, data: dict[str, Any], top: TablePos,
                  tables: list[TablePos], check_command: CommandCheck | None,
-                 default_timeout: float | None) -> None:
+                 default_timeout: float | None, overrides: dict[str, str]) -> None:
         self.shown = shown
         self.base = base
         self.data = data
@@ -187,6 +193,7 @@ class _Loader:
         self.tables = tables
         self.check_command = check_command
         self.default_timeout = default_timeout
+        self.overrides = overrides
         self.exists: dict[str, bool | None] = {}  # path -> is_dir (None: missing)
 
     # -- errors ---------------------------------------------------------------------------
@@ -200,7 +207,8 @@ class _Loader:
     def load(self) -> Manifest:
         for key in self.data:
             if key not in _TOP_KEYS:
-                raise self.fail(self.top, _Err(
+                where = next((t for t in self.tables if t.name == key), self.top)
+                raise self.fail(where, _Err(
                     f"unknown key '{key}' (expected {', '.join(_TOP_KEYS)})", key))
         try:
             variables = self._variables()
@@ -251,6 +259,7 @@ class _Loader:
             if not isinstance(value, str | int | float) or isinstance(value, bool):
                 raise _Err(f"variable '{name}' must be a string or a number", f"vars.{name}")
             out[name] = str(value)
+        out.update(self.overrides)
         return out
 
     @staticmethod
