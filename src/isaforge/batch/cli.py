@@ -5,7 +5,9 @@ from __future__ import annotations
 import collections
 import importlib.util
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -71,9 +73,16 @@ def batch_cmd(manifest: str, outdir: str, workers: int | None, ray_address: str 
         if ray_address is not None:
             from .ray_engine import RayEngine
 
-            return RayEngine(Path(outdir), ray_address, workers)
+            ray_engine = RayEngine(Path(outdir), ray_address, workers)
+            if main_thread:  # Ray installs its own SIGTERM handler (it aborts)
+                signal.signal(signal.SIGTERM, terminated)
+            return ray_engine
         return ProcessPool(Path(outdir), workers or default_workers())
 
+    def terminated(signum: int, frame: object) -> None:
+        sys.exit(128 + signum)  # unwinds: the engine stops its workers (and Ray)
+
+    main_thread = threading.current_thread() is threading.main_thread()
     err = Console(stderr=True)
     progress = Progress(TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
@@ -94,10 +103,15 @@ def batch_cmd(manifest: str, outdir: str, workers: int | None, ray_address: str 
             last[0] = now
             progress.refresh()
 
-    with progress:
-        report = run_batch(plan, outdir, engine, retries=retries, resume=resume,
-                           on_result=on_result, on_tick=on_tick)
-        progress.refresh()
+    previous = signal.signal(signal.SIGTERM, terminated) if main_thread else None
+    try:
+        with progress:
+            report = run_batch(plan, outdir, engine, retries=retries, resume=resume,
+                               on_result=on_result, on_tick=on_tick)
+            progress.refresh()
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     print_summary(Console(), report, Path(outdir))
     if any(r["status"] != "ok" for r in report.results):
         sys.exit(1)
@@ -108,7 +122,7 @@ def print_summary(console: Console, report: Report, outdir: Path, slowest: int =
     """Counts per status, the slowest jobs, and each job that did not succeed."""
     results = report.results
     counts = collections.Counter(r["status"] for r in results)
-    console.print(f"isaforge batch: {len(results)} jobs")
+    console.print(f"isaforge batch: {len(results)} jobs", soft_wrap=True)
     table = Table()
     for col in ("status", "jobs"):
         table.add_column(col)
@@ -137,7 +151,9 @@ def print_summary(console: Console, report: Report, outdir: Path, slowest: int =
             fail.add_row(r["id"], r["status"], r["error"] or "")
         console.print(fail)
         if len(bad) > failures:
-            console.print(f"... and {len(bad) - failures} more in {outdir / RESULTS}")
+            console.print(f"... and {len(bad) - failures} more in {outdir / RESULTS}",
+                          soft_wrap=True)
     engine = f" on {report.engine} (start-up {report.startup_seconds:.1f} s)" \
         if report.engine else ""
-    console.print(f"{report.ran} jobs ran{engine}; results: {outdir / RESULTS}")
+    console.print(f"{report.ran} jobs ran{engine}; results: {outdir / RESULTS}",
+                  soft_wrap=True)

@@ -92,11 +92,16 @@ class RayEngine:
                 raise RayUnavailable(f"cannot start Ray at '{address}': {e}") from None
             self._owns_ray = True
         self.name = "ray (local)" if address == "local" else f"ray ({address})"
-        self.slots = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        self._remote = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(JobActor)
         self._blobs: dict[str, Any] = {}  # sha256 -> ObjectRef of the content
-        self._slots = [self._new_slot() for _ in range(self.slots)]
-        self._wait_ready()
+        self._slots: list[_Slot] = []
+        try:
+            self.slots = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+            self._remote = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(JobActor)
+            self._slots = [self._new_slot() for _ in range(self.slots)]
+            self._wait_ready()
+        except BaseException:  # interrupted while starting: stop what was started
+            self.close()
+            raise
 
     def _new_slot(self) -> _Slot:
         actor = self._remote.remote()
@@ -108,10 +113,8 @@ class RayEngine:
             try:
                 version, python = self.ray.get(slot.ready, timeout=600)
             except Exception as e:  # noqa: BLE001
-                self.close()
                 raise RayUnavailable(f"a Ray worker could not start: {e}") from None
             if version != __version__:
-                self.close()
                 raise RayUnavailable(f"the Ray cluster runs isaforge {version}, this is "
                                      f"{__version__}: install the same version on its nodes")
             slot.ready = None
