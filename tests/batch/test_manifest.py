@@ -248,10 +248,10 @@ def test_a_manifest_error_stops_everything_before_it_runs(tmp_path: Path) -> Non
 
 def test_the_example_manifest_is_valid() -> None:
     """examples/batch/sweep.toml checks (its reference-data inputs exist beside the clone)."""
-    from tests.refdata import refdata
+    from tests.refdata import refdata, refdata_root
 
     refdata("theia", "regressions")
-    jobs = load(BATCH_EXAMPLE / "sweep.toml").jobs
+    jobs = load(BATCH_EXAMPLE / "sweep.toml", variables={"refdata": str(refdata_root())}).jobs
     ids = [j.id for j in jobs]
     assert sum(i.startswith("tensix-fpu-") for i in ids) == 12
     assert sum(i.startswith("theia-test") for i in ids) == 9
