@@ -229,7 +229,7 @@ def run_inprocess(argv: Sequence[str], workdir: Path, stdin: Path | None, out: A
             rv = root_command().main(args=list(argv), prog_name="isaforge",
                                      standalone_mode=False)
         # a command returns None; an explicit exit (--help, ctx.exit) returns its status
-        code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+        code = rv % 256 if isinstance(rv, int) and not isinstance(rv, bool) else 0
     except SystemExit as e:
         code = _exit_status(e.code)
     except click.exceptions.Abort:
@@ -255,10 +255,11 @@ def run_inprocess(argv: Sequence[str], workdir: Path, stdin: Path | None, out: A
 
 
 def _exit_status(code: object) -> int:
+    """What the interpreter would exit with for ``sys.exit(code)`` (the OS keeps 8 bits)."""
     if code is None:
         return 0
     if isinstance(code, int):
-        return code
+        return code % 256
     print(code, file=sys.stderr)
     return 1
 
