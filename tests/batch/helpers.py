@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"
 EXAMPLES = SRC / "isaforge" / "examples"
 PROGRAMS = EXAMPLES / "theia" / "programs"
-TENSIX_KERNEL = SRC / "isaforge" / "tensix" / "data" / "matmul_kernel.s"
+TENSIX_KERNEL = REPO / "examples" / "batch" / "tensix" / "matmul_hifi4.s"
 BATCH_EXAMPLE = REPO / "examples" / "batch"
 
 #: a T-Language program that never ends (its loop condition is always true)
@@ -58,7 +58,7 @@ def mixed_manifest(d: Path) -> Path:
 
         [[sweep]]
         id = "tensix-matmul"
-        args = ["tensix", "run", "matmul_kernel.s", "--load", "srca:0:{{fmt}}=a.npy",
+        args = ["tensix", "run", "{TENSIX_KERNEL.name}", "--load", "srca:0:{{fmt}}=a.npy",
                 "--load", "srcb:0:{{fmt}}=b.npy", "--dump", "dst:fp32=c.npy"]
         inputs = ["{TENSIX_KERNEL}", "{{operands}}/a.npy", "{{operands}}/b.npy"]
         [sweep.over]
