@@ -30,6 +30,8 @@ for _arch in ARCHES:
         continue
     main.add_command(getattr(_mod, f"{_arch}_cli"))
 
+main.add_command(importlib.import_module("isaforge.batch.cli").batch_cmd)
+
 
 @main.command()
 @click.option("--lines", default=24, show_default=True, help="listing lines to show")
