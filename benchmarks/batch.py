@@ -89,6 +89,7 @@ def main_() -> None:
     ap.add_argument("--no-ray", action="store_true", help="only the process pool")
     args = ap.parse_args()
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # local Ray on loopback
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         short = manifest(d, args.jobs, isolate=False)

@@ -34,13 +34,17 @@ from .helpers import (
     write,
 )
 
+# a local Ray talks to itself over loopback only (read when Ray is first imported), and
+# reports no usage statistics
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 ray = pytest.importorskip("ray")
 
 
 @pytest.fixture(scope="module")
 def local_ray():
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    assert {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
     yield
     ray.shutdown()
 

@@ -71,6 +71,10 @@ class RayEngine:
 
     def __init__(self, outdir: Path, address: str, workers: int | None) -> None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        if address == "local":
+            # a local instance talks to itself over loopback only, not over the host's
+            # network address (Ray reads this when it is first imported)
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         try:
             import ray
         except ImportError:
