@@ -68,12 +68,18 @@ MACRO_GROUPS = [
      r"|NOC_RET_\w+|NOC_PACKET_TAG|NOC_CTRL|NOC_AT_LEN_BE\w*|NOC_AT_DATA|NOC_BRCST_EXCLUDE"
      r"|NOC_L1_ACC_AT_INSTRN|NOC_SEC_CTRL|NOC_CMD_CTRL|NOC_NODE_ID|NOC_ENDPOINT_ID"
      r"|NUM_MEM_PARITY_ERR|NUM_HEADER_\w+_ERR|ECC_CTRL|NOC_CLEAR_OUTSTANDING_REQ_CNT"
-     r"|CMD_BUF_AVAIL|CMD_BUF_OVFL|NIU_CFG_0|ROUTER_CFG_\d|NOC_ID_LOGICAL"
+     r"|CMD_BUF_AVAIL|CMD_BUF_OVFL|NIU_CFG_0\w*|ROUTER_CFG_\d|NOC_ID_LOGICAL"
      r"|NOC_[XY]_ID_TRANSLATE_TABLE_\d|NIU_MST_\w+|NIU_SLV_\w+|NOC_ADDR_NODE_ID_BITS"
      r"|NOC_ADDR_LOCAL_BITS|MEMORY_SHUTDOWN_CONTROL|NOC_ID_TRANSLATE_\w+_MASK"
      r"|DDR_COORD_TRANSLATE_TABLE_\d|DEBUG_COUNTER_RESET|NIU_TRANS_COUNT_RTZ_\w+)"),
     ("stream", f"{BH}/noc/noc_overlay_parameters.h",
      r"(?:NOC_OVERLAY_START_ADDR|NOC_STREAM_REG_SPACE_SIZE|NOC_NUM_STREAMS|STREAM_\w+_REG_INDEX)"),
+]
+
+#: (group, name, C expression): values of function-like macros the tile needs
+EXPRESSIONS = [
+    ("noc", "NOC_CFG_BASE", "NOC_CFG(0)"),  # the NIU/router configuration registers
+    ("noc", "NOC_STATUS_BASE", "NOC_STATUS(0)"),  # the NIU status counters
 ]
 
 #: structs of dev_msgs.h (and the one union of core_config.h it uses) exported to dev_msgs.json
@@ -307,6 +313,9 @@ def generate(wheel: Path) -> tuple[dict, dict]:
         groups[group] = names
         exprs.update({n: n for n in names})
     values = evaluate(wheel, exprs, macros=True)
+    values.update(evaluate(wheel, {name: expr for _, name, expr in EXPRESSIONS}))
+    for group, name, _ in EXPRESSIONS:
+        groups[group].append(name)
     memmap: dict = {"format_version": FORMAT_VERSION,
                     "source": "ttnn 0.81.1 wheel: tt_metal/hw/inc (Blackhole) and tt-llk"}
     for group, names in groups.items():
