@@ -37,7 +37,7 @@ import numpy as np
 
 from ..core.errors import DecodeError, EmulationError
 from . import adc as adc_ops
-from . import matrix, sfpu
+from . import matrix, scalar_mem, sfpu
 from . import scalar as scalar_ops
 from .disasm import decode_word
 from .mop import OP_MOP, OP_MOP_CFG, MopExpander
@@ -130,9 +130,14 @@ class Coprocessor:
 
     ``ub`` chooses what undefined behaviour does: ``"stop"`` raises
     :class:`~.state.UndefinedBehaviourError`, ``"continue"`` records it in ``ub_events``.
+
+    ``memory`` (a :class:`~.scalar_mem.Memory`: L1 and the MMIO registers) is what the
+    Scalar Unit's memory instructions (LOADIND, STOREIND, LOADREG, STOREREG, the AT* atomics)
+    reach; a Tensix tile provides it. Without one those instructions are not implemented.
     """
 
-    def __init__(self, ub: str = "stop") -> None:
+    def __init__(self, ub: str = "stop", memory: scalar_mem.Memory | None = None) -> None:
+        self.memory = memory
         self.dst = Dst()
         self.srca = SrcRegs("SrcA")
         self.srcb = SrcRegs("SrcB")
@@ -198,6 +203,31 @@ class Coprocessor:
         src.load(bank, values, fmt, row)
         src.implied_fmt[bank] = matrix.IMPLIED_CODE.get(fmt, 0)
         src.allowed_client[bank] = SrcClient.MATRIX_UNIT
+
+    def push(self, thread: int, word: int, after_mop: bool = False) -> None:
+        """Append one instruction word to thread ``thread``'s stream, as a RISC-V core's push
+        does: before the MOP expander (a TRISC's push), or with ``after_mop`` past it (BRISC's
+        push, which the MOP expander does not see)."""
+        th = self.threads[thread]
+        word &= 0xFFFFFFFF
+        if after_mop:
+            th.pending.append(word)
+            return
+        if th.pc and th.pc == len(th.program):  # drop what was consumed
+            th.program.clear()
+            th.pc = 0
+        th.program.append(word)
+
+    def idle(self, thread: int) -> bool:
+        """Whether thread ``thread`` has no instruction left to issue (nothing in flight: in
+        this model an issued instruction has completed)."""
+        return self.threads[thread].finished
+
+    def mop_queued(self, thread: int) -> bool:
+        """Whether a MOP instruction waits before thread ``thread``'s MOP expander (the
+        expander expands a MOP at once when it takes it)."""
+        th = self.threads[thread]
+        return any(w >> 24 == OP_MOP for w in th.program[th.pc:])
 
     def set_stream(self, thread: int, words: Iterable[int]) -> None:
         """Give thread ``thread`` a new instruction stream (Tensix words)."""
@@ -342,6 +372,8 @@ class Coprocessor:
             return self.sync.mutex_wait(t, f["mutex_index"])
         if name == "UNPACR_NOP" and f["Unpack_Pop"] & 3 == 1:
             return matrix.unpacr_nop_zerosrc_wait(self, f)
+        if name in ("ATCAS", "ATINCGETPTR"):
+            return scalar_mem.wait_reason(name, self.memory, self.gpr, t, f)
         return None
 
     # -- execution ---------------------------------------------------------------------------
@@ -537,6 +569,12 @@ _HANDLERS: dict[str, Callable[[Coprocessor, int, Mapping[str, int]], None]] = {
 
 
 
+def _scalar_mem(name: str) -> Callable[[Coprocessor, int, Mapping[str, int]], None]:
+    def run(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
+        scalar_mem.execute(name, cp.memory, cp.gpr, t, f, cp.report_ub)
+    return run
+
+
 def _scalar(name: str) -> Callable[[Coprocessor, int, Mapping[str, int]], None]:
     def run(cp: Coprocessor, t: int, f: Mapping[str, int]) -> None:
         scalar_ops.execute(name, cp.gpr, t, dict(f), cp.report_ub, packers=cp.packers,
@@ -550,6 +588,6 @@ def _scalar(name: str) -> Callable[[Coprocessor, int, Mapping[str, int]], None]:
 #: fallback chain in ``_execute``.
 _DISPATCH: dict[str, Callable[[Coprocessor, int, Mapping[str, int]], None]] = {
     **sfpu.HANDLERS, **matrix.HANDLERS, **{n: _scalar(n) for n in scalar_ops.NAMES},
-    **_HANDLERS}
+    **{n: _scalar_mem(n) for n in scalar_mem.NAMES}, **_HANDLERS}
 
 __all__ = ["Coprocessor", "Decoded", "Executed", "RunResult", "Thread", "decode"]
