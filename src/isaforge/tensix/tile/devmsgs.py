@@ -77,6 +77,28 @@ class DevMsgs:
             typ = f.type
         return offset, size
 
+    def name_of(self, offset: int, struct: str = "mailboxes_t") -> str:
+        """The path of the deepest member holding byte ``offset`` of ``struct``
+        (``go_messages[0].signal``), for reports."""
+        parts = []
+        typ = struct
+        while typ in self.structs:
+            hit = None
+            for f in self.structs[typ][1].values():
+                if f.size and f.offset <= offset < f.offset + f.size:
+                    if hit is None or f.size < hit.size:  # union members: the narrowest
+                        hit = f
+            if hit is None:
+                break
+            offset -= hit.offset
+            if hit.count > 1:
+                index, offset = divmod(offset, hit.elem_size)
+                parts.append(f"{hit.name}[{index}]")
+            else:
+                parts.append(hit.name)
+            typ = hit.type
+        return ".".join(parts) or f"+{offset:#x}"
+
     def addr(self, path: str) -> int:
         """The L1 address of ``mailboxes_t`` member ``path``."""
         return self.mailbox_base + self.locate(path)[0]

@@ -74,6 +74,13 @@ class Symbols:
     def addr(self, name: str) -> int:
         return self.by_name[name]
 
+    def size(self, name: str) -> int:
+        """The size of function or object ``name`` (KeyError if it has none)."""
+        for _, size, n in self._entries:
+            if n == name:
+                return size
+        raise KeyError(name)
+
 
 @dataclass
 class Firmware:
