@@ -1,0 +1,230 @@
+"""One RISC-V core of the tile: its hart, its address space, and what it is waiting for.
+
+A :class:`Core` owns an :class:`isaforge.riscv.Hart` and the address space it runs in: L1 as
+RAM (the tile's one array, less the mailbox area, which is an MMIO window onto the same
+bytes), its local data memory as RAM at ``MEM_LOCAL_BASE``, and every window of the tile.
+``.ttinsn`` words are pushes to ``INSTRN_BUF_BASE`` (through the same window as ``sw``).
+
+States: ``reset`` (held in soft reset), ``running``, ``parked`` (it polls memory that has not
+changed: see below), ``stalled`` (an access that cannot complete yet, such as a read from an
+empty mailbox: the instruction is retried once the window says it can complete).
+
+Polling: at each read through a window the core records its state (pc, registers, the value
+read). Reading at the same pc with the same registers and value as the last time, with no
+window write of its own in between and no read of a volatile register (the wall clock), means
+it is looping and only a change of something it read can change what it does: it is parked,
+watching every address it read since then, until some other agent (another core, the
+coprocessor, the host) writes one of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ...riscv import AddressSpace, Hart
+from .errors import TileError
+from .instr_push import ttinsn_word
+from .local_mem import LocalMemory
+from .memmap import CoreInfo
+from .mmio import Stall, Window
+
+if TYPE_CHECKING:
+    from .tile import Tile
+
+RESET, RUNNING, PARKED, STALLED, HALTED = "reset", "running", "parked", "stalled", "halted"
+#: reads remembered for loop detection before the record starts again
+_READ_LOG = 512
+
+
+@dataclass
+class _Poll:
+    regs: tuple[int, ...]
+    value: int
+    log_at: int
+    writes: int
+
+
+@dataclass
+class Wait:
+    """What a parked or stalled core waits for."""
+
+    reason: str
+    watch: list[tuple[int, int]] = field(default_factory=list)  # (address, size) ranges
+    ready: Any = None  # for a stall: callable, True once the access can complete
+    coprocessor: bool = False  # it polls state the coprocessor changes
+
+
+class Core:
+    def __init__(self, tile: Tile, info: CoreInfo) -> None:
+        self.tile = tile
+        self.info = info
+        self.name = info.name
+        mm = tile.mm
+        self.local = LocalMemory(info.name, mm.local_base, info.local_size)
+        self.space = AddressSpace()
+        mbase, msize = mm.mailbox
+        data = tile.l1.data
+        self.space.map_ram(0, data[:mbase])
+        self.space.map_ram(mbase + msize, data[mbase + msize:])
+        self.space.map_ram(mm.local_base, self.local.data)
+        for w in tile.windows:
+            self.space.map_mmio(w.base, w.size, self._reader(w), self._writer(w))
+        self.hart = Hart(info.name, self.space, pc=0)
+        self.hart.on_custom = self._ttinsn
+        self.hart.on_csr = self._csr
+        self.push_window = next(w for w in tile.windows
+                                if getattr(w, "aperture", None) == 0)
+        self.csrs: dict[int, int] = {}
+        self.state = RESET
+        self.wait: Wait | None = None
+        self.instructions = 0
+        self.mmio_writes = 0
+        self._polls: dict[int, _Poll] = {}
+        self._reads: list[tuple[int, int, Window]] = []
+
+    # -- address-space callbacks -------------------------------------------------------------
+
+    def _reader(self, w: Window) -> Any:
+        tile = self.tile
+
+        def read(addr: int, size: int) -> int:
+            return tile.mmio_read(self, w, addr, size)
+        return read
+
+    def _writer(self, w: Window) -> Any:
+        tile = self.tile
+
+        def write(addr: int, size: int, value: int) -> None:
+            tile.mmio_write(self, w, addr, size, value)
+        return write
+
+    def _ttinsn(self, hart: Any, word: int) -> None:
+        w = self.push_window
+        self.tile.mmio_write(self, w, w.base, 4, ttinsn_word(word))
+
+    def _csr(self, hart: Any, csr: int, old: int | None, new: int | None) -> int:
+        """Tenstorrent's custom CSRs (0x7c0: gathering, L1 data cache, memory ordering):
+        kept as values, no effect on a functional model."""
+        if new is not None:
+            self.csrs[csr] = new & 0xFFFFFFFF
+        return self.csrs.get(csr, 0)
+
+    # -- reset --------------------------------------------------------------------------------
+
+    def leave_reset(self, pc: int) -> None:
+        self.hart.reset(pc)
+        self.state = RUNNING
+        self.wait = None
+        self._forget_polls()
+
+    def enter_reset(self) -> None:
+        self.state = RESET
+        self.wait = None
+        self.hart.request_stop()
+
+    # -- polling and stalls ------------------------------------------------------------------
+
+    def _forget_polls(self) -> None:
+        self._polls.clear()
+        self._reads.clear()
+
+    def saw_read(self, w: Window, addr: int, size: int, value: int) -> None:
+        if w.volatile:
+            self._forget_polls()
+            return
+        if len(self._reads) >= _READ_LOG:
+            self._forget_polls()
+        hart = self.hart
+        pc = hart.pc
+        regs = tuple(hart.x)
+        rec = self._polls.get(pc)
+        self._reads.append((addr, size, w))
+        if (rec is not None and rec.value == value and rec.writes == self.mmio_writes
+                and rec.regs == regs):
+            read = self._reads[rec.log_at:]
+            watch = sorted({(a, s) for a, s, _ in read})
+            what = ", ".join(sorted({self.tile.describe(a) for a, _ in watch}))
+            self.wait = Wait(f"polling {what} (read {value:#x})", watch,
+                             coprocessor=any(win.observes_coprocessor for _, _, win in read))
+            self.state = PARKED
+            self._forget_polls()
+            hart.request_stop()
+            return
+        self._polls[pc] = _Poll(regs, value, len(self._reads), self.mmio_writes)
+
+    def saw_write(self) -> None:
+        self.mmio_writes += 1
+
+    def stall(self, s: Stall) -> None:
+        self.wait = Wait(s.reason, ready=s.ready)
+        self.state = STALLED
+        self.hart.request_stop()
+
+    def wake(self) -> None:
+        if self.state in (PARKED, STALLED):
+            self.state = RUNNING
+            self.wait = None
+
+    def watches(self, addr: int, size: int) -> bool:
+        if self.wait is None:
+            return False
+        return any(a < addr + size and addr < a + s for a, s in self.wait.watch)
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run(self, steps: int) -> int:
+        """Execute up to ``steps`` instructions; the number retired."""
+        hart = self.hart
+        before = hart.instret
+        try:
+            hart.run(steps)
+        except Stall:
+            pass  # the access did not happen; the pc is still at it
+        except TileError:
+            raise
+        except Exception as e:  # the engine's own errors: unmapped memory, bad instruction
+            if not isinstance(e, TileError) and hasattr(e, "message"):
+                raise TileError(f"{self.where()}: {e.message}") from None
+            raise
+        done = hart.instret - before
+        self.instructions += done
+        return done
+
+    def trace(self, fn: Any) -> None:
+        """Call ``fn(core, pc, symbol, text)`` before each instruction this core executes."""
+        def hook(hart: Any, address: int, size: int, info: Any) -> None:
+            fn(self.name, address, self.symbol(address), self.instruction_text(address))
+        self.hart.hook_add("insn", hook)
+
+    # -- reports ------------------------------------------------------------------------------
+
+    def symbol(self, pc: int | None = None) -> str | None:
+        syms = self.tile.symbols.get(self.name)
+        pc = self.hart.pc if pc is None else pc
+        return syms.lookup(pc) if syms else None
+
+    def where(self) -> str:
+        pc = self.hart.pc
+        sym = self.symbol(pc)
+        at = f"pc {pc:#x}" + (f" <{sym}>" if sym else "")
+        return f"{self.name} {at}: {self.instruction_text(pc)}"
+
+    def instruction_text(self, pc: int) -> str:
+        from ... import riscv
+        try:
+            word = self.space.read(pc, 4)
+        except Exception:  # noqa: BLE001 - an unfetchable pc is named, not fatal
+            return "(no instruction there)"
+        return riscv.decode(word, pc).text.expandtabs(1)
+
+    def report(self) -> dict[str, Any]:
+        pc = self.hart.pc
+        out: dict[str, Any] = {"instructions": self.instructions, "pc": pc,
+                               "symbol": self.symbol(pc), "state": self.state}
+        if self.wait is not None:
+            out["waiting_for"] = self.wait.reason
+        return out
+
+
+__all__ = ["HALTED", "PARKED", "RESET", "RUNNING", "STALLED", "Core", "Wait"]
