@@ -16,7 +16,7 @@ A 32x32x32 tile at HiFi4 is 4 fidelity phases x 16 MVMULs. Figures:
 * plain numpy: float32 ``@`` of the same tiles, one at a time and as one batched ``matmul``;
 * coprocessor, end to end: the bundled kernel ``isaforge/tensix/data/matmul_kernel.s`` (SETC16
   AddrMods, REPLAY, MOP, 64 MVMULs and SETRWCs per tile at HiFi4) run by
-  :class:`~isaforge.tensix.coprocessor.Coprocessor` for each tile (``load_program``, two
+  :class:`~isaforge.tensix.machine.coprocessor.Coprocessor` for each tile (``load_program``, two
   ``load_src``, ``run``, read Dst): what ``isaforge tensix run`` costs per tile, on the
   compiled path and on the numpy one;
 * coprocessor streaming: how a real matmul kernel runs: set up once (the same file run once;
@@ -51,13 +51,14 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 
-from isaforge.tensix import assemble, fpu
-from isaforge.tensix import formats as F
-from isaforge.tensix.coprocessor import Coprocessor
+from isaforge.tensix import assemble
+from isaforge.tensix.machine import formats as F
+from isaforge.tensix.machine import fpu
+from isaforge.tensix.machine.coprocessor import Coprocessor
+from isaforge.tensix.machine.regfiles import Dst, SrcRegs
 from isaforge.tensix.program import parse_program
-from isaforge.tensix.regfiles import Dst, SrcRegs
 
-KERNEL = Path(fpu.__file__).parent / "data" / "matmul_kernel.s"
+KERNEL = Path(fpu.__file__).parents[1] / "data" / "matmul_kernel.s"
 
 SEQUENCE = [  # (srcb_row, srca_row, dst_row): C = X @ Y with 16x16 faces stacked in rows
     (16 * (2 * r + k) + 8 * h, 16 * (2 * k + c), 16 * (2 * r + c) + 8 * h)

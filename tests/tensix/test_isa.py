@@ -60,7 +60,8 @@ def test_encode_decode_round_trip(name: str) -> None:
             assert d.name == name and d.fields == vals
             assert tensix.assemble(d.text) == [word], d.text
         # and as a RISC-V stream word
-        assert tensix.disassemble([tensix.rotl2(word)], rotated=True)[0].word == word
+        [r] = tensix.disassemble([tensix.rotl2(word)], rotated=True)
+        assert r.word == word and r.detail.raw == tensix.rotl2(word) and r.detail.rotated
 
     check()
 
@@ -90,28 +91,33 @@ def test_objdump_forms() -> None:
     }
     for text, word in cases.items():
         assert tensix.assemble(text) == [word], text
-        assert tensix.disassemble([word])[0].text == text
+        [d] = tensix.disassemble([word])
+        assert d.text == text
+        assert d.mnemonic + ("\t" + d.op_str if d.op_str else "") == text
 
 
 def test_macro_forms_and_prefixes() -> None:
     words = tensix.assemble("TT_SETC16(5, 4)\nTTI_SETC16(5,4);\nTT_OP_SETC16(0x5, 2 + 2)\n"
                             "TTI_NOP; TTI_MVMUL(0, 0, 1, 0) // comment\nttsetc16 5, 4 # c")
     assert words == [0xB2050004] * 3 + [0x02000000, 0x26004000, 0xB2050004]
-    assert tensix.disassemble([0x26004000], syntax="llk")[0].text == "TTI_MVMUL(0, 0, 1, 0)"
+    [d] = tensix.disassemble([0x26004000], syntax="llk")
+    assert d.text == "TTI_MVMUL(0, 0, 1, 0)"
+    assert (d.mnemonic, d.op_str, d.detail.macro) == ("TTI_MVMUL", "0, 0, 1, 0", True)
 
 
 def test_hidden_operands_fall_back_to_the_macro_form() -> None:
     # SFPAND's instr_mod1 is not in objdump's syntax; a word that sets it prints as a macro
     word = tensix.assemble("TTI_SFPAND(0, 15, 0, 1)")[0]
-    d = tensix.disassemble([word])[0]
+    [d] = tensix.disassemble([word])
     assert d.text == "TTI_SFPAND(0, 15, 0, 1)" and tensix.assemble(d.text) == [word]
 
 
 def test_reserved_bits_print_as_ttinsn() -> None:
     # MVMUL bits 17..18 are outside every field on Blackhole (addr_mode is 3 bits wide)
     word = 0x26000000 | (1 << 17)
-    d = tensix.disassemble([word])[0]
+    [d] = tensix.disassemble([word])
     assert d.mnemonic == ".ttinsn" and d.text == ".ttinsn\t0x26020000"
+    assert d.op_str == "0x26020000" and d.name is None
     assert tensix.assemble(d.text) == [word]
     assert tensix.assemble("TTI_MVMUL(0, 0, 7, 0)") == [0x2601C000]
 
@@ -140,9 +146,9 @@ def test_assembler_errors_are_clear_and_located(text: str, message: str, col: in
 def test_undecodable_word_is_reported_with_its_offset() -> None:
     with pytest.raises(DecodeError, match=r"prog.bin: offset 0x4: 0xff000000 is not a "
                                           r"Blackhole Tensix instruction"):
-        tensix.disassemble([0x02000000, 0xFF000000], what="prog.bin")
+        list(tensix.disassemble([0x02000000, 0xFF000000], what="prog.bin"))
     with pytest.raises(DecodeError, match="not a whole number of 32-bit words"):
-        tensix.disassemble(b"\x00\x00\x00")
+        list(tensix.disassemble(b"\x00\x00\x00"))
 
 
 def test_cli_asm_and_disasm(tmp_path: Path) -> None:

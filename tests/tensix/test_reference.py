@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from isaforge import tensix
-from isaforge.tensix.disasm import listing_lines
+from isaforge.tensix.listing import listing_lines
 from tests.refdata import refdata
 
 HEX_DIRS = ("add1_sfpu_single_file", "blackhole-py-p100a")
@@ -28,9 +28,8 @@ def test_every_hex_listing_word_disassembles_as_objdump_printed() -> None:
         for ln in listing_lines(path.read_text()):
             assert ln.raw is not None, f"{path.name}:{ln.lineno}: no hex word"
             total += 1
-            ins = tensix.disassemble([ln.raw], rotated=True)[0]
-            theirs = (ln.mnemonic, ln.operands.split(",") if ln.operands else [])
-            if (ins.mnemonic, ins.operands) != theirs or ins.text != ln.text:
+            [ins] = tensix.disassemble([ln.raw], rotated=True)
+            if (ins.mnemonic, ins.op_str) != (ln.mnemonic, ln.operands) or ins.text != ln.text:
                 mismatches.append(f"{path.name}:{ln.lineno}: objdump {ln.text!r}, "
                                   f"we {ins.text!r}")
     assert not mismatches, "\n".join(mismatches)
@@ -65,8 +64,8 @@ def test_the_seed_mvmul_replay_sequence_is_in_the_matmul_listing() -> None:
     lines = list(listing_lines(path.read_text()))
     idx = next(i for i, ln in enumerate(lines) if ln.address == 0x726C)
     assert lines[idx].text == "ttreplay\t16,16,0,1"
-    mvmuls = tensix.disassemble(tensix.assemble("\n".join(ln.text for ln in
-                                                          lines[idx + 1: idx + 17])))
+    mvmuls = list(tensix.disassemble(tensix.assemble("\n".join(ln.text for ln in
+                                                               lines[idx + 1: idx + 17]))))
     assert [i.name for i in mvmuls] == ["MVMUL"] * 16
     assert [i.fields["addr_mode"] for i in mvmuls] == [0, 1, 0, 2, 0, 1, 0, 4,
                                                         0, 1, 0, 2, 0, 1, 0, 5]

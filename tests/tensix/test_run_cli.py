@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from isaforge.cli import main
 from isaforge.tensix import assemble
 
-from .test_kernel import TRACE_TABLE, _faces, _tile, matmul_kernel
+from .machine.test_kernel import TRACE_TABLE, _faces, _tile, matmul_kernel
 
 
 def invoke(*args: str) -> tuple[int, str, str]:

@@ -17,7 +17,6 @@ gives little-endian bytes, rotated into RISC-V stream order on request.
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -26,7 +25,8 @@ from typing import Any
 from ..core.asm import Lexer, Token, TokenStream, evaluate, match_template, parse_number_expr
 from ..core.errors import AsmError, EncodeError, SourceLoc
 from ..core.isa import Field, Instr, Int, template_parts
-from .isa import rotl2, tensix_isa
+from .image import to_bytes
+from .isa import tensix_isa
 
 LEXER = Lexer(
     [
@@ -198,10 +198,7 @@ def assemble(text: str, filename: str = "<input>") -> list[int]:
 
 def assemble_bytes(text: str, rotated: bool = False, filename: str = "<input>") -> bytes:
     """Little-endian bytes of the assembled words; ``rotated`` gives RISC-V stream order."""
-    words = assemble(text, filename)
-    if rotated:
-        words = [rotl2(w) for w in words]
-    return struct.pack(f"<{len(words)}I", *words)
+    return to_bytes(assemble(text, filename), rotated)
 
 
 __all__ = ["LEXER", "assemble", "assemble_bytes"]

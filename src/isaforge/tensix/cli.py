@@ -1,19 +1,100 @@
-"""``isaforge tensix ...``: a thin layer over :mod:`isaforge.tensix`."""
+"""``isaforge tensix ...``: a thin layer over :mod:`isaforge.tensix`.
+
+``disasm`` and ``asm`` convert words and text; ``run`` (and ``trace``, which is ``run
+--trace all``) runs a PROG.s on the Coprocessor's three threads. Register files are filled
+from and written to ``.npy`` files with SPECs:
+
+* ``srca:BANK:FMT[:ROW]`` / ``srcb:BANK:FMT[:ROW]``: a SrcA/SrcB bank, ``(n, 16)`` values of
+  FMT (tf32, fp32, bf16, fp16, int8, int16, raw) from row ROW (default 0). Loading acts as an
+  unpacker would: the bank's implied format becomes FMT's and the bank is handed to the
+  Matrix Unit.
+* ``dst:FMT[:ROW]``: Dst through the view FMT selects (fp32, int32, raw32: Dst32b, 512 rows;
+  bf16, fp16, int8, int16, raw: Dst16b, 1024 rows). Loading marks the rows valid.
+* ``gpr:THREAD``: the 64 GPRs of a thread (uint32).
+
+The trace (``--trace``) prints one line per executed instruction: ``rwc`` gives the thread,
+the disassembly and the thread's RWCs afterwards (``rwc_a=16(cr=0) rwc_b=8(cr=0)
+rwc_d=24(cr=0) fid=0``); ``insn`` the thread, the word and the disassembly; ``all`` both.
+
+Every error is one line on stderr: ``isaforge: FILE:LINE:COL: error: ...`` or ``isaforge:
+error: ...``, with exit status 1 for bad input and 2 for bad usage (options, arguments).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, NoReturn
+
 import click
+import ml_dtypes
+import numpy as np
 
 from ..core.cli import guarded, preset, read_input, write_output
+from ..core.errors import EmulationError, FirmwareError
 from .asm import assemble_bytes
-from .disasm import disassemble, listing, looks_like_listing, relist
+from .decode import disassemble
+from .isa import N_GPRS, N_THREADS
+from .listing import listing, looks_like_listing, relist
+from .machine import Coprocessor, Executed, UBEvent
+from .machine import formats as F
+from .program import load_file
 
 SYNTAX = click.Choice(["objdump", "llk"])
 
 
-@click.group("tensix")
+# --------------------------------------------------------------------------------------------
+# Usage errors in isaforge's voice
+# --------------------------------------------------------------------------------------------
+
+
+class UsageError(click.UsageError):
+    """A usage error printed as one line, ``isaforge: error: ...`` (exit status 2)."""
+
+    def show(self, file: Any = None) -> None:
+        msg = self.format_message().rstrip(".")
+        if msg[:1].isupper() and msg[1:2].islower():
+            msg = msg[0].lower() + msg[1:]  # "No such option" -> "no such option"
+        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        click.echo(f"isaforge: error: {msg}{hint}", file=file, err=True)
+
+
+def _usage(e: click.UsageError) -> NoReturn:
+    if isinstance(e, (UsageError, click.exceptions.NoArgsIsHelpError)):
+        raise e  # already ours, or the help text a bare group prints
+    raise UsageError(e.format_message(), e.ctx) from None
+
+
+class TensixGroup(click.Group):
+    """The ``tensix`` group: its own and its commands' usage errors in isaforge's voice."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as e:
+            _usage(e)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as e:
+            _usage(e)
+
+
+@click.group("tensix", cls=TensixGroup)
 def tensix_cli() -> None:
     """Tenstorrent Blackhole Tensix coprocessor: asm and disasm (objdump and LLK syntax), run."""
+
+
+def _text(path: str) -> str:
+    try:
+        return read_input(path).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FirmwareError(f"{path}: not a text file ({e.reason})") from None
+
+
+# --------------------------------------------------------------------------------------------
+# disasm, asm
+# --------------------------------------------------------------------------------------------
 
 
 @tensix_cli.command("disasm")
@@ -46,20 +127,161 @@ def disasm_cmd(file: str, rotated: bool, syntax: str, verbose: bool,
 @guarded
 def asm_cmd(source: str, output: str, rotated: bool) -> None:
     """Assemble SOURCE (objdump or LLK macro syntax) into Tensix words."""
+    write_output(output, assemble_bytes(_text(source), rotated=rotated, filename=source))
+
+
+# --------------------------------------------------------------------------------------------
+# run, trace: register-file SPECs
+# --------------------------------------------------------------------------------------------
+
+
+class SpecError(EmulationError):
+    """A malformed --load/--dump SPEC."""
+
+
+def _split_assignment(text: str, option: str) -> tuple[str, str]:
+    spec, eq, path = text.partition("=")
+    if not eq or not spec or not path:
+        raise SpecError(f"{option} expects SPEC=FILE.npy, not '{text}'")
+    return spec, path
+
+
+def _int_part(part: str, what: str, spec: str, limit: int) -> int:
     try:
-        text = read_input(source).decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise click.ClickException(f"{source}: not a text file ({e.reason})") from None
-    write_output(output, assemble_bytes(text, rotated=rotated, filename=source))
+        v = int(part, 0)
+    except ValueError:
+        raise SpecError(f"SPEC '{spec}': {what} must be a number, not '{part}'") from None
+    if not 0 <= v < limit:
+        raise SpecError(f"SPEC '{spec}': {what} {v} is out of range (0..{limit - 1})")
+    return v
 
 
-def _register_run() -> None:
-    from .run_cli import run_cmd
-
-    tensix_cli.add_command(run_cmd)
-    tensix_cli.add_command(preset(
-        run_cmd, "trace", help="Run PROG.s and print every executed instruction: thread, "
-        "word, disassembly and the RWCs after it (same as 'run --trace all').", trace="all"))
+def _check_fmt(spec: str, fmt: str, table: dict, what: str) -> None:
+    if fmt not in table:
+        raise SpecError(f"SPEC '{spec}': unknown {what} format '{fmt}' "
+                        f"(expected one of {', '.join(table)})")
 
 
-_register_run()
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """``"srca:0:bf16"`` -> ("srca", {bank, fmt, row}); ``"dst:fp32"`` -> ("dst", {...})."""
+    parts = spec.split(":")
+    kind = parts[0].lower()
+    if kind in ("srca", "srcb"):
+        if len(parts) not in (3, 4):
+            raise SpecError(f"SPEC '{spec}': expected {kind}:BANK:FMT[:ROW]")
+        row = _int_part(parts[3], "row", spec, 64) if len(parts) == 4 else 0
+        _check_fmt(spec, parts[2], F.SRC_FORMATS, "Src")
+        return kind, {"bank": _int_part(parts[1], "bank", spec, 2), "fmt": parts[2],
+                      "row": row}
+    if kind == "dst":
+        if len(parts) not in (2, 3):
+            raise SpecError(f"SPEC '{spec}': expected dst:FMT[:ROW]")
+        row = _int_part(parts[2], "row", spec, 1024) if len(parts) == 3 else 0
+        _check_fmt(spec, parts[1], F.DST_FORMATS, "Dst")
+        return kind, {"fmt": parts[1], "row": row}
+    if kind == "gpr":
+        if len(parts) != 2:
+            raise SpecError(f"SPEC '{spec}': expected gpr:THREAD")
+        return kind, {"thread": _int_part(parts[1], "thread", spec, N_THREADS)}
+    raise SpecError(f"SPEC '{spec}': unknown register file '{parts[0]}' "
+                    f"(srca:BANK:FMT, srcb:BANK:FMT, dst:FMT, gpr:THREAD)")
+
+
+def load_spec(cp: Coprocessor, spec: str, values: np.ndarray) -> None:
+    """Fill the register file ``spec`` names with ``values``."""
+    kind, p = parse_spec(spec)
+    v = np.asarray(values)
+    if kind in ("srca", "srcb"):
+        cp.load_src(kind[-1], p["bank"], v, p["fmt"], p["row"])
+    elif kind == "dst":
+        if v.ndim != 2:
+            raise SpecError(f"SPEC '{spec}': Dst values must be 2-D (rows, 16), not {v.shape}")
+        cp.dst.write(p["fmt"], v, np.arange(p["row"], p["row"] + v.shape[0]))
+    else:
+        if v.shape != (N_GPRS,):
+            raise SpecError(f"SPEC '{spec}': GPR values must have shape ({N_GPRS},), "
+                            f"not {v.shape}")
+        cp.gpr.v[p["thread"]] = v.astype(np.uint64) & 0xFFFFFFFF
+
+
+def dump_spec(cp: Coprocessor, spec: str) -> np.ndarray:
+    """The contents of the register file ``spec`` names."""
+    kind, p = parse_spec(spec)
+    if kind in ("srca", "srcb"):
+        src = cp.srca if kind == "srca" else cp.srcb
+        return src.dump(p["bank"], p["fmt"], np.arange(p["row"], 64))
+    if kind == "dst":
+        full = cp.dst.read(p["fmt"])
+        return full[p["row"]:]
+    return cp.gpr.v[p["thread"]].copy()
+
+
+def _read_npy(path: str) -> np.ndarray:
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except (ValueError, EOFError) as e:
+        raise EmulationError(f"{path}: not a numpy .npy file ({e})") from None
+    if arr.dtype.kind == "V" and arr.dtype.itemsize == 2:
+        arr = arr.view(ml_dtypes.bfloat16)  # how numpy stores an ml_dtypes bfloat16 array
+    if arr.dtype.kind not in "fiub" and arr.dtype != ml_dtypes.bfloat16:
+        raise EmulationError(f"{path}: holds {arr.dtype} data, not numbers")
+    return arr
+
+
+@tensix_cli.command("run")
+@click.argument("program", type=click.Path(dir_okay=False))
+@click.option("--load", "loads", multiple=True, metavar="SPEC=FILE.npy",
+              help="fill a register file before running (srca:0:bf16, dst:fp32, gpr:1, ...)")
+@click.option("--dump", "dumps", multiple=True, metavar="SPEC=OUT.npy",
+              help="write a register file after running (same SPECs; dst:raw for the bits)")
+@click.option("--trace", type=click.Choice(["rwc", "insn", "all"]),
+              help="print each executed instruction (with the RWCs, the word, or both)")
+@click.option("--max-steps", type=click.IntRange(min=1), default=1_000_000, show_default=True,
+              help="stop with an error after this many executed instructions")
+@click.option("--ub", type=click.Choice(["stop", "continue"]), default="stop",
+              show_default=True, help="on undefined behaviour: stop, or report and continue")
+@guarded
+def run_cmd(program: str, loads: tuple[str, ...], dumps: tuple[str, ...], trace: str | None,
+            max_steps: int, ub: str) -> None:
+    """Run PROG.s (.thread sections of instructions plus .mopcfg/.gpr/.semaphore/.config
+    directives) on the Tensix coprocessor's three threads."""
+    cp = Coprocessor(ub=ub)
+    cp.load_program(load_file(program))
+    load_targets = [_split_assignment(item, "--load") for item in loads]
+    for spec, _ in load_targets:
+        parse_spec(spec)
+    for spec, path in load_targets:
+        load_spec(cp, spec, _read_npy(path))
+    dump_targets = [_split_assignment(item, "--dump") for item in dumps]
+    for spec, _ in dump_targets:
+        parse_spec(spec)  # a bad SPEC fails before the run, not after it
+
+    if trace is not None:
+        def show(machine: Coprocessor, address: int, size: int, ev: Executed) -> None:
+            text = ev.insn.text.expandtabs(1)
+            if trace == "rwc":
+                click.echo(f"T{ev.thread}  {text:<28} {ev.rwc}")
+            elif trace == "insn":
+                click.echo(f"T{ev.thread}  {ev.insn.word:08x}  {text}")
+            else:
+                click.echo(f"{ev.step:6d} T{ev.thread}  {ev.insn.word:08x}  {text:<28} {ev.rwc}")
+        cp.hook_add("insn", show)
+    if ub == "continue":
+        def warn(machine: Coprocessor, address: int, message: str, ev: UBEvent) -> None:
+            click.echo(f"isaforge: warning: thread {ev.thread}: {ev.instruction.expandtabs(1)}: "
+                       f"undefined behaviour: {message}", err=True)
+        cp.hook_add("ub", warn)
+
+    result = cp.run(max_steps=max_steps)
+    for spec, path in dump_targets:
+        np.save(Path(path), dump_spec(cp, spec), allow_pickle=False)
+    per = ", ".join(f"T{t} {n}" for t, n in enumerate(result.per_thread))
+    click.echo(f"done: {result.steps} instructions ({per}) in {result.rounds} rounds", err=True)
+
+
+tensix_cli.add_command(preset(
+    run_cmd, "trace", help="Run PROG.s and print every executed instruction: thread, "
+    "word, disassembly and the RWCs after it (same as 'run --trace all').", trace="all"))
+
+
+__all__ = ["dump_spec", "load_spec", "parse_spec", "tensix_cli"]

@@ -10,7 +10,8 @@ from rich.table import Table
 
 from ..core.demo import show_word_round_trips
 from .asm import assemble
-from .disasm import disassemble
+from .decode import disassemble
+from .machine import Coprocessor
 
 
 def demo(console: Console, table: Table, lines: int) -> bool:
@@ -25,17 +26,14 @@ def run_matmul(console: Console, table: Table) -> bool:
     """Run the bundled matmul kernel on the Coprocessor and compare with numpy."""
     import numpy as np
 
-    from .coprocessor import Coprocessor
-    from .run_cli import load_spec
-
     text = (resources.files(__package__) / "data" / "matmul_kernel.s").read_text("utf-8")
     rng = np.random.default_rng(0)
     a = rng.integers(-8, 9, (64, 16)).astype(np.float32)  # four 16x16 faces each
     b = rng.integers(-8, 9, (64, 16)).astype(np.float32)
     cp = Coprocessor()
     cp.load_program(text, "matmul_kernel.s")
-    load_spec(cp, "srca:0:bf16", a)
-    load_spec(cp, "srcb:0:bf16", b)
+    cp.load_src("a", 0, a, "bf16")
+    cp.load_src("b", 0, b, "bf16")
     res = cp.run(max_steps=10_000)
 
     def tile(m: np.ndarray) -> np.ndarray:

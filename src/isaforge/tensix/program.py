@@ -12,49 +12,46 @@ One statement per line; ``#`` or ``//`` start a comment::
     TTI_MVMUL(0, 0, 0, 0)        # ... or LLK macro form
     .word 0x26000000             # a raw Tensix word
 
-Errors name the file, line and column.
+Errors name the file, line and column. The result is data (:class:`Program`): the three
+instruction streams and the setup the directives ask for, which
+:meth:`isaforge.tensix.Coprocessor.load_program` applies.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ..core.errors import AsmError, DecodeError, EmulationError, SourceLoc
 from .asm import assemble
-from .state import N_THREADS, Semaphores, config_fields, thread_config_fields
+from .decode import decode
+from .isa import (
+    N_GPRS,
+    N_MOPCFG,
+    N_SEMAPHORES,
+    N_THREADS,
+    config_fields,
+    thread_config_fields,
+)
 
-if TYPE_CHECKING:
-    from .coprocessor import Coprocessor
+
+def _per_thread() -> dict[int, list[int]]:
+    return {t: [] for t in range(N_THREADS)}
 
 
 @dataclass
 class Program:
-    """A parsed PROG.s."""
+    """A parsed PROG.s: per thread the Tensix words and the line each came from, and the
+    directives in order (``(thread, index, value)`` for ``.mopcfg``/``.gpr``, ``(index,
+    value, max)`` for ``.semaphore``, ``(field, value)`` for ``.config`` (both banks),
+    ``(thread, field, value)`` for ``.threadconfig``)."""
 
-    streams: dict[int, list[int]] = field(default_factory=lambda: {0: [], 1: [], 2: []})
-    lines: dict[int, list[int]] = field(default_factory=lambda: {0: [], 1: [], 2: []})
+    streams: dict[int, list[int]] = field(default_factory=_per_thread)
+    lines: dict[int, list[int]] = field(default_factory=_per_thread)
     mopcfg: list[tuple[int, int, int]] = field(default_factory=list)
     gprs: list[tuple[int, int, int]] = field(default_factory=list)
     semaphores: list[tuple[int, int, int]] = field(default_factory=list)
     config: list[tuple[str, int]] = field(default_factory=list)
     thread_config: list[tuple[int, str, int]] = field(default_factory=list)
-
-    def apply(self, cp: Coprocessor) -> None:
-        """Load the streams into ``cp`` and apply the directives."""
-        for t, idx, value in self.mopcfg:
-            cp.threads[t].mop.cfg[idx] = value
-        for t, idx, value in self.gprs:
-            cp.gpr.set(t, idx, value)
-        for idx, value, maximum in self.semaphores:
-            cp.sync.sem.value[idx] = value
-            cp.sync.sem.max[idx] = maximum
-        for name, value in self.config:
-            cp.config.set(name, value)
-        for t, name, value in self.thread_config:
-            cp.thread_config.set(t, name, value)
-        for t in range(N_THREADS):
-            cp.set_stream(t, self.streams[t])
 
 
 def _strip(line: str) -> str:
@@ -77,8 +74,6 @@ def _int(tok: str, loc: SourceLoc, what: str, limit: int) -> int:
 
 def parse_program(text: str, filename: str = "<program>") -> Program:
     """Parse PROG.s text; :class:`AsmError` with a location on any mistake."""
-    from .coprocessor import decode
-
     prog = Program()
     thread = 0
     for lineno, raw in enumerate(text.splitlines(), 1):
@@ -101,15 +96,15 @@ def parse_program(text: str, filename: str = "<program>") -> Program:
             thread = _int(toks[1], loc, ".thread", N_THREADS)
         elif d == ".mopcfg":
             want(2, ".mopcfg INDEX VALUE")
-            prog.mopcfg.append((thread, _int(toks[1], loc, ".mopcfg index", 9),
+            prog.mopcfg.append((thread, _int(toks[1], loc, ".mopcfg index", N_MOPCFG),
                                 _int(toks[2], loc, ".mopcfg value", 1 << 32)))
         elif d == ".gpr":
             want(2, ".gpr N VALUE")
-            prog.gprs.append((thread, _int(toks[1], loc, ".gpr index", 64),
+            prog.gprs.append((thread, _int(toks[1], loc, ".gpr index", N_GPRS),
                               _int(toks[2], loc, ".gpr value", 1 << 32)))
         elif d == ".semaphore":
             want(3, ".semaphore N VALUE MAX")
-            prog.semaphores.append((_int(toks[1], loc, ".semaphore index", Semaphores.N),
+            prog.semaphores.append((_int(toks[1], loc, ".semaphore index", N_SEMAPHORES),
                                     _int(toks[2], loc, ".semaphore value", 16),
                                     _int(toks[3], loc, ".semaphore max", 16)))
         elif d in (".config", ".threadconfig"):
@@ -147,6 +142,7 @@ def parse_program(text: str, filename: str = "<program>") -> Program:
 
 
 def load_file(path: str) -> Program:
+    """Parse the PROG.s file ``path``."""
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()

@@ -1,0 +1,50 @@
+"""The Tensix coprocessor engine: the scheduler, its state, one module per unit.
+
+Where each instruction is executed (the unit's class, constructed with the state it uses)::
+
+    coprocessor.py  Coprocessor: threads, scheduler, Wait Gate, hooks, the dispatch table
+    dispatch.py     the opcode -> unit table and the Unit interface
+    frontend.py     Thread (stream, MOP and replay expansion), NOP     FrontendUnit
+    mop.py          MOP, MOP_CFG expansion (templates 0 and 1)
+    replay.py       REPLAY load / execute
+    sync.py         SEMINIT SEMPOST SEMGET SEMWAIT STALLWAIT ATGETM ATRELM    SyncUnit
+    config.py       SETC16 WRCFG RDCFG RMWCIB0..3                             ConfigUnit
+    adc.py          SETADC* INCADC* ADDRCR*                                   AdcUnit
+    scalar.py       SETDMAREG ADDDMAREG ... CMPDMAREG FLUSHDMA DMANOP          ScalarUnit
+    matrix.py       MVMUL ELWADD ELWSUB ELWMUL GMPOOL GAPOOL MOV* ZEROACC      MatrixUnit
+                    ZEROSRC TRNSPSRCB SETDVALID CLEARDVALID UNPACR_NOP SETRWC INCRWC
+    sfpu.py         SFPLOAD SFPSTORE SFPCONFIG                                Sfpu
+    rwc.py          the RWC arithmetic (SETRWC, INCRWC, ApplyAddrMod)
+    fpu.py          the Matrix Unit's arithmetic, bit for bit (numpy reference)
+    fpu_jit.py      its compiled (numba) twins
+    regfiles.py     Dst, SrcA, SrcB
+    formats.py      the numeric formats of the register files
+    state.py        RWCs, ThreadConfig, Config, ADCs, GPRs, semaphores, UB policy, errors
+
+A new unit (unpackers, packers) is a module with a :class:`~.dispatch.Unit` subclass that
+:class:`Coprocessor` constructs and adds to its table.
+"""
+
+from .coprocessor import HOOK_KINDS, Coprocessor, Executed, RunResult, Units
+from .state import (
+    DeadlockError,
+    NotImplementedInstruction,
+    RegWrite,
+    StepLimitError,
+    UBEvent,
+    UndefinedBehaviourError,
+)
+
+__all__ = [
+    "HOOK_KINDS",
+    "Coprocessor",
+    "DeadlockError",
+    "Executed",
+    "NotImplementedInstruction",
+    "RegWrite",
+    "RunResult",
+    "StepLimitError",
+    "UBEvent",
+    "UndefinedBehaviourError",
+    "Units",
+]

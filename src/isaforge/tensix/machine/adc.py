@@ -1,0 +1,115 @@
+"""ADC instructions (Miscellaneous Unit): SETADC, SETADCXY, SETADCZW, SETADCXX, INCADCXY,
+INCADCZW, ADDRCRXY, ADDRCRZW (spec 000 §5.3 and the ISA documentation's models).
+
+``CntSetMask`` bit 0 selects unpacker 0, bit 1 unpacker 1, bit 2 the packers. The XY/ZW forms
+carry a 2-bit ``ThreadOverride`` above the 3-bit channel-1 Y (or W) value (bits 18..19 of the
+word); SETADC carries it in bits 16..17 of its value. A non-zero override is unsupported
+functionality and is reported as undefined behaviour; if the caller continues, the counters of
+thread ``override - 1`` are used, as the documentation describes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from .dispatch import Execute, Report, Unit
+from .state import ADC_MASKS, PACK, UNP0, UNP1, ADCs, W, X, Y, Z
+
+
+def _units(mask: int) -> list[int]:
+    return [u for bit, u in ((1, UNP0), (2, UNP1), (4, PACK)) if mask & bit]
+
+
+def _thread(t: int, override: int, report: Report) -> int:
+    if override:
+        report(f"ThreadOverride={override} is unsupported functionality")
+        return override - 1 if override <= 3 else t
+    return t
+
+
+def setadc(adc: ADCs, t: int, f: dict[str, int], report: Report) -> None:
+    value = f["Value"]
+    t = _thread(t, value >> 16, report)
+    ch, dim = f["ChannelIndex"], f["DimensionIndex"]
+    for u in _units(f["CntSetMask"]):
+        adc.set(t, u, ch, dim, value)
+
+
+def _xy_fields(f: dict[str, int]) -> tuple[int, int, int, int, int]:
+    """(v0a, v0b, v1a, v1b, thread override): channel 0 X/Z, Y/W then channel 1."""
+    return f["Ch0_X"], f["Ch0_Y"], f["Ch1_X"], f["Ch1_Y"] & 7, f["Ch1_Y"] >> 3 & 3
+
+
+def set_pair(adc: ADCs, t: int, f: dict[str, int], dims: tuple[int, int],
+             report: Report) -> None:
+    """SETADCXY (dims X, Y) / SETADCZW (dims Z, W): set counter and _Cr where BitMask says."""
+    v0a, v0b, v1a, v1b, ovr = _xy_fields(f)
+    t = _thread(t, ovr, report)
+    a, b = dims
+    todo = ((0, 0, a, v0a), (1, 0, b, v0b), (2, 1, a, v1a), (3, 1, b, v1b))
+    for u in _units(f["CntSetMask"]):
+        for bit, ch, dim, v in todo:
+            if f["BitMask"] >> bit & 1:
+                adc.set(t, u, ch, dim, v)
+
+
+def inc_pair(adc: ADCs, t: int, f: dict[str, int], dims: tuple[int, int],
+             report: Report) -> None:
+    """INCADCXY / INCADCZW: add to the counters (not to _Cr)."""
+    v0a, v0b, v1a, v1b, ovr = _xy_fields(f)
+    t = _thread(t, ovr, report)
+    a, b = dims
+    for u in _units(f["CntSetMask"]):
+        for ch, dim, v in ((0, a, v0a), (0, b, v0b), (1, a, v1a), (1, b, v1b)):
+            adc.set(t, u, ch, dim, adc.get(t, u, ch, dim) + v, cr=False)
+
+
+def addrcr_pair(adc: ADCs, t: int, f: dict[str, int], dims: tuple[int, int],
+                report: Report) -> None:
+    """ADDRCRXY / ADDRCRZW: add to _Cr where BitMask says, then copy _Cr to the counter."""
+    v0a, v0b, v1a, v1b, ovr = _xy_fields(f)
+    t = _thread(t, ovr, report)
+    a, b = dims
+    todo = ((0, 0, a, v0a), (1, 0, b, v0b), (2, 1, a, v1a), (3, 1, b, v1b))
+    for u in _units(f["CntSetMask"]):
+        for bit, ch, dim, v in todo:
+            if f["BitMask"] >> bit & 1:
+                adc.set(t, u, ch, dim, adc.get(t, u, ch, dim, cr=True) + v)
+
+
+def setadcxx(adc: ADCs, t: int, f: dict[str, int]) -> None:
+    """SETADCXX: channel 0 X (and _Cr) from x_start, channel 1 X from x_end2."""
+    for u in _units(f["CntSetMask"]):
+        adc.set(t, u, 0, X, f["x_start"])
+        adc.set(t, u, 1, X, f["x_end2"])
+
+
+XY = (X, Y)
+ZW = (Z, W)
+
+
+class AdcUnit(Unit):
+    """The ADC instructions on the address counters."""
+
+    def __init__(self, adc: ADCs, report_ub: Report) -> None:
+        self.adc = adc
+        self.report_ub = report_ub
+
+    def handlers(self) -> Mapping[str, Execute]:
+        adc, report = self.adc, self.report_ub
+
+        def pair(fn: Callable[[ADCs, int, dict[str, int], tuple[int, int], Report], None],
+                 dims: tuple[int, int]) -> Execute:
+            return lambda t, f: fn(adc, t, dict(f), dims, report)
+
+        return {
+            "SETADC": lambda t, f: setadc(adc, t, dict(f), report),
+            "SETADCXX": lambda t, f: setadcxx(adc, t, dict(f)),
+            "SETADCXY": pair(set_pair, XY), "SETADCZW": pair(set_pair, ZW),
+            "INCADCXY": pair(inc_pair, XY), "INCADCZW": pair(inc_pair, ZW),
+            "ADDRCRXY": pair(addrcr_pair, XY), "ADDRCRZW": pair(addrcr_pair, ZW),
+        }
+
+
+__all__ = ["ADC_MASKS", "XY", "ZW", "AdcUnit", "addrcr_pair", "inc_pair", "set_pair", "setadc",
+           "setadcxx"]

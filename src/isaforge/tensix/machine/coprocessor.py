@@ -1,0 +1,396 @@
+"""The Tensix coprocessor: three threads, their frontends, a deterministic scheduler.
+
+Each thread has an instruction stream (what its RISC-V core pushes), a MOP expander, a
+replay expander (:mod:`.frontend`) and a Wait Gate. :meth:`Coprocessor.step` gives each
+unfinished thread, in the order T0, T1, T2, one chance to issue the instruction at the head
+of its frontend: the instruction either passes the Wait Gate and executes, or waits (a
+latched STALLWAIT/SEMWAIT, a semaphore, a Src bank not owned by the Matrix Unit, a mutex),
+which blocks that thread only. When no thread can move and some have not finished, nothing
+can ever wake them (there are no RISC-V cores in this model), and
+:class:`~.state.DeadlockError` reports each thread's blocking reason.
+
+Where instructions are executed: one table (:mod:`.dispatch`) maps each opcode to the unit
+that executes it and to its own Wait Gate condition, if any. The units get the state they
+use, not the machine: :class:`~.frontend.FrontendUnit` (NOP), :class:`~.config.ConfigUnit`
+(SETC16, WRCFG, RDCFG, RMWCIB*), :class:`~.sync.SyncUnit` (semaphores, STALLWAIT, SEMWAIT,
+mutexes), :class:`~.adc.AdcUnit`, :class:`~.scalar.ScalarUnit`, :class:`~.matrix.MatrixUnit`
+(MVMUL, ELW*, pools, moves, SETRWC/INCRWC; arithmetic in :mod:`.fpu` and :mod:`.fpu_jit`) and
+:class:`~.sfpu.Sfpu`.
+
+The machine never prints: hooks report what happens (:meth:`Coprocessor.hook_add`, the
+kinds of :mod:`isaforge.core.hooks`):
+
+* ``insn``: ``callback(cp, address, 4, info)`` after every executed instruction; an
+  instruction's ``address`` is the index, in its thread's stream, of the word it came from
+  (a MOP or REPLAY expands one word into many: they share its index), and ``info`` is an
+  :class:`Executed` record (thread, step, the decoded word, the RWCs after it);
+* ``ub``: ``callback(cp, address, message, info)`` for each undefined behaviour reported
+  (before ``ub="stop"`` raises); ``info`` is a :class:`~.state.UBEvent`;
+* ``reg_write``: ``callback(cp, reg, value, info)`` for each write an instruction makes to a
+  GPR, a Config word or a ThreadConfig register; ``info`` is a :class:`~.state.RegWrite`
+  (space, thread, Config bank).
+
+Usage::
+
+    cp = Coprocessor()
+    cp.load_program(program_text)      # PROG.s text (see :mod:`isaforge.tensix.program`)
+    cp.load_src("a", 0, a, "bf16")     # fill SrcA bank 0 as an unpacker would
+    cp.dst.write("fp32", d)            # typed access to every register file
+    h = cp.hook_add("insn", lambda cp, address, size, ev: print(ev.thread, ev.insn.text))
+    cp.run(max_steps=100_000)
+    cp.hook_del(h)
+    cp.dst.read("fp32", range(64))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...core.errors import DecodeError, EmulationError
+from ...core.hooks import Hooks
+from ..decode import Decoded, decode
+from ..program import Program, parse_program
+from .adc import AdcUnit
+from .config import ConfigUnit
+from .dispatch import Entry, Execute, Fields, Unit, build
+from .frontend import FrontendUnit, Thread
+from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
+from .regfiles import Dst, SrcClient, SrcRegs
+from .scalar import ScalarUnit
+from .sfpu import LANES, N_LREGS, Sfpu
+from .state import (
+    N_THREADS,
+    ADCs,
+    Config,
+    DeadlockError,
+    GPRs,
+    NotImplementedInstruction,
+    Packers,
+    RegWrite,
+    RWCs,
+    Semaphores,
+    StepLimitError,
+    ThreadConfig,
+    UBEvent,
+    UBPolicy,
+)
+from .sync import SyncUnit
+
+#: the hook kinds a Coprocessor supports
+HOOK_KINDS = ("insn", "ub", "reg_write")
+
+
+@dataclass(frozen=True)
+class Executed:
+    """Event: thread ``thread`` executed ``insn``; ``step`` counts executed instructions;
+    ``address`` is the index of the stream word ``insn`` came from."""
+
+    step: int
+    thread: int
+    insn: Decoded
+    rwc: str  # the thread's RWCs after the instruction, in the spec's notation
+    address: int = 0
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What :meth:`Coprocessor.run` did."""
+
+    steps: int  # instructions executed
+    rounds: int  # scheduler rounds
+    per_thread: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Units:
+    """The coprocessor's functional units (each holds only the state it uses)."""
+
+    frontend: FrontendUnit
+    config: ConfigUnit
+    sync: SyncUnit
+    adc: AdcUnit
+    scalar: ScalarUnit
+    matrix: MatrixUnit
+    sfpu: Sfpu
+
+    def all(self) -> tuple[Unit, ...]:
+        return (self.frontend, self.config, self.sync, self.adc, self.scalar, self.matrix,
+                self.sfpu)
+
+
+class Coprocessor:
+    """The Blackhole Tensix coprocessor of one tile, functionally.
+
+    Register files and state (all numpy, sized as the hardware): ``dst`` (:class:`Dst`),
+    ``srca``/``srcb`` (:class:`SrcRegs`), ``rwc`` (:class:`RWCs`), ``thread_config``
+    (:class:`ThreadConfig`), ``config`` (:class:`Config`), ``adc`` (:class:`ADCs`), ``gpr``
+    (:class:`GPRs`), ``packers``, ``sync`` (semaphores, mutexes, latched waits), ``lreg``
+    (the SFPU's LRegs, ``(8, 32)`` uint32), ``lane_config`` and per thread
+    ``threads[i].mop.cfg`` / ``.replay.buf``. The functional units are ``units``
+    (:class:`Units`).
+
+    ``ub`` chooses what undefined behaviour does: ``"stop"`` raises
+    :class:`~.state.UndefinedBehaviourError`, ``"continue"`` records it in ``ub_events``.
+    """
+
+    def __init__(self, ub: str = "stop") -> None:
+        self.dst = Dst()
+        self.srca = SrcRegs("SrcA")
+        self.srcb = SrcRegs("SrcB")
+        self.rwc = RWCs()
+        self.thread_config = ThreadConfig()
+        self.config = Config()
+        self.adc = ADCs()
+        self.gpr = GPRs()
+        #: the packers' state SETDMAREG's special form reads (PACR is not modelled)
+        self.packers = Packers()
+        self.lreg = np.zeros((N_LREGS, LANES), dtype=np.uint32)
+        #: the Vector Unit's per-lane LaneConfig (18 bits each; SFPCONFIG VD=15 writes it):
+        #: SFPLOAD/SFPSTORE lane controls and the BLOCK_DEST_MOV column masks of MOV*
+        self.lane_config = np.zeros(LANES, dtype=np.uint32)
+        self.threads = [Thread(i) for i in range(N_THREADS)]
+        self.ub = UBPolicy(ub)
+        self.steps = 0
+        self.rounds = 0
+        report = self.report_ub
+        self.sync = SyncUnit(self.srca, self.srcb, report)
+        matrix = MatrixUnit(self.dst, self.srca, self.srcb, self.rwc, self.config,
+                            self.thread_config, self.lane_config, report)
+        self.units = Units(
+            frontend=FrontendUnit(report),
+            config=ConfigUnit(self.config, self.thread_config, self.gpr, report),
+            sync=self.sync,
+            adc=AdcUnit(self.adc, report),
+            scalar=ScalarUnit(self.gpr, self.packers, self.config, self.thread_config, report),
+            matrix=matrix,
+            sfpu=Sfpu(self.dst, self.lreg, self.lane_config, self.rwc, self.config,
+                      self.thread_config, matrix, report),
+        )
+        #: opcode -> (execute, wait, name, unit): the one dispatch table
+        self._table: list[Entry | None] = build(self.units.all(), self._not_implemented)
+        self.hooks = Hooks(HOOK_KINDS, on_change=self._hooks_changed)
+        self._tracing = False  # an ``insn`` hook is registered
+        #: :meth:`run` sets the step count runs of MVMULs may reach (0: one at a time)
+        self._run_cap = 0
+        #: (thread, instruction text or word, stream index) that UB reports name
+        self._current: tuple[int, str, int] = (0, "", 0)
+
+    # -- API ---------------------------------------------------------------------------------
+
+    @property
+    def semaphores(self) -> Semaphores:
+        """The Sync Unit's 8 semaphores (``value``, ``max``)."""
+        return self.sync.sem
+
+    @property
+    def dispatch_table(self) -> list[Entry | None]:
+        """The one dispatch table: per opcode, (execute, wait, name, unit) or None."""
+        return self._table
+
+    @property
+    def ub_events(self) -> list[UBEvent]:
+        """The undefined-behaviour cases reported so far (with ``ub="continue"``)."""
+        return self.ub.events
+
+    def hook_add(self, kind: str, callback: Callable[..., Any], begin: int | None = None,
+                 end: int | None = None) -> int:
+        """Call ``callback`` on each event of ``kind`` (``"insn"``, ``"ub"``,
+        ``"reg_write"``; see the module's documentation for the arguments) whose address
+        (the stream index for ``insn`` and ``ub``, the register number for ``reg_write``)
+        lies in ``begin..end`` (inclusive; None: unbounded). Returns the handle
+        :meth:`hook_del` takes. An ``insn`` hook makes MVMULs execute one at a time."""
+        return self.hooks.add(kind, callback, begin, end)
+
+    def hook_del(self, handle: int) -> None:
+        """Remove the hook :meth:`hook_add` returned ``handle`` for."""
+        self.hooks.delete(handle)
+
+    def _hooks_changed(self) -> None:
+        self._tracing = self.hooks.any("insn")
+        watch = self._reg_written if self.hooks.any("reg_write") else None
+        self.gpr.watch = watch
+        self.units.config.watch = watch
+
+    def _reg_written(self, space: str, thread: int, reg: int, value: int,
+                     bank: int | None) -> None:
+        self.hooks.fire("reg_write", self, reg, value, RegWrite(space, thread, bank))
+
+    def load_program(self, program: str | Program | Mapping[int, Iterable[int]],
+                     filename: str = "<program>") -> None:
+        """Load PROG.s text (see :mod:`isaforge.tensix.program`), a parsed
+        :class:`~isaforge.tensix.program.Program` (its directives are applied), or a mapping
+        ``{thread: [word, ...]}``. Replaces the threads' instruction streams."""
+        if isinstance(program, str):
+            program = parse_program(program, filename)
+        if not isinstance(program, Program):
+            for t in range(N_THREADS):
+                self.set_stream(t, program.get(t, []))
+            return
+        for t, idx, value in program.mopcfg:
+            self.threads[t].mop.cfg[idx] = value
+        for t, idx, value in program.gprs:
+            self.gpr.v[t, idx] = value  # setup, not an instruction's write: no reg_write
+        for idx, value, maximum in program.semaphores:
+            self.sync.sem.value[idx] = value
+            self.sync.sem.max[idx] = maximum
+        for name, value in program.config:
+            self.config.set(name, value)
+        for t, name, value in program.thread_config:
+            self.thread_config.set(t, name, value)
+        for t in range(N_THREADS):
+            self.set_stream(t, program.streams[t])
+
+    def load_src(self, which: str, bank: int, values: np.ndarray, fmt: str,
+                 row: int = 0) -> None:
+        """Fill SrcA/SrcB (``which`` "a"/"b") bank ``bank`` with typed values from ``row`` on,
+        as an unpacker would, and hand the bank to the Matrix Unit: its implied format becomes
+        ``fmt``'s and its ``AllowedClient`` the Matrix Unit (the bank indices do not move)."""
+        src = self.srca if which.lower() == "a" else self.srcb
+        src.load(bank, values, fmt, row)
+        src.implied_fmt[bank] = IMPLIED_CODE.get(fmt, 0)
+        src.allowed_client[bank] = SrcClient.MATRIX_UNIT
+
+    def set_stream(self, thread: int, words: Iterable[int]) -> None:
+        """Give thread ``thread`` a new instruction stream (Tensix words), from index 0."""
+        self.threads[thread].set_stream(words)
+
+    def push(self, thread: int, words: Iterable[int]) -> None:
+        """Append Tensix words to thread ``thread``'s stream, as its RISC-V core would."""
+        self.threads[thread].push(words)
+
+    @property
+    def finished(self) -> bool:
+        for th in self.threads:
+            if th.pending or th.pc < len(th.program):
+                return False
+        return True
+
+    def step(self) -> bool:
+        """One scheduler round: each unfinished thread tries to issue one instruction.
+
+        Returns False when every thread has finished. Raises :class:`DeadlockError` when no
+        thread could move and some have not finished."""
+        if self.finished:
+            return False
+        return not self._round()
+
+    def _round(self) -> bool:
+        """One scheduler round of :meth:`step` (some thread has not finished); returns
+        whether every thread has finished after it."""
+        self.rounds += 1
+        moved = False
+        for th in self.threads:
+            if not th.pending and (th.pc >= len(th.program)
+                                   or not th.fill(self._expander_ub)):
+                continue  # finished
+            if self._issue(th):
+                moved = True
+        finished = self.finished
+        if not moved and not finished:
+            reasons = {th.index: th.blocked or "?" for th in self.threads if not th.finished}
+            lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
+            raise DeadlockError(f"deadlock: no thread can make progress ({lines})", reasons)
+        return finished
+
+    def run(self, max_steps: int | None = 1_000_000) -> RunResult:
+        """Run until every thread has finished. ``max_steps`` bounds executed instructions
+        (:class:`StepLimitError` beyond it); ``None`` means no bound."""
+        start = self.steps
+        done = self.finished
+        # a thread running alone may execute MVMULs in runs (MatrixUnit.mvmul_run), never
+        # beyond the step at which the limit below is noticed
+        self._run_cap = start + max_steps + 1 if max_steps is not None else 1 << 62
+        try:
+            while not done:
+                done = self._round()
+                if not done and max_steps is not None and self.steps - start > max_steps:
+                    raise StepLimitError(f"the program did not finish within {max_steps} "
+                                         f"steps (--max-steps)")
+        finally:
+            self._run_cap = 0
+        return RunResult(self.steps - start, self.rounds,
+                         tuple([th.executed for th in self.threads]))
+
+    # -- undefined behaviour -----------------------------------------------------------------
+
+    def report_ub(self, message: str) -> None:
+        """Report undefined behaviour of the instruction being executed: the ``ub`` hooks
+        hear of it, then the policy records it (and under ``"stop"`` raises)."""
+        t, name, address = self._current
+        ev = UBEvent(t, name, message)
+        self.hooks.fire("ub", self, address, message, ev)
+        self.ub.record(ev)
+
+    def _expander_ub(self, t: int, address: int, word: int, message: str) -> None:
+        self._current = (t, f"{word:#010x}", address)
+        self.report_ub(message)
+
+    # -- the Wait Gate and execution ---------------------------------------------------------
+
+    def _issue(self, th: Thread) -> bool:
+        t = th.index
+        word = th.pending[0]
+        try:
+            ins = decode(word)
+        except DecodeError as e:
+            raise EmulationError(f"thread {t}: instruction {th.executed + 1}: {e.message}"
+                                 ) from None
+        address = th.pc - 1  # every pending word came from the last stream word expanded
+        self._current = (t, ins.text, address)
+        execute, wait, _, _ = self._table[ins.opcode]  # type: ignore[misc]
+        reason = self.sync.gate(t, ins.name) if self.sync.latched[t] is not None else None
+        if reason is None and wait is not None:
+            reason = wait(t, ins.fields)
+        if reason is not None:
+            th.blocked = f"{ins.text.expandtabs(1)}: {reason}"
+            return False
+        th.blocked = None
+        if ins.opcode == MVMUL_OPCODE and self._run_cap > self.steps + 1 \
+                and not self._tracing and self._alone(t):
+            n = self.units.matrix.mvmul_run(t, th.pending, self._run_cap - self.steps)
+            if n:  # n MVMULs back to back: n rounds in which no other thread had work
+                if n == len(th.pending):
+                    th.pending.clear()
+                else:
+                    for _ in range(n):
+                        th.pending.popleft()
+                th.executed += n
+                self.steps += n
+                self.rounds += n - 1
+                return True
+        th.pending.popleft()
+        execute(t, ins.fields)
+        th.executed += 1
+        self.steps += 1
+        if self._tracing:
+            ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
+            self.hooks.fire("insn", self, address, 4, ev)
+        return True
+
+    def _alone(self, t: int) -> bool:
+        """Whether every thread but ``t`` has finished (and so stays finished)."""
+        for th in self.threads:
+            if th.index != t and (th.pending or th.pc < len(th.program)):
+                return False
+        return True
+
+    def _not_implemented(self, name: str) -> Execute:
+        def execute(t: int, f: Fields) -> None:
+            raise NotImplementedInstruction(f"thread {t}: not implemented: {name} "
+                                            f"({self._current[1].expandtabs(1)})")
+        return execute
+
+    def state_id(self, t: int) -> int:
+        """The Config bank thread ``t`` uses (its CFG_STATE_ID)."""
+        return self.thread_config.get(t, "CFG_STATE_ID_StateID")
+
+    def cfg(self, t: int, name: str) -> int:
+        """A Config field as thread ``t`` sees it (its CFG_STATE_ID bank)."""
+        return thread_cfg(self.config, self.thread_config, t, name)
+
+
+__all__ = ["HOOK_KINDS", "Coprocessor", "Executed", "RunResult", "Thread", "Units"]
