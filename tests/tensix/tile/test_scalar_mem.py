@@ -6,7 +6,7 @@ import pytest
 
 from isaforge import tensix
 from isaforge.tensix import Coprocessor
-from isaforge.tensix.state import DeadlockError, NotImplementedInstruction
+from isaforge.tensix.machine import DeadlockError, NotImplementedInstruction
 
 
 class Mem:
@@ -154,17 +154,3 @@ def test_without_memory_they_are_not_implemented() -> None:
     cp = Coprocessor()
     with pytest.raises(NotImplementedInstruction, match="LOADIND"):
         run(cp, "TTI_LOADIND(1, 4, 2, 5, 3)")
-
-
-def test_push_idle_and_mop_queued() -> None:
-    cp = Coprocessor()
-    assert cp.idle(0)
-    nop = tensix.assemble("TTI_NOP")[0]
-    mop = tensix.assemble("TTI_MOP(1, 0, 0)")[0]
-    cp.push(0, nop)
-    assert not cp.idle(0) and not cp.mop_queued(0)
-    cp.push(0, mop)
-    assert cp.mop_queued(0)
-    cp.run(max_steps=100)
-    assert cp.idle(0) and not cp.mop_queued(0)
-    assert cp.threads[0].executed >= 1

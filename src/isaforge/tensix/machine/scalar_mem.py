@@ -3,7 +3,8 @@ STOREREG and the L1 atomics ATINCGET, ATINCGETPTR, ATSWAP, ATCAS.
 
 They move data between the GPRs and the tile's memory, so they need one: the coprocessor's
 ``memory`` (a :class:`Memory`, which :mod:`isaforge.tensix.tile` provides); without it they
-stay "not implemented". Semantics follow the tt-isa-documentation functional models, with the
+stay "not implemented". :class:`ScalarMemoryUnit` is the unit the coprocessor's dispatch
+table gets them from. Semantics follow the tt-isa-documentation functional models, with the
 field names of Blackhole's ``assembly.yaml``:
 
 * L1 addresses are ``GPR[AddrRegIndex] * 16`` plus, for LOADIND/STOREIND, the 16-bit offset held
@@ -30,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from .dispatch import Execute, Fields, Unit, Wait
 from .state import GPRs, NotImplementedInstruction
 
 Report = Callable[[str], None]
@@ -229,4 +231,29 @@ def wait_reason(name: str, mem: Memory | None, gpr: GPRs, t: int,
     return None
 
 
-__all__ = ["MMIO_BASE", "NAMES", "Memory", "execute", "wait_reason"]
+class ScalarMemoryUnit(Unit):
+    """The Scalar Unit's memory instructions, against ``memory()`` (the coprocessor's
+    current :class:`Memory`, or None)."""
+
+    def __init__(self, gpr: GPRs, memory: Callable[[], Memory | None], report_ub: Report
+                 ) -> None:
+        self.gpr = gpr
+        self.memory = memory
+        self.report_ub = report_ub
+
+    def handlers(self) -> Mapping[str, Execute]:
+        def run(name: str) -> Execute:
+            def execute_one(t: int, f: Fields) -> None:
+                execute(name, self.memory(), self.gpr, t, f, self.report_ub)
+            return execute_one
+        return {name: run(name) for name in NAMES}
+
+    def waits(self) -> Mapping[str, Wait]:
+        def wait(name: str) -> Wait:
+            def wait_one(t: int, f: Fields) -> str | None:
+                return wait_reason(name, self.memory(), self.gpr, t, f)
+            return wait_one
+        return {name: wait(name) for name in ("ATCAS", "ATINCGETPTR")}
+
+
+__all__ = ["MMIO_BASE", "NAMES", "Memory", "ScalarMemoryUnit", "execute", "wait_reason"]
