@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from isaforge import tensix
+from isaforge import riscv, tensix
 from isaforge.tensix.tile import Tile
 from isaforge.tensix.tile.errors import UnmappedAccess
 from isaforge.tensix.tile.memmap import memory_map
@@ -44,17 +44,20 @@ def test_trisc_push_goes_to_its_own_thread_before_the_mop_expander(tile: Tile) -
     setc = word("TTI_SETC16(5, 4)")
     wr(tile, "trisc1", T("INSTRN_BUF_BASE"), setc)
     assert tile.cp.threads[1].program == [setc]
-    assert not tile.cp.idle(1) and tile.cp.idle(0)
+    assert not tile.tensix_idle(1) and tile.tensix_idle(0)
     tile.cp.run(max_steps=10)
     assert tile.cp.thread_config.regs[1, 5] == 4
 
 
-def test_brisc_pushes_to_any_thread_after_the_mop_expander(tile: Tile) -> None:
+def test_brisc_pushes_to_any_thread(tile: Tile) -> None:
     setc = word("TTI_SETC16(7, 9)")
     wr(tile, "brisc", T("INSTRN_BUF_BASE") + 2 * T("INSTRN_BUF_STRIDE"), setc)
-    assert list(tile.cp.threads[2].pending) == [setc] and tile.cp.threads[2].program == []
+    assert tile.cp.threads[2].program == [setc] and tile.tensix_idle(0)
     tile.cp.run(max_steps=10)
     assert tile.cp.thread_config.regs[2, 7] == 9
+    # its pushes bypass the MOP expander, which one queue per thread cannot model
+    with pytest.raises(UnmappedAccess, match="MOP"):
+        wr(tile, "brisc", T("INSTRN_BUF_BASE"), word("TTI_MOP(1, 0, 0)"))
 
 
 def test_push_refusals(tile: Tile) -> None:
@@ -66,11 +69,17 @@ def test_push_refusals(tile: Tile) -> None:
         rd(tile, "trisc0", T("INSTRN_BUF_BASE"))
 
 
-def test_ttinsn_is_a_push_of_the_word_rotated_right(tile: Tile) -> None:
+def test_ttinsn_is_a_push_of_its_tensix_word(tile: Tile) -> None:
     setc = word("TTI_SETC16(3, 2)")
-    rotated = ((setc << 2) | (setc >> 30)) & 0xFFFFFFFF
-    tile.cores["trisc2"]._ttinsn(tile.cores["trisc2"].hart, rotated)
-    assert tile.cp.threads[2].program == [setc]
+    code = riscv.assemble(f".ttinsn {setc:#x}\nsw a0, 0(a1)\n", address=0x8000)
+    assert int.from_bytes(code[:4], "little") == ((setc << 2) | (setc >> 30)) & 0xFFFFFFFF
+    tile.l1.write(0x8000, code)
+    core = tile.cores["trisc2"]
+    core.leave_reset(0x8000)
+    core.hart.reg_write("a0", setc)
+    core.hart.reg_write("a1", T("INSTRN_BUF_BASE"))
+    assert core.run(2) == 2
+    assert tile.cp.threads[2].program == [setc, setc]
 
 
 # -- MOP configuration, GPRs, configuration -------------------------------------------------------
@@ -127,7 +136,7 @@ def test_semaphores_read_post_and_get(tile: Tile) -> None:
 def test_ttsync_waits_for_the_thread(tile: Tile) -> None:
     sync = T("PC_BUF_BASE") + 4 * MM.llk("PC_BUF_TENSIX_SYNC_WORD")
     assert rd(tile, "trisc0", sync) == 0          # idle: completes at once
-    tile.cp.push(0, word("TTI_NOP"))
+    tile.cp.push(0, [word("TTI_NOP")])
     with pytest.raises(Stall) as e:
         rd(tile, "trisc0", sync)
     assert "Tensix thread 0" in e.value.reason and not e.value.ready()

@@ -22,9 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...riscv import AddressSpace, Hart
+from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason
 from .errors import TileError
-from .instr_push import ttinsn_word
 from .local_mem import LocalMemory
 from .memmap import CoreInfo
 from .mmio import Stall, Window
@@ -62,7 +61,7 @@ class Core:
         self.name = info.name
         mm = tile.mm
         self.local = LocalMemory(info.name, mm.local_base, info.local_size)
-        self.space = AddressSpace()
+        self.space = AddressSpace(info.name)
         mbase, msize = mm.mailbox
         data = tile.l1.data
         self.space.map_ram(0, data[:mbase])
@@ -72,10 +71,8 @@ class Core:
             self.space.map_mmio(w.base, w.size, self._reader(w), self._writer(w))
         self.hart = Hart(info.name, self.space, pc=0)
         self.hart.on_custom = self._ttinsn
-        self.hart.on_csr = self._csr
         self.push_window = next(w for w in tile.windows
                                 if getattr(w, "aperture", None) == 0)
-        self.csrs: dict[int, int] = {}
         self.state = RESET
         self.wait: Wait | None = None
         self.instructions = 0
@@ -99,21 +96,18 @@ class Core:
             tile.mmio_write(self, w, addr, size, value)
         return write
 
-    def _ttinsn(self, hart: Any, word: int) -> None:
+    def _ttinsn(self, hart: Any, tensix_word: int) -> None:
+        """A ``.ttinsn`` (the hart hands over the Tensix word): exactly a ``sw`` of it to
+        ``INSTRN_BUF_BASE``."""
         w = self.push_window
-        self.tile.mmio_write(self, w, w.base, 4, ttinsn_word(word))
-
-    def _csr(self, hart: Any, csr: int, old: int | None, new: int | None) -> int:
-        """Tenstorrent's custom CSRs (0x7c0: gathering, L1 data cache, memory ordering):
-        kept as values, no effect on a functional model."""
-        if new is not None:
-            self.csrs[csr] = new & 0xFFFFFFFF
-        return self.csrs.get(csr, 0)
+        self.tile.mmio_write(self, w, w.base, 4, tensix_word)
 
     # -- reset --------------------------------------------------------------------------------
 
     def leave_reset(self, pc: int) -> None:
-        self.hart.reset(pc)
+        """Leave soft reset: GPRs zero, ``pc`` the reset PC (tt-isa-documentation)."""
+        self.hart.x[:] = 0
+        self.hart.pc = pc & 0xFFFFFFFF
         self.state = RUNNING
         self.wait = None
         self._forget_polls()
@@ -178,15 +172,15 @@ class Core:
         hart = self.hart
         before = hart.instret
         try:
-            hart.run(steps)
+            why = hart.run(steps)
         except Stall:
-            pass  # the access did not happen; the pc is still at it
-        except TileError:
-            raise
-        except Exception as e:  # the engine's own errors: unmapped memory, bad instruction
-            if not isinstance(e, TileError) and hasattr(e, "message"):
-                raise TileError(f"{self.where()}: {e.message}") from None
-            raise
+            why = None  # the access did not happen; the pc is still at it
+        except (MemoryAccessError, RiscvError) as e:  # unmapped memory, bad instruction
+            sym = self.symbol()
+            raise TileError(e.message + (f" <{sym}>" if sym else "")) from None
+        if why in (StopReason.EBREAK, StopReason.ECALL, StopReason.WFI):
+            self.state = HALTED
+            self.wait = Wait(f"stopped at {why.value} (a debug pause on hardware)")
         done = hart.instret - before
         self.instructions += done
         return done
@@ -211,12 +205,12 @@ class Core:
         return f"{self.name} {at}: {self.instruction_text(pc)}"
 
     def instruction_text(self, pc: int) -> str:
-        from ... import riscv
+        from ...riscv import decode
         try:
             word = self.space.read(pc, 4)
         except Exception:  # noqa: BLE001 - an unfetchable pc is named, not fatal
             return "(no instruction there)"
-        return riscv.decode(word, pc).text.expandtabs(1)
+        return decode(word, pc).text.expandtabs(1)
 
     def report(self) -> dict[str, Any]:
         pc = self.hart.pc

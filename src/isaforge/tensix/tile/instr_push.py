@@ -4,20 +4,15 @@ Which thread a push reaches depends on the aperture and the core (tt-isa-documen
 *Push Tensix Instruction*): TRISC *i* storing to ``INSTRN_BUF_BASE`` pushes to Tensix thread
 *i*, before its MOP expander; BRISC storing to ``INSTRN_BUF_BASE + k * INSTRN_BUF_STRIDE``
 pushes to thread *k*, after the MOP expander; NCRISC cannot push, and a TRISC storing to the
-other two apertures would hang. A ``.ttinsn`` custom instruction is exactly a ``sw`` of its
-word rotated right by two bits to ``INSTRN_BUF_BASE`` (:func:`ttinsn_word`).
+other two apertures would hang. A ``.ttinsn`` custom instruction (its word is the Tensix word
+rotated left by two bits) is exactly a ``sw`` of the Tensix word to ``INSTRN_BUF_BASE``: the
+core hands it to this window (:meth:`Core._ttinsn`).
 """
 
 from __future__ import annotations
 
 from .memmap import CoreInfo
 from .mmio import Unmodelled, Window
-
-
-def ttinsn_word(riscv_word: int) -> int:
-    """The Tensix instruction a ``.ttinsn`` RISC-V word carries (rotated right by 2)."""
-    w = riscv_word & 0xFFFFFFFF
-    return ((w >> 2) | (w << 30)) & 0xFFFFFFFF
 
 
 class InstructionPush(Window):
@@ -42,4 +37,4 @@ class InstructionPush(Window):
             raise Unmodelled(f"{self.name} is not mapped for {core.name}")
 
 
-__all__ = ["InstructionPush", "ttinsn_word"]
+__all__ = ["InstructionPush"]

@@ -97,7 +97,7 @@ class PCBufWindow(Window):
                 self.tile.cp.sync.semget(1 << sem)
             else:
                 self.tile.cp.sync.sempost(1 << sem)
-                return
+            return
         raise Unmodelled(f"{self.name}: word {word} (offset {word * 4:#x}) is not modelled")
 
     # -- BRISC side -----------------------------------------------------------------------

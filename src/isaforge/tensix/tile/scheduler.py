@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..state import DeadlockError
+from ..machine import DeadlockError
 from .core import PARKED, RESET, RUNNING, STALLED, Core
 from .errors import TileDeadlock, TileStepLimit
 
@@ -52,7 +52,6 @@ class Scheduler:
         self.quantum = quantum
         self.cycles = 0
         self.rounds = 0
-        self.coprocessor_has_work = False
         self._current: Core | None = None
         self._current_start = 0
 

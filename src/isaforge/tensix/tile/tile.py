@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..coprocessor import Coprocessor
+from .. import Coprocessor
+from ..machine.mop import OP_MOP, OP_MOP_CFG
 from .config_regs import ConfigWindow
 from .core import Core
 from .debug_regs import DebugRegs
@@ -120,17 +121,24 @@ class Tile:
     # -- what the windows ask of the tile ----------------------------------------------------
 
     def tensix_push(self, thread: int, word: int, after_mop: bool) -> None:
-        self.cp.push(thread, word, after_mop=after_mop)
-        self.scheduler.coprocessor_has_work = True
+        """Push a Tensix word to thread ``thread`` (a TRISC's push enters before the MOP
+        expander, BRISC's after it: BRISC pushing a MOP or MOP_CFG word is not modelled)."""
+        if after_mop and (word >> 24) in (OP_MOP, OP_MOP_CFG):
+            raise Unmodelled("BRISC pushing a MOP/MOP_CFG word (its pushes bypass the MOP "
+                             "expander; this model has one queue per thread)")
+        self.cp.push(thread, [word])
 
     def tensix_idle(self, thread: int) -> bool:
-        return self.cp.idle(thread)
+        """No instruction of the thread is queued or waiting (an issued one has completed)."""
+        return self.cp.threads[thread].finished
 
     def tensix_mop_queued(self, thread: int) -> bool:
-        return self.cp.mop_queued(thread)
+        """A MOP waits before the thread's MOP expander (it expands one when it takes it)."""
+        th = self.cp.threads[thread]
+        return any(w >> 24 == OP_MOP for w in th.program[th.pc:])
 
     def tensix_fifo_empty(self, thread: int) -> bool:
-        return self.cp.idle(thread)
+        return self.cp.threads[thread].finished
 
     def wall_clock(self, core: CoreInfo | None = None) -> int:
         """The tile's cycle counter as seen now (by ``core``, partway through its quantum)."""
