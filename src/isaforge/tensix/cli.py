@@ -283,5 +283,7 @@ tensix_cli.add_command(preset(
     run_cmd, "trace", help="Run PROG.s and print every executed instruction: thread, "
     "word, disassembly and the RWCs after it (same as 'run --trace all').", trace="all"))
 
+tensix_cli.add_command(__import__("isaforge.tensix.tile.cli", fromlist=["boot_cmd"]).boot_cmd)
+
 
 __all__ = ["dump_spec", "load_spec", "parse_spec", "tensix_cli"]

@@ -2,7 +2,8 @@
 
 A :class:`Core` owns an :class:`isaforge.riscv.Hart` and the address space it runs in: L1 as
 RAM (the tile's one array, less the mailbox area, which is an MMIO window onto the same
-bytes), its local data memory as RAM at ``MEM_LOCAL_BASE``, and every window of the tile.
+bytes; every core maps the same two view objects, so the engine keeps one decode cache for
+them), its local data memory as RAM at ``MEM_LOCAL_BASE``, and every window of the tile.
 ``.ttinsn`` words are pushes to ``INSTRN_BUF_BASE`` (through the same window as ``sw``).
 
 States: ``reset`` (held in soft reset), ``running``, ``parked`` (it polls memory that has not
@@ -62,10 +63,8 @@ class Core:
         mm = tile.mm
         self.local = LocalMemory(info.name, mm.local_base, info.local_size)
         self.space = AddressSpace(info.name)
-        mbase, msize = mm.mailbox
-        data = tile.l1.data
-        self.space.map_ram(0, data[:mbase])
-        self.space.map_ram(mbase + msize, data[mbase + msize:])
+        for base, view in tile.l1_ram:
+            self.space.map_ram(base, view)
         self.space.map_ram(mm.local_base, self.local.data)
         for w in tile.windows:
             self.space.map_mmio(w.base, w.size, self._reader(w), self._writer(w))

@@ -61,6 +61,9 @@ class Tile:
         self.msgs: DevMsgs = dev_msgs()
         self.noc_virtual_xy = noc_xy
         self.l1 = L1(mm.l1_size)
+        mbase, msize = mm.mailbox
+        #: L1 as the cores map it: RAM below and above the mailbox area (one view each)
+        self.l1_ram = [(0, self.l1.data[:mbase]), (mbase + msize, self.l1.data[mbase + msize:])]
         self.cp = Coprocessor(ub=ub, memory=_CoprocessorMemory(self))
         self.pcbufs = PCBufs()
         self.mailboxes = Mailboxes()
