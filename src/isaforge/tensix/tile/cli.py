@@ -20,11 +20,11 @@ def _parse_cores(text: str | None) -> list[str]:
         return []
     names = [n.strip().lower() for n in text.split(",") if n.strip()]
     if "all" in names:
-        return list(CORE_NAMES)
-    bad = [n for n in names if n not in CORE_NAMES]
+        return [*CORE_NAMES, "tensix"]
+    bad = [n for n in names if n not in (*CORE_NAMES, "tensix")]
     if bad:
         raise click.BadParameter(f"unknown core {bad[0]!r} (one of {', '.join(CORE_NAMES)}, "
-                                 f"or all)", param_hint="--trace")
+                                 f"tensix, or all)", param_hint="--trace")
     return names
 
 
@@ -33,7 +33,8 @@ def _parse_cores(text: str | None) -> list[str]:
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--trace", "trace", metavar="CORES",
               help="print every instruction these cores execute (comma-separated: brisc, "
-                   "ncrisc, trisc0, trisc1, trisc2, or all); to stderr with --json")
+                   "ncrisc, trisc0, trisc1, trisc2, tensix (the coprocessor's threads), or "
+                   "all); to stderr with --json")
 @click.option("--max-steps", type=click.IntRange(min=1), default=2_000_000, show_default=True,
               help="RISC-V instructions (all cores) allowed per phase")
 @guarded

@@ -23,7 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason
+from ...core.errors import DecodeError
+from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason, decode
+from ..decode import decode_word
 from .errors import TileError
 from .local_mem import LocalMemory
 from .memmap import CoreInfo
@@ -204,12 +206,14 @@ class Core:
         return f"{self.name} {at}: {self.instruction_text(pc)}"
 
     def instruction_text(self, pc: int) -> str:
-        from ...riscv import decode
+        """objdump's text of the instruction at ``pc``: branch targets named by the firmware's
+        symbols, a ``.ttinsn`` as the Tensix instruction it pushes."""
         try:
             word = self.space.read(pc, 4)
         except Exception:  # noqa: BLE001 - an unfetchable pc is named, not fatal
             return "(no instruction there)"
-        return decode(word, pc).text.expandtabs(1)
+        syms = self.tile.symbols.get(self.name)
+        return decode(word, pc, syms.lookup if syms else None, _tensix_text).text.expandtabs(1)
 
     def report(self) -> dict[str, Any]:
         pc = self.hart.pc
@@ -218,6 +222,14 @@ class Core:
         if self.wait is not None:
             out["waiting_for"] = self.wait.reason
         return out
+
+
+def _tensix_text(word: int) -> tuple[str, str] | None:
+    try:
+        ins = decode_word(word, what="")
+    except DecodeError:
+        return None
+    return ins.mnemonic, ins.op_str
 
 
 __all__ = ["HALTED", "PARKED", "RESET", "RUNNING", "STALLED", "Core", "Wait"]

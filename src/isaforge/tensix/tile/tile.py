@@ -235,9 +235,15 @@ class Tile:
         return self.scheduler.run(max_steps, until)
 
     def trace(self, cores: list[str], fn: Callable[[str, int, str | None, str], None]) -> None:
-        """Call ``fn(core, pc, symbol, text)`` for every instruction the named cores execute."""
+        """Call ``fn(core, pc, symbol, text)`` for every instruction the named cores execute;
+        ``"tensix"`` names the coprocessor (``core`` is then ``tensix<thread>`` and ``pc`` the
+        index of the instruction's word in the thread's stream)."""
         for name in cores:
-            self.cores[name].trace(fn)
+            if name == "tensix":
+                self.cp.hook_add("insn", lambda cp, address, size, ev: fn(
+                    f"tensix{ev.thread}", address, None, ev.insn.text.expandtabs(1)))
+            else:
+                self.cores[name].trace(fn)
 
     def core_report(self) -> dict[str, dict[str, Any]]:
         return {name: c.report() for name, c in self.cores.items()}
