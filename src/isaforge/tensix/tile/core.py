@@ -21,7 +21,7 @@ coprocessor, the host) writes one of them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...core.errors import DecodeError
 from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason, decode
@@ -29,10 +29,7 @@ from ..decode import decode_word
 from .errors import TileError
 from .local_mem import LocalMemory
 from .memmap import CoreInfo
-from .mmio import Stall, Window
-
-if TYPE_CHECKING:
-    from .tile import Tile
+from .mmio import Stall, TileView, Window
 
 RESET, RUNNING, PARKED, STALLED, HALTED = "reset", "running", "parked", "stalled", "halted"
 #: reads remembered for loop detection before the record starts again
@@ -58,7 +55,7 @@ class Wait:
 
 
 class Core:
-    def __init__(self, tile: Tile, info: CoreInfo) -> None:
+    def __init__(self, tile: TileView, info: CoreInfo) -> None:
         self.tile = tile
         self.info = info
         self.name = info.name

@@ -22,7 +22,7 @@ coprocessor.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .memmap import CoreInfo
@@ -72,6 +72,26 @@ class Window:
         return f"<{type(self).__name__} {self.name} {self.base:#x}+{self.size:#x}>"
 
 
+class TileView(Protocol):
+    """What the cores and the scheduler use of the tile (:class:`~.tile.Tile` has it all)."""
+
+    mm: Any
+    cp: Any
+    msgs: Any
+    l1_ram: list
+    windows: list[Window]
+    cores: dict[str, Any]
+    symbols: dict[str, Any]
+    scheduler: Any
+
+    def mmio_read(self, core: Any, window: Window, addr: int, size: int) -> int: ...
+
+    def mmio_write(self, core: Any, window: Window, addr: int, size: int,
+                   value: int) -> None: ...
+
+    def describe(self, addr: int) -> str: ...
+
+
 def word_offset(window: Window, addr: int, size: int) -> int:
     """The word index of a 32-bit aligned access, else :class:`Unmodelled`."""
     off = addr - window.base
@@ -102,5 +122,5 @@ def require(core: CoreInfo, allowed: tuple[str, ...], window: Window) -> None:
                          f"{', '.join(allowed)})")
 
 
-__all__ = ["MASK32", "Stall", "Unmodelled", "Window", "extract", "merge", "require",
-           "word_offset"]
+__all__ = ["MASK32", "Stall", "TileView", "Unmodelled", "Window", "extract", "merge",
+           "require", "word_offset"]

@@ -23,14 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..machine import DeadlockError
 from .core import PARKED, RESET, RUNNING, STALLED, Core
 from .errors import TileDeadlock, TileStepLimit
-
-if TYPE_CHECKING:
-    from .tile import Tile
+from .mmio import TileView
 
 #: coprocessor rounds per scheduler round at most (it yields to the cores after that)
 COPROCESSOR_BURST = 4096
@@ -47,7 +44,7 @@ class RunResult:
 
 
 class Scheduler:
-    def __init__(self, tile: Tile, quantum: int) -> None:
+    def __init__(self, tile: TileView, quantum: int) -> None:
         self.tile = tile
         self.quantum = quantum
         self.cycles = 0
