@@ -9,12 +9,12 @@ from rich.console import Console
 from rich.table import Table
 
 from . import __version__
-from .core.cli import guarded
+from .core.cli import VoiceGroup, guarded
 
 ARCHES = ("afuc", "tensix", "theia")
 
 
-@click.group()
+@click.group(cls=VoiceGroup)
 @click.version_option(__version__, prog_name="isaforge")
 def main() -> None:
     """Assemble, disassemble and emulate accelerator instruction sets."""

@@ -53,6 +53,38 @@ def guarded(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+class VoiceGroup(click.Group):
+    """The top-level command group: click's own errors (bad usage, a missing file argument)
+    in isaforge's voice, ``isaforge: error: ...`` on stderr, with click's exit status (2 for
+    bad usage, 1 for other errors), after the usage line click shows for usage errors."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: Any = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        except click.exceptions.Exit as e:
+            sys.exit(e.exit_code)
+        except click.exceptions.Abort:
+            click.echo("isaforge: interrupted", err=True)
+            sys.exit(1)
+        except _NO_ARGS_IS_HELP as e:  # a group called without a command: its help
+            click.echo(e.format_message(), err=True)
+            sys.exit(e.exit_code)
+        except click.ClickException as e:
+            ctx = getattr(e, "ctx", None)
+            if ctx is not None:
+                click.echo(ctx.get_usage(), err=True)
+                if ctx.command.get_help_option(ctx) is not None:
+                    click.echo(f"Try '{ctx.command_path} --help' for help.", err=True)
+            click.echo(f"isaforge: error: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
+
+
 def read_input(path: str) -> bytes:
     """Bytes of a file, or of stdin for ``-``."""
     if path == "-":
