@@ -147,3 +147,37 @@ def test_a_shared_ram_array_is_seen_by_every_hart() -> None:
     assert harts[0].run(10) is StopReason.EBREAK
     assert harts[1].run(10) is StopReason.EBREAK
     assert harts[1].reg_read("a0") == 7
+
+
+def test_more_ram_windows_than_the_kernel_takes() -> None:
+    """Windows past the kernel's MAX_RAMS still work (through the exact path)."""
+    from isaforge.riscv.machine import fast
+
+    space = AddressSpace("many")
+    arrays = [np.zeros(0x1000, np.uint8) for _ in range(fast.MAX_RAMS + 2)]
+    for i, arr in enumerate(arrays):
+        space.map_ram(0x10000 * i, arr)
+    last = 0x10000 * (len(arrays) - 1)
+    code = assemble(f"li a0, 5\nli t0, {last + 0x800}\nsw a0, 0(t0)\nlw a1, 0(t0)\nebreak\n",
+                    last)
+    arrays[-1][:len(code)] = np.frombuffer(code, np.uint8)
+    h = Hart("many", space, last)
+    assert h.run(100) is StopReason.EBREAK
+    assert h.reg_read("a1") == 5 and arrays[-1][0x800] == 5
+
+
+def test_a_hook_added_during_a_run_takes_effect_at_once() -> None:
+    seen: list[int] = []
+    space = AddressSpace()
+    mem = np.zeros(0x2000, np.uint8)
+    code = assemble("lui t0, 0xffe40\nsw zero, 0(t0)\nnop\nnop\nebreak\n", CODE)
+    mem[CODE:CODE + len(code)] = np.frombuffer(code, np.uint8)
+    space.map_ram(0, mem)
+    h = Hart("h", space, CODE)
+
+    def write(a: int, s: int, v: int) -> None:
+        h.hook_add("insn", lambda hart, pc, size, word: seen.append(pc))
+
+    space.map_mmio(0xFFE40000, 0x100, None, write)
+    assert h.run(100) is StopReason.EBREAK
+    assert seen == [CODE + 8, CODE + 12, CODE + 16]

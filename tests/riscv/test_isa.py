@@ -7,7 +7,7 @@ import random
 import pytest
 
 from isaforge.core.isa import bits_unaccounted
-from isaforge.riscv import assemble, decode, disassemble
+from isaforge.riscv import assemble, decode, disassemble, listing
 from isaforge.riscv.isa import EXTENSION, rotl2, rotr2, rv32_isa
 from tests.refdata import refdata
 from tests.riscv.listings import (
@@ -181,3 +181,18 @@ def test_tensix_words_with_the_tensix_packages_formatter() -> None:
                     normalise(text), f"{path.name}:{address:#x}"
                 n += 1
     assert n > 100
+
+
+def test_listing_has_objdumps_layout() -> None:
+    """Lines without symbols or comments come out exactly as in Tenstorrent's listing."""
+    path = refdata("tensix", "tenstorrent-docs", "add1_sfpu_single_file",
+                   "firmware_brisc.objdump.txt")
+    raw = [ln for ln in path.read_text().splitlines()
+           if ln.startswith("    ") and ":\t" in ln and "<" not in ln and "#" not in ln]
+    assert len(raw) > 500
+    for line in raw[:2000]:
+        address, word = int(line.split(":")[0], 16), int(line.split("\t")[1], 16)
+        if is_tensix(line.split("\t")[2].split()[0]):
+            continue
+        got = listing(disassemble(word.to_bytes(4, "little"), address)).rstrip("\n")
+        assert got == line.rstrip()

@@ -181,8 +181,7 @@ class Assembler:
         if not toks:
             return []
         head = toks[0]
-        if head.kind == "IDENT" and head.text.startswith(".") and head.text not in (
-                self.isa.by_mnemonic):
+        if head.kind == "IDENT" and head.text.startswith("."):  # .ttinsn included
             return self._directive(head, toks[1:], pc, end)
         if head.kind != "IDENT":
             raise AsmError(f"expected an instruction, a label or a directive, found "
@@ -246,7 +245,8 @@ class Assembler:
             v = args["op1"]
             if not -(1 << 31) <= v < (1 << 32):
                 raise AsmError(f"li: {v:#x} does not fit 32 bits", locs["op1"])
-            size = 4 if -2048 <= v < 2048 or lo12(v) == 0 else 8
+            sv = ((v & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+            size = 4 if -2048 <= sv < 2048 or lo12(sv) == 0 else 8
         return _Stmt(loc, pc, size, macro=mn, args=args, locs=locs)
 
     def _swapped(self, mn: str, ts: TokenStream, pc: int) -> _Stmt:

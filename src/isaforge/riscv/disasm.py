@@ -10,10 +10,8 @@ one; this package knows no Tensix instruction).
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
 
-from ..core.errors import DecodeError
 from ..core.insn import Instruction
 from .isa import FormatContext, rotr2, rv32_isa
 
@@ -60,7 +58,7 @@ def disassemble(data: bytes | bytearray | memoryview, address: int = 0,
         yield Instruction(address + off, 1, v, ".byte", f"0x{v:02x}", f".byte\t0x{v:02x}")
 
 
-def listing(instrs: Any, verbose: bool = True) -> str:
+def listing(instrs: Iterable[Instruction], verbose: bool = True) -> str:
     """objdump's layout: ``    3878:\\tfb010113          \\taddi\\tsp,sp,-80`` per line
     (without ``verbose``, only the instruction text)."""
     lines = []
@@ -73,12 +71,4 @@ def listing(instrs: Any, verbose: bool = True) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def decode_strict(word: int, address: int = 0) -> Instruction:
-    """Like :func:`decode`, but a word that is no instruction is a :class:`DecodeError`."""
-    ins = decode(word, address)
-    if ins.name is None:
-        raise DecodeError(f"{address:#x}: {word:#010x} is not an RV32 instruction of {__package__}")
-    return ins
-
-
-__all__ = ["decode", "decode_strict", "disassemble", "listing"]
+__all__ = ["decode", "disassemble", "listing"]

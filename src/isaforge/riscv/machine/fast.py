@@ -33,17 +33,20 @@ MAX_RAMS = 4
 PREDECODE_WORDS = 64  # words decoded per DECODE exit
 
 # op ids (1..); SLOW_OP sends the instruction to the exact path
-_FAST_OPS = [
-    "addi", "lw", "sw", "add", "bne", "beq", "lui", "jal", "andi", "slli", "srli", "lbu",
-    "sub", "and", "or", "bltu", "bgeu", "blt", "bge", "jalr", "sb", "lhu", "sh", "lb", "lh",
-    "xor", "sll", "srl", "sra", "srai", "ori", "xori", "slti", "sltiu", "slt", "sltu",
-    "auipc", "fence", "mul", "mulh", "mulhsu", "mulhu", "div", "divu", "rem", "remu",
-    "sh1add", "sh2add", "sh3add", "andn", "orn", "xnor", "min", "minu", "max", "maxu", "rol",
-    "ror", "rori", "clz", "ctz", "cpop", "sext.b", "sext.h", "orc.b", "rev8", "pack", "brev8",
-    "amoswap.w", "amoadd.w", "amoxor.w", "amoand.w", "amoor.w", "amomin.w", "amomax.w",
-    "amominu.w", "amomaxu.w",
+_MEMORY_OPS = [
+    "lw", "sw", "lbu", "sb", "lhu", "sh", "lb", "lh", "amoswap.w", "amoadd.w", "amoxor.w",
+    "amoand.w", "amoor.w", "amomin.w", "amomax.w", "amominu.w", "amomaxu.w",
 ]  # fmt: skip
-OP: dict[str, int] = {name: i + 1 for i, name in enumerate(_FAST_OPS)}
+_OTHER_OPS = [
+    "addi", "add", "bne", "beq", "lui", "jal", "andi", "slli", "srli", "sub", "and", "or",
+    "bltu", "bgeu", "blt", "bge", "jalr", "xor", "sll", "srl", "sra", "srai", "ori", "xori",
+    "slti", "sltiu", "slt", "sltu", "auipc", "fence", "mul", "mulh", "mulhsu", "mulhu", "div",
+    "divu", "rem", "remu", "sh1add", "sh2add", "sh3add", "andn", "orn", "xnor", "min", "minu",
+    "max", "maxu", "rol", "ror", "rori", "clz", "ctz", "cpop", "sext.b", "sext.h", "orc.b",
+    "rev8", "pack", "brev8",
+]  # fmt: skip
+# memory operations first, so that one comparison tells them from the rest
+OP: dict[str, int] = {name: i + 1 for i, name in enumerate(_MEMORY_OPS + _OTHER_OPS)}
 OP["fence.tso"] = OP["fence"]
 SLOW_OP = 255
 
@@ -128,6 +131,7 @@ def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
 
 
 _EMPTY_U8 = np.zeros(4, np.uint8)
+_HELPERS = ("_signed", "_ror", "_div", "_rem", "_bytewise", "_clz", "_cpop", "_region")
 _EMPTY_DEC = np.full(2, -1, np.int64)
 
 
@@ -135,7 +139,7 @@ def _load() -> Any:
     import numba
 
     g = globals()
-    for name in ("_clz", "_cpop", "_region"):  # callees first: the kernel calls these
+    for name in _HELPERS:  # callees first: the kernel calls these
         g[name] = numba.njit(cache=True, inline="always")(g[name])
     _state["kernel"] = numba.njit(cache=True, nogil=True)(_kernel)
     return _state["kernel"]
@@ -146,15 +150,85 @@ def _load() -> Any:
 # --------------------------------------------------------------------------------------------
 
 M = 0xFFFFFFFF
-_ADDI, _LW, _SW, _ADD, _BNE, _BEQ, _LUI, _JAL, _ANDI, _SLLI, _SRLI, _LBU = range(1, 13)
-(_SUB, _AND, _OR, _BLTU, _BGEU, _BLT, _BGE, _JALR, _SB, _LHU, _SH, _LB, _LH) = range(13, 26)
-(_XOR, _SLL, _SRL, _SRA, _SRAI, _ORI, _XORI, _SLTI, _SLTIU, _SLT, _SLTU) = range(26, 37)
-(_AUIPC, _FENCE, _MUL, _MULH, _MULHSU, _MULHU, _DIV, _DIVU, _REM, _REMU) = range(37, 47)
-(_SH1ADD, _SH2ADD, _SH3ADD, _ANDN, _ORN, _XNOR, _MIN, _MINU, _MAX, _MAXU) = range(47, 57)
-(_ROL, _ROR, _RORI, _CLZ, _CTZ, _CPOP, _SEXTB, _SEXTH, _ORCB, _REV8, _PACK) = range(57, 68)
-(_BREV8, _AMOSWAP, _AMOADD, _AMOXOR, _AMOAND, _AMOOR, _AMOMIN, _AMOMAX) = range(68, 76)
-_AMOMINU, _AMOMAXU = 76, 77
-assert OP["amomaxu.w"] == _AMOMAXU and OP["brev8"] == _BREV8 and OP["rol"] == _ROL
+# op ids as names the kernel reads (numba takes module globals as constants)
+_LW = OP["lw"]
+_SW = OP["sw"]
+_LBU = OP["lbu"]
+_SB = OP["sb"]
+_LHU = OP["lhu"]
+_SH = OP["sh"]
+_LB = OP["lb"]
+_LH = OP["lh"]
+_AMOSWAP = OP["amoswap.w"]
+_AMOADD = OP["amoadd.w"]
+_AMOXOR = OP["amoxor.w"]
+_AMOAND = OP["amoand.w"]
+_AMOOR = OP["amoor.w"]
+_AMOMIN = OP["amomin.w"]
+_AMOMAX = OP["amomax.w"]
+_AMOMINU = OP["amominu.w"]
+_AMOMAXU = OP["amomaxu.w"]
+_ADDI = OP["addi"]
+_ADD = OP["add"]
+_BNE = OP["bne"]
+_BEQ = OP["beq"]
+_LUI = OP["lui"]
+_JAL = OP["jal"]
+_ANDI = OP["andi"]
+_SLLI = OP["slli"]
+_SRLI = OP["srli"]
+_SUB = OP["sub"]
+_AND = OP["and"]
+_OR = OP["or"]
+_BLTU = OP["bltu"]
+_BGEU = OP["bgeu"]
+_BLT = OP["blt"]
+_BGE = OP["bge"]
+_JALR = OP["jalr"]
+_XOR = OP["xor"]
+_SLL = OP["sll"]
+_SRL = OP["srl"]
+_SRA = OP["sra"]
+_SRAI = OP["srai"]
+_ORI = OP["ori"]
+_XORI = OP["xori"]
+_SLTI = OP["slti"]
+_SLTIU = OP["sltiu"]
+_SLT = OP["slt"]
+_SLTU = OP["sltu"]
+_AUIPC = OP["auipc"]
+_FENCE = OP["fence"]
+_MUL = OP["mul"]
+_MULH = OP["mulh"]
+_MULHSU = OP["mulhsu"]
+_MULHU = OP["mulhu"]
+_DIV = OP["div"]
+_DIVU = OP["divu"]
+_REM = OP["rem"]
+_REMU = OP["remu"]
+_SH1ADD = OP["sh1add"]
+_SH2ADD = OP["sh2add"]
+_SH3ADD = OP["sh3add"]
+_ANDN = OP["andn"]
+_ORN = OP["orn"]
+_XNOR = OP["xnor"]
+_MIN = OP["min"]
+_MINU = OP["minu"]
+_MAX = OP["max"]
+_MAXU = OP["maxu"]
+_ROL = OP["rol"]
+_ROR = OP["ror"]
+_RORI = OP["rori"]
+_CLZ = OP["clz"]
+_CTZ = OP["ctz"]
+_CPOP = OP["cpop"]
+_SEXTB = OP["sext.b"]
+_SEXTH = OP["sext.h"]
+_ORCB = OP["orc.b"]
+_REV8 = OP["rev8"]
+_PACK = OP["pack"]
+_BREV8 = OP["brev8"]
+_LAST_MEMORY = OP["amomaxu.w"]
 
 
 def _clz(v: int) -> int:
@@ -183,6 +257,53 @@ def _cpop(v: int) -> int:
     v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
     v = (v + (v >> 4)) & 0x0F0F0F0F
     return ((v * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+def _signed(v: int) -> int:
+    return v - ((v & 0x80000000) << 1)
+
+
+def _ror(a: int, s: int) -> int:
+    return ((a >> s) | (a << (32 - s))) & 0xFFFFFFFF
+
+
+def _div(a: int, b: int) -> int:
+    sa = a - ((a & 0x80000000) << 1)
+    sb = b - ((b & 0x80000000) << 1)
+    if sb == 0:
+        return 0xFFFFFFFF
+    if sa == -2147483648 and sb == -1:
+        return a
+    q = abs(sa) // abs(sb)
+    return (-q if (sa < 0) != (sb < 0) else q) & 0xFFFFFFFF
+
+
+def _rem(a: int, b: int) -> int:
+    sa = a - ((a & 0x80000000) << 1)
+    sb = b - ((b & 0x80000000) << 1)
+    if sb == 0:
+        return a
+    if sa == -2147483648 and sb == -1:
+        return 0
+    r = abs(sa) % abs(sb)
+    return (-r if sa < 0 else r) & 0xFFFFFFFF
+
+
+def _bytewise(a: int, kind: int) -> int:
+    """orc.b (kind 0), rev8 (1), brev8 (2)."""
+    v = 0
+    for k in range(4):
+        byte = (a >> (8 * k)) & 0xFF
+        if kind == 0:
+            v |= (0xFF if byte else 0) << (8 * k)
+        elif kind == 1:
+            v |= byte << (8 * (3 - k))
+        else:
+            rev = 0
+            for j in range(8):
+                rev |= ((byte >> j) & 1) << (7 - j)
+            v |= rev << (8 * k)
+    return v
 
 
 def _region(regions: Any, a: int, size: int) -> int:
@@ -245,15 +366,13 @@ def _kernel(x: Any, pc: int, limit: int, regions: Any, m0: Any, m1: Any, m2: Any
         npc = pc + 4
 
         # -- memory ----------------------------------------------------------------------------
-        if op == _LW or op == _SW or op == _LBU or op == _SB or op == _LHU or op == _SH \
-                or op == _LB or op == _LH or (op >= _AMOSWAP and op <= _AMOMAXU):
+        if op <= _LAST_MEMORY:
             if op >= _AMOSWAP:
                 addr = a
                 size = 4
             else:
                 addr = (a + imm) & M
-                size = 4 if (op == _LW or op == _SW) else (
-                    1 if (op == _LBU or op == _SB or op == _LB) else 2)
+                size = 4 if op <= _SW else (1 if (op == _LBU or op == _SB or op == _LB) else 2)
             if addr & (size - 1):
                 status = SLOW
                 break
@@ -303,51 +422,32 @@ def _kernel(x: Any, pc: int, limit: int, regions: Any, m0: Any, m1: Any, m2: Any
                     new = old & b
                 elif op == _AMOOR:
                     new = old | b
+                elif op == _AMOMIN:
+                    new = old if _signed(old) < _signed(b) else b
+                elif op == _AMOMAX:
+                    new = old if _signed(old) > _signed(b) else b
+                elif op == _AMOMINU:
+                    new = old if old < b else b
                 else:
-                    so = old - ((old & 0x80000000) << 1)
-                    sb = b - ((b & 0x80000000) << 1)
-                    if op == _AMOMIN:
-                        new = old if so < sb else b
-                    elif op == _AMOMAX:
-                        new = old if so > sb else b
-                    elif op == _AMOMINU:
-                        new = old if old < b else b
-                    else:
-                        new = old if old > b else b
+                    new = old if old > b else b
                 dw[off >> 2] = new
                 x[rd] = old
-        # -- control ---------------------------------------------------------------------------
+        # -- everything else: one equality per branch (LLVM makes a jump table) ---------------
+        elif op == _ADDI:
+            x[rd] = (a + imm) & M
+        elif op == _ADD:
+            x[rd] = (a + b) & M
         elif op == _BNE:
             if a != b:
                 npc = pc + imm
         elif op == _BEQ:
             if a == b:
                 npc = pc + imm
-        elif op == _BLTU:
-            if a < b:
-                npc = pc + imm
-        elif op == _BGEU:
-            if a >= b:
-                npc = pc + imm
-        elif op == _BLT or op == _BGE:
-            sa = a - ((a & 0x80000000) << 1)
-            sb = b - ((b & 0x80000000) << 1)
-            if (sa < sb) == (op == _BLT):
-                npc = pc + imm
+        elif op == _LUI:
+            x[rd] = imm & M
         elif op == _JAL:
             x[rd] = npc & M
             npc = pc + imm
-        elif op == _JALR:
-            t = (a + imm) & M & ~1
-            x[rd] = npc & M
-            npc = t
-        # -- arithmetic ------------------------------------------------------------------------
-        elif op == _ADDI:
-            x[rd] = (a + imm) & M
-        elif op == _ADD:
-            x[rd] = (a + b) & M
-        elif op == _LUI:
-            x[rd] = imm & M
         elif op == _ANDI:
             x[rd] = a & imm & M
         elif op == _SLLI:
@@ -360,25 +460,42 @@ def _kernel(x: Any, pc: int, limit: int, regions: Any, m0: Any, m1: Any, m2: Any
             x[rd] = a & b
         elif op == _OR:
             x[rd] = a | b
+        elif op == _BLTU:
+            if a < b:
+                npc = pc + imm
+        elif op == _BGEU:
+            if a >= b:
+                npc = pc + imm
+        elif op == _BLT:
+            if _signed(a) < _signed(b):
+                npc = pc + imm
+        elif op == _BGE:
+            if _signed(a) >= _signed(b):
+                npc = pc + imm
+        elif op == _JALR:
+            t = (a + imm) & M & ~1
+            x[rd] = npc & M
+            npc = t
         elif op == _XOR:
             x[rd] = a ^ b
         elif op == _SLL:
             x[rd] = (a << (b & 31)) & M
         elif op == _SRL:
             x[rd] = a >> (b & 31)
-        elif op == _SRA or op == _SRAI:
-            s = (b & 31) if op == _SRA else imm
-            x[rd] = ((a - ((a & 0x80000000) << 1)) >> s) & M
+        elif op == _SRA:
+            x[rd] = (_signed(a) >> (b & 31)) & M
+        elif op == _SRAI:
+            x[rd] = (_signed(a) >> imm) & M
         elif op == _ORI:
             x[rd] = (a | imm) & M
         elif op == _XORI:
             x[rd] = (a ^ imm) & M
         elif op == _SLTI:
-            x[rd] = 1 if (a - ((a & 0x80000000) << 1)) < imm else 0
+            x[rd] = 1 if _signed(a) < imm else 0
         elif op == _SLTIU:
             x[rd] = 1 if a < (imm & M) else 0
         elif op == _SLT:
-            x[rd] = 1 if (a - ((a & 0x80000000) << 1)) < (b - ((b & 0x80000000) << 1)) else 0
+            x[rd] = 1 if _signed(a) < _signed(b) else 0
         elif op == _SLTU:
             x[rd] = 1 if a < b else 0
         elif op == _AUIPC:
@@ -388,27 +505,17 @@ def _kernel(x: Any, pc: int, limit: int, regions: Any, m0: Any, m1: Any, m2: Any
         elif op == _MUL:
             x[rd] = (a * b) & M
         elif op == _MULH:
-            x[rd] = (((a - ((a & 0x80000000) << 1)) * (b - ((b & 0x80000000) << 1))) >> 32) & M
+            x[rd] = ((_signed(a) * _signed(b)) >> 32) & M
         elif op == _MULHSU:
-            x[rd] = (((a - ((a & 0x80000000) << 1)) * b) >> 32) & M
+            x[rd] = ((_signed(a) * b) >> 32) & M
         elif op == _MULHU:
             x[rd] = np.int64((np.uint64(a) * np.uint64(b)) >> np.uint64(32))
-        elif op == _DIV or op == _REM:
-            sa = a - ((a & 0x80000000) << 1)
-            sb = b - ((b & 0x80000000) << 1)
-            if sb == 0:
-                x[rd] = M if op == _DIV else a
-            elif sa == -2147483648 and sb == -1:
-                x[rd] = a if op == _DIV else 0
-            else:
-                q = abs(sa) // abs(sb)
-                if op == _DIV:
-                    x[rd] = (-q if (sa < 0) != (sb < 0) else q) & M
-                else:
-                    rr = abs(sa) - q * abs(sb)
-                    x[rd] = (-rr if sa < 0 else rr) & M
+        elif op == _DIV:
+            x[rd] = _div(a, b)
         elif op == _DIVU:
             x[rd] = a // b if b != 0 else M
+        elif op == _REM:
+            x[rd] = _rem(a, b)
         elif op == _REMU:
             x[rd] = a % b if b != 0 else a
         elif op == _SH1ADD:
@@ -423,19 +530,20 @@ def _kernel(x: Any, pc: int, limit: int, regions: Any, m0: Any, m1: Any, m2: Any
             x[rd] = a | (b ^ M)
         elif op == _XNOR:
             x[rd] = (a ^ b) ^ M
-        elif op == _MIN or op == _MAX:
-            sa = a - ((a & 0x80000000) << 1)
-            sb = b - ((b & 0x80000000) << 1)
-            x[rd] = a if (sa < sb) == (op == _MIN) else b
+        elif op == _MIN:
+            x[rd] = a if _signed(a) < _signed(b) else b
         elif op == _MINU:
             x[rd] = a if a < b else b
+        elif op == _MAX:
+            x[rd] = a if _signed(a) > _signed(b) else b
         elif op == _MAXU:
             x[rd] = a if a > b else b
-        elif op == _ROL or op == _ROR or op == _RORI:
-            s = imm if op == _RORI else (b & 31)
-            if op == _ROL:
-                s = (32 - s) & 31
-            x[rd] = ((a >> s) | (a << (32 - s))) & M
+        elif op == _ROL:
+            x[rd] = _ror(a, (32 - (b & 31)) & 31)
+        elif op == _ROR:
+            x[rd] = _ror(a, b & 31)
+        elif op == _RORI:
+            x[rd] = _ror(a, imm)
         elif op == _CLZ:
             x[rd] = _clz(a)
         elif op == _CTZ:
@@ -446,22 +554,14 @@ def _kernel(x: Any, pc: int, limit: int, regions: Any, m0: Any, m1: Any, m2: Any
             x[rd] = (((a & 0xFF) ^ 0x80) - 0x80) & M
         elif op == _SEXTH:
             x[rd] = (((a & 0xFFFF) ^ 0x8000) - 0x8000) & M
-        elif op == _ORCB or op == _REV8 or op == _BREV8:
-            v = 0
-            for k in range(4):
-                byte = (a >> (8 * k)) & 0xFF
-                if op == _ORCB:
-                    v |= (0xFF if byte else 0) << (8 * k)
-                elif op == _REV8:
-                    v |= byte << (8 * (3 - k))
-                else:
-                    rev = 0
-                    for j in range(8):
-                        rev |= ((byte >> j) & 1) << (7 - j)
-                    v |= rev << (8 * k)
-            x[rd] = v
+        elif op == _ORCB:
+            x[rd] = _bytewise(a, 0)
+        elif op == _REV8:
+            x[rd] = _bytewise(a, 1)
         elif op == _PACK:
             x[rd] = (a & 0xFFFF) | ((b & 0xFFFF) << 16)
+        elif op == _BREV8:
+            x[rd] = _bytewise(a, 2)
         else:  # SLOW_OP, or no such op
             status = SLOW
             break

@@ -28,7 +28,7 @@ import numpy as np
 from ...core.errors import EmulationError
 from ...core.hooks import Hooks
 from ..disasm import decode
-from ..isa import INSTRN_BUF_BASE, rotr2, rv32_isa
+from ..isa import INSTRN_BUF_BASE, REG_NUMBERS, rv32_isa
 from . import fast
 from . import semantics as sem
 from .csrs import CONSTANT, COUNTERS, STORAGE
@@ -181,7 +181,9 @@ class Hart:
         done = 0
         use_fast = self.fast and not self._hooked and fast.available()
         while done < max_steps:
-            if use_fast and self._reservation is None:  # lr..sc runs exactly (stores break it)
+            # lr..sc runs exactly (its stores break the reservation); a hook added by a
+            # callback during the run takes effect at once
+            if use_fast and self._reservation is None and not self._hooked:
                 status, n = fast.run(self, max_steps - done)
                 done += n
                 if status == fast.LIMIT or done >= max_steps:
@@ -226,7 +228,7 @@ class Hart:
     def _where(self, pc: int) -> str:
         try:
             text = decode(self._fetch(pc), pc).text
-        except RiscvError:
+        except EmulationError:
             text = "?"
         return f"{self.name}: pc {pc:#x} ({text})"
 
@@ -279,8 +281,6 @@ class Hart:
 
 
 def _reg_number(reg: int | str) -> int:
-    from ..isa import REG_NUMBERS
-
     if isinstance(reg, str):
         if reg not in REG_NUMBERS:
             raise ValueError(f"no register {reg!r}")
@@ -482,4 +482,4 @@ for _ins in rv32_isa().instrs:
     _n = _ins.name
     assert _n in _EXEC or sem.amo_base(_n) in _EXEC or _n.split(".")[0] in _EXEC, _n
 
-__all__ = ["Hart", "IllegalInstruction", "RiscvError", "StopReason", "rotr2"]
+__all__ = ["Hart", "IllegalInstruction", "RiscvError", "StopReason"]
