@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from isaforge import riscv, tensix
-from isaforge.tensix.tile import Host, Tile, TileDeadlock, TileStepLimit
+from isaforge.tensix.tile import Host, Tile, TileDeadlock, TileError, TileStepLimit
 from isaforge.tensix.tile.loader import Symbols
 from isaforge.tensix.tile.memmap import memory_map
 
@@ -174,3 +174,25 @@ def test_brisc_releases_a_trisc_through_soft_reset() -> None:
           a2=T("RISCV_DEBUG_REG_TRISC_RESET_PC_OVERRIDE"))
     tile.run(max_steps=1000)
     assert tile.cores["trisc0"].state == "halted" and tile.l1.read_int(0x30000, 4) == 5
+
+
+def test_an_unmapped_address_names_core_pc_instruction_and_address() -> None:
+    tile = Tile()
+    start(tile, "brisc", "nop\nlw t0, 0(a0)\nebreak\n", a0=0xFFB13000)  # the PIC: no window
+    with pytest.raises(TileError) as e:
+        tile.run(max_steps=100)
+    msg = str(e.value)
+    assert "brisc" in msg and f"{CODE['brisc'] + 4:#x}" in msg and "lw t0,0(a0)" in msg
+    assert "0xffb13000" in msg and "<brisc_test+0x4>" in msg and "\n" not in msg
+
+
+def test_an_unmodelled_register_names_core_pc_instruction_and_address() -> None:
+    tile = Tile()
+    addr = T("RISCV_DEBUG_REG_ECC_CTRL")
+    start(tile, "ncrisc", "sw zero, 0(a0)\nebreak\n", a0=addr)
+    with pytest.raises(TileError) as e:
+        tile.run(max_steps=100)
+    msg = str(e.value)
+    assert msg.startswith(f"error: ncrisc pc {CODE['ncrisc']:#x} <ncrisc_test>: sw zero,0(a0): "
+                          f"write of {addr:#010x}: tile control/debug registers: register at "
+                          f"offset {addr - T('RISCV_DEBUG_REGS_START_ADDR'):#x} is not modelled")

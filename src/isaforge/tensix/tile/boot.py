@@ -21,7 +21,7 @@ symbol) and in which state, and which go-signal values the host saw after each p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,8 +61,7 @@ class BootResult:
 
 
 def boot(firmware: str | Path | Mapping[str, Firmware], max_steps: int | None = 2_000_000,
-         tile: Tile | None = None,
-         on_phase: Callable[[str, Tile], None] | None = None) -> BootResult:
+         tile: Tile | None = None) -> BootResult:
     """Boot ``firmware`` (a directory of the five ELFs, or loaded images) on ``tile`` (a new
     one by default) and send one empty go. ``max_steps`` bounds the RISC-V instructions of
     each phase. A deadlock or the step limit ends the boot with ``error`` set (and the
@@ -75,31 +74,33 @@ def boot(firmware: str | Path | Mapping[str, Firmware], max_steps: int | None = 
     result = BootResult(False, False, {})
     start = time.perf_counter()
 
-    def phase(name: str, until: Callable[[], bool]) -> bool:
+    def phase(name: str, flag: str) -> None:
+        """Run until the go signal reads RUN_MSG_DONE (the handshake ``flag`` names), then
+        until every core waits again."""
         sent = host.go_signal()
-        if on_phase is not None:
-            on_phase(name, tile)
-        for r in (tile.run(max_steps, until),
-                  tile.run(max_steps)):  # then let every core settle into its wait
-            result.instructions += r.instructions
-            result.tensix_instructions += r.tensix_instructions
-        seen = host.go_signal()
-        result.go_signals.append({"phase": name, "sent": sent, "seen": seen})
-        return seen == done
+        try:
+            tile.run(max_steps, lambda: host.go_signal() == done)
+        finally:
+            seen = host.go_signal()
+            result.go_signals.append({"phase": name, "sent": sent, "seen": seen})
+        setattr(result, flag, seen == done)
+        tile.run(max_steps)
 
     try:
         host.hold()
         host.load_firmware(images)
         host.init_mailboxes(brisc=images.get("brisc"))
         host.release("brisc")
-        result.init_done = phase("init", lambda: host.go_signal() == done)
+        phase("init", "init_done")
         host.write_launch(0, enables=0, mode="host")
         host.send_go(0)
-        result.go_done = phase("go", lambda: host.go_signal() == done)
+        phase("go", "go_done")
     except TileError as e:
         result.error = e.message
     result.wall_seconds = time.perf_counter() - start
     result.cores = tile.core_report()
+    result.instructions = sum(c.instructions for c in tile.cores.values())
+    result.tensix_instructions = tile.cp.steps
     return result
 
 

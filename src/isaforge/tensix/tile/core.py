@@ -173,9 +173,12 @@ class Core:
             why = hart.run(steps)
         except Stall:
             why = None  # the access did not happen; the pc is still at it
-        except (MemoryAccessError, RiscvError) as e:  # unmapped memory, bad instruction
+        except MemoryAccessError as e:  # no window there, or an access across windows
+            raise TileError(f"{self.where()}: {e.access} of {e.size} byte(s) at "
+                            f"{e.address:#010x}: {e.detail}") from None
+        except RiscvError as e:  # an instruction the hart cannot execute
             sym = self.symbol()
-            raise TileError(e.message + (f" <{sym}>" if sym else "")) from None
+            raise TileError(e.message.expandtabs(1) + (f" <{sym}>" if sym else "")) from None
         if why in (StopReason.EBREAK, StopReason.ECALL, StopReason.WFI):
             self.state = HALTED
             self.wait = Wait(f"stopped at {why.value} (a debug pause on hardware)")

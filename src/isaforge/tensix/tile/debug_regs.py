@@ -51,6 +51,10 @@ class DebugRegs(Window):
         self.values = dict.fromkeys(self.names, 0)
         self.latched_hi = 0
 
+    def value_at(self, addr: int) -> int:
+        """The current value of the plain-storage register at address ``addr``."""
+        return self.values[(addr - self.base) >> 2]
+
     def reg(self, name: str) -> int:
         """The current value of a plain-storage register (reset PCs, overrides, ...)."""
         for w, n in self.names.items():
@@ -91,7 +95,7 @@ class DebugRegs(Window):
         tile = self.tile
         value &= 0xFFFFFFFF
         if w == self.soft_reset:
-            tile.set_soft_reset(value, by=core.name)
+            tile.set_soft_reset(value)
         elif w == self.clock_l:
             self.latched_hi = tile.wall_clock(core) >> 32
         elif w in (self.clock_hi_now, self.clock_h):

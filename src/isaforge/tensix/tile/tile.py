@@ -76,8 +76,10 @@ class Tile:
         self.cores = {name: Core(self, infos[name]) for name in CORE_NAMES}
         self.scheduler = Scheduler(self, quantum)
         #: the coprocessor's identity in MMIO accesses it makes (STOREREG, LOADREG)
-        self._tensix = {t: CoreInfo(f"tensix thread {t}", -1, 0, 0, 0, 0, 0, None, None, 0,
-                                    None) for t in range(3)}
+        self._tensix = {t: CoreInfo(name=f"tensix thread {t}", index=-1, fw_base=0, fw_size=0,
+                                    local_size=0, local_init=0, reset_bit=0, reset_pc_reg=None,
+                                    reset_pc_override_reg=None, reset_pc_override_bit=0,
+                                    thread=None) for t in range(3)}
 
     # -- construction -------------------------------------------------------------------------
 
@@ -158,7 +160,7 @@ class Tile:
         c = self.msgs.const
         return c("noc_size_x") - 1 - x, c("noc_size_y") - 1 - y
 
-    def set_soft_reset(self, value: int, by: str = "host") -> None:
+    def set_soft_reset(self, value: int) -> None:
         """Write ``RISCV_DEBUG_REG_SOFT_RESET_0``: cores whose bit clears leave reset at their
         reset PC; cores whose bit sets stop."""
         old, self.soft_reset = self.soft_reset, value & 0xFFFFFFFF
@@ -170,17 +172,14 @@ class Tile:
                 core.enter_reset()
 
     def _reset_pc(self, info: CoreInfo) -> int:
-        if info.reset_pc_reg is None:
+        """BRISC: ``MEM_BOOT_CODE_BASE``; the others: their reset-PC register, when its
+        override bit is set (the fixed default PCs are not modelled)."""
+        if info.reset_pc_reg is None or info.reset_pc_override_reg is None:
             return self.mm.mem("BOOT_CODE_BASE")
-        dbg = self.debug
-        names = {r: n for n, r in ((n, self.mm.tensix("RISCV_DEBUG_REG_" + n)) for n in (
-            "NCRISC_RESET_PC", "NCRISC_RESET_PC_OVERRIDE", "TRISC0_RESET_PC",
-            "TRISC1_RESET_PC", "TRISC2_RESET_PC", "TRISC_RESET_PC_OVERRIDE"))}
-        override = dbg.reg(names[info.reset_pc_override_reg])
-        if not override & info.reset_pc_override_bit:
+        if not self.debug.value_at(info.reset_pc_override_reg) & info.reset_pc_override_bit:
             raise TileError(f"{info.name} leaves reset without its reset-PC override set; "
                             f"the default reset PC is not modelled")
-        return dbg.reg(names[info.reset_pc_reg])
+        return self.debug.value_at(info.reset_pc_reg)
 
     # -- MMIO access from a core (called by the core's address space) ----------------------
 
