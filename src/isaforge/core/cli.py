@@ -56,10 +56,22 @@ def guarded(fn: F) -> F:
 _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
+def usage_line(e: click.ClickException) -> str:
+    """Click's error as one line in isaforge's voice: ``isaforge: error: no such option
+    '--frob' (see 'isaforge tensix disasm --help')``."""
+    msg = e.format_message().rstrip(".")
+    if msg[:1].isupper() and msg[1:2].islower():
+        msg = msg[0].lower() + msg[1:]  # "No such option" -> "no such option"
+    ctx = getattr(e, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    return f"isaforge: error: {msg}{hint}"
+
+
 class VoiceGroup(click.Group):
     """The top-level command group: click's own errors (bad usage, a missing file argument)
-    in isaforge's voice, ``isaforge: error: ...`` on stderr, with click's exit status (2 for
-    bad usage, 1 for other errors), after the usage line click shows for usage errors."""
+    as one line in isaforge's voice on stderr (:func:`usage_line`), with click's exit status
+    (2 for bad usage, 1 for other errors). A group called without a command prints its help
+    (status 2)."""
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: Any = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
@@ -72,16 +84,11 @@ class VoiceGroup(click.Group):
         except click.exceptions.Abort:
             click.echo("isaforge: interrupted", err=True)
             sys.exit(1)
-        except _NO_ARGS_IS_HELP as e:  # a group called without a command: its help
+        except _NO_ARGS_IS_HELP as e:
             click.echo(e.format_message(), err=True)
             sys.exit(e.exit_code)
         except click.ClickException as e:
-            ctx = getattr(e, "ctx", None)
-            if ctx is not None:
-                click.echo(ctx.get_usage(), err=True)
-                if ctx.command.get_help_option(ctx) is not None:
-                    click.echo(f"Try '{ctx.command_path} --help' for help.", err=True)
-            click.echo(f"isaforge: error: {e.format_message()}", err=True)
+            click.echo(usage_line(e), err=True)
             sys.exit(e.exit_code)
 
 

@@ -23,7 +23,6 @@ error: ...``, with exit status 1 for bad input and 2 for bad usage (options, arg
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NoReturn
 
 import click
 import ml_dtypes
@@ -43,45 +42,7 @@ from .tile.cli import boot_cmd
 SYNTAX = click.Choice(["objdump", "llk"])
 
 
-# --------------------------------------------------------------------------------------------
-# Usage errors in isaforge's voice
-# --------------------------------------------------------------------------------------------
-
-
-class UsageError(click.UsageError):
-    """A usage error printed as one line, ``isaforge: error: ...`` (exit status 2)."""
-
-    def show(self, file: Any = None) -> None:
-        msg = self.format_message().rstrip(".")
-        if msg[:1].isupper() and msg[1:2].islower():
-            msg = msg[0].lower() + msg[1:]  # "No such option" -> "no such option"
-        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
-        click.echo(f"isaforge: error: {msg}{hint}", file=file, err=True)
-
-
-def _usage(e: click.UsageError) -> NoReturn:
-    if isinstance(e, (UsageError, click.exceptions.NoArgsIsHelpError)):
-        raise e  # already ours, or the help text a bare group prints
-    raise UsageError(e.format_message(), e.ctx) from None
-
-
-class TensixGroup(click.Group):
-    """The ``tensix`` group: its own and its commands' usage errors in isaforge's voice."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as e:
-            _usage(e)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as e:
-            _usage(e)
-
-
-@click.group("tensix", cls=TensixGroup)
+@click.group("tensix")
 def tensix_cli() -> None:
     """Tenstorrent Blackhole Tensix coprocessor: asm and disasm (objdump and LLK syntax), run."""
 
