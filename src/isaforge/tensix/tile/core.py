@@ -38,7 +38,7 @@ _READ_LOG = 512
 
 @dataclass
 class _Poll:
-    regs: tuple[int, ...]
+    regs: bytes
     value: int
     log_at: int
     writes: int
@@ -129,7 +129,7 @@ class Core:
             self._forget_polls()
         hart = self.hart
         pc = hart.pc
-        regs = tuple(hart.x)
+        regs = hart.x.tobytes()
         rec = self._polls.get(pc)
         self._reads.append((addr, size, w))
         if (rec is not None and rec.value == value and rec.writes == self.mmio_writes
