@@ -10,6 +10,11 @@ Three programs, assembled with isaforge's own assembler and run from a numpy RAM
 * ``matmul-zba``: the same product addressed as GCC does for the Tensix cores, with the Zba
   ``sh2add`` (and a Zbb ``zext.h`` on the loop counter) in the inner loop.
 
+Then the boot of real tt-metal firmware on the whole tile (:func:`boot_figures`): the five
+cores and the coprocessor through the init handshake and an empty go, its wall time (in this
+process once the engine is loaded, best of five; and in a fresh process, with Python's and
+numba's start-up), and its RISC-V instructions per second over all cores.
+
 For each: our compiled path (:mod:`isaforge.riscv.machine.fast`), the exact path
 (:meth:`Hart.step`, what traced and hooked runs use), and unicorn 2 (QEMU's RISC-V JIT) on
 the same bytes. Unicorn's riscv32 has no Zba/Zbb: it raises an illegal-instruction interrupt,
@@ -266,6 +271,52 @@ def main() -> None:
               f"{uc_txt:>12}  {note}")
     print()
     print("goal: >= 20 M RISC-V instructions/s on compute code (issue 13)")
+    boot_figures()
+
+
+BOOT_BUILD = "tensix/firmware/bh-10503743232459396191"
+
+
+def boot_figures() -> None:
+    """The firmware boot (init handshake + empty go) on the tile: wall time and rates."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from isaforge.tensix.tile import boot, load_firmware_dir
+
+    root = Path(__file__).resolve().parent.parent
+    fw_dir = root.parent / "shared" / "refdata" / BOOT_BUILD
+    if not fw_dir.is_dir():
+        print(f"\nboot: skipped ({fw_dir} not found)")
+        return
+    fw = load_firmware_dir(fw_dir)
+    best = None
+    for _ in range(5):
+        t = time.perf_counter()
+        r = boot(fw)
+        dt = time.perf_counter() - t
+        best = dt if best is None else min(best, dt)
+    assert r.ok, r.error
+    per_core = ", ".join(f"{k} {v['instructions']}" for k, v in r.cores.items())
+    print()
+    print(f"firmware boot + empty go ({fw_dir.name}): init_done={r.init_done} "
+          f"go_done={r.go_done}")
+    print(f"  {r.instructions:,} RISC-V instructions ({per_core}), "
+          f"{r.tensix_instructions} Tensix instructions")
+    print(f"  wall time, engine loaded: {best * 1e3:.1f} ms (best of 5), "
+          f"{r.instructions / best / 1e6:.2f} M RISC-V instructions/s over all cores")
+    code = ("import time; t = time.perf_counter(); from isaforge.tensix.tile import boot; "
+            f"r = boot({str(fw_dir)!r}); print(time.perf_counter() - t, r.ok)")
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(root / "src")})
+    total = time.perf_counter() - t
+    if out.returncode == 0:
+        inner = float(out.stdout.split()[0])
+        print(f"  wall time, fresh process: {inner:.2f} s from import to result "
+              f"({total:.2f} s with Python's start-up)")
+    print("goal: a boot + empty go in well under a second (issue 13)")
 
 
 if __name__ == "__main__":

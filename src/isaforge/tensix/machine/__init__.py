@@ -11,9 +11,11 @@ Where each instruction is executed (the unit's class, constructed with the state
     config.py       SETC16 WRCFG RDCFG RMWCIB0..3                             ConfigUnit
     adc.py          SETADC* INCADC* ADDRCR*                                   AdcUnit
     scalar.py       SETDMAREG ADDDMAREG ... CMPDMAREG FLUSHDMA DMANOP          ScalarUnit
+    scalar_mem.py   LOADIND STOREIND LOADREG STOREREG ATINCGET ATINCGETPTR     ScalarMemoryUnit
+                    ATSWAP ATCAS (against the coprocessor's memory, a tile's L1 and MMIO)
     matrix.py       MVMUL ELWADD ELWSUB ELWMUL GMPOOL GAPOOL MOV* ZEROACC      MatrixUnit
                     ZEROSRC TRNSPSRCB SETDVALID CLEARDVALID UNPACR_NOP SETRWC INCRWC
-    sfpu.py         SFPLOAD SFPSTORE SFPCONFIG                                Sfpu
+    sfpu.py         SFPLOAD SFPSTORE SFPCONFIG SFPLOADI SFPENCC               Sfpu
     rwc.py          the RWC arithmetic (SETRWC, INCRWC, ApplyAddrMod)
     fpu.py          the Matrix Unit's arithmetic, bit for bit (numpy reference)
     fpu_jit.py      its compiled (numba) twins
