@@ -139,6 +139,41 @@ def test_an_mmio_callback_can_stop_the_run(path: str) -> None:
     assert h.reg_read("a0") == 3 and h.pc == 0x110  # after the store (at 0x10c) that asked
 
 
+class _Stall(Exception):
+    pass
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_mmio_handlers_see_current_state_and_an_exception_leaves_the_instruction_undone(
+        path: str) -> None:
+    """What the tile relies on: while an MMIO handler runs, ``pc`` is the accessing
+    instruction and the registers hold everything before it; an exception from the handler
+    leaves that instruction unexecuted (pc on it, its destination unwritten), so the run can
+    be resumed later and the access retried."""
+    seen: list[tuple[int, int, int]] = []
+    stalls = [2]
+    hart: list[Hart] = []
+
+    def read(a: int, s: int) -> int:
+        h = hart[0]
+        seen.append((h.pc, h.reg_read("a1"), h.reg_read("a2")))
+        if stalls[0]:
+            stalls[0] -= 1
+            raise _Stall
+        return 0x55
+
+    h, _ = make("lui t0, 0xffe40\nli a1, 7\nli a2, 9\nlw a2, 4(t0)\naddi a3, a2, 1\nebreak\n",
+                path, mmio=(0xFFE40000, 0x1000, read, None))
+    hart.append(h)
+    for _ in range(2):
+        with pytest.raises(_Stall):
+            h.run(100)
+        assert h.pc == CODE + 12 and h.reg_read("a2") == 9 and h.reg_read("a3") == 0
+    assert h.run(100) is StopReason.EBREAK
+    assert h.reg_read("a2") == 0x55 and h.reg_read("a3") == 0x56
+    assert seen == [(CODE + 12, 7, 9)] * 3
+
+
 # -- registers -------------------------------------------------------------------------------
 def test_registers_by_number_and_name() -> None:
     h, _ = make("nop\n")

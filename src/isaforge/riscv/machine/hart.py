@@ -15,6 +15,12 @@ instruction (it does not retire; as on the Blackhole cores, which pause there), 
 retires and stops after it; an MMIO callback (or hook) may call :meth:`Hart.request_stop`
 to end the run after the current instruction. Errors raise :class:`RiscvError` subclasses
 naming the hart, pc, instruction text and address.
+
+Guarantees to MMIO callbacks, on both paths: while one runs, ``pc`` is the accessing
+instruction and the registers hold the effects of everything before it; an exception it
+raises propagates out of :meth:`run`/:meth:`step` with that instruction not executed (pc on
+it, nothing written), so a caller can model a stalled access by raising, and retry it by
+running again.
 """
 
 from __future__ import annotations
