@@ -5,32 +5,22 @@ from __future__ import annotations
 import importlib
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from . import __version__
-from .core.cli import VoiceGroup, guarded
+from .core.cli import LazyGroup, guarded
 
 ARCHES = ("afuc", "tensix", "theia")
 
 
-@click.group(cls=VoiceGroup)
+@click.group(cls=LazyGroup, lazy={
+    # each architecture contributes its command group from isaforge/<arch>/cli.py, imported
+    # when it is used
+    **{arch: f"isaforge.{arch}.cli:{arch}_cli" for arch in ARCHES},
+    "batch": "isaforge.batch.cli:batch_cmd",
+})
 @click.version_option(__version__, prog_name="isaforge")
 def main() -> None:
     """Assemble, disassemble and emulate accelerator instruction sets."""
-
-
-for _arch in ARCHES:
-    # each architecture contributes its command group from isaforge/<arch>/cli.py
-    try:
-        _mod = importlib.import_module(f"isaforge.{_arch}.cli")
-    except ModuleNotFoundError as _e:
-        if _e.name not in (f"isaforge.{_arch}", f"isaforge.{_arch}.cli"):
-            raise
-        continue
-    main.add_command(getattr(_mod, f"{_arch}_cli"))
-
-main.add_command(importlib.import_module("isaforge.batch.cli").batch_cmd)
 
 
 @main.command()
@@ -38,6 +28,9 @@ main.add_command(importlib.import_module("isaforge.batch.cli").batch_cmd)
 @guarded
 def demo(lines: int) -> None:
     """Run the main job on bundled example programs and show the round trips."""
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console()
     table = Table(title="isaforge demo: bundled example programs")
     for col in ("processor", "program", "size", "result"):

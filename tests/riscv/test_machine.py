@@ -272,3 +272,24 @@ def test_hooks_see_the_instruction_word() -> None:
     h.hook_add("insn", lambda hart, pc, size, word: words.append(word), begin=0x100, end=0x100)
     h.run(10)
     assert words == [int.from_bytes(assemble("addi a0, a0, 1"), "little")]
+
+
+def test_auto_harts_warm_up_on_the_exact_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hart left on "auto" runs exactly until the process has run WARMUP_STEPS
+    instructions that way (a short run never loads the compiled kernel), then compiled; the
+    result is the same either way."""
+    from isaforge.riscv.machine import fast
+    from isaforge.riscv.machine import hart as hart_mod
+
+    monkeypatch.setattr(hart_mod, "WARMUP_STEPS", 300)
+    monkeypatch.setattr(hart_mod, "_warmup", [0])
+    calls = []
+    real = fast.run
+    monkeypatch.setattr(fast, "run", lambda h, n: calls.append(n) or real(h, n))
+    src = "li a0, 0\nli a1, 1000\nloop: addi a0, a0, 3\naddi a1, a1, -1\nbnez a1, loop\nebreak\n"
+    h, _ = make(src)
+    h.fast = "auto"
+    assert h.run(100) is StopReason.LIMIT and calls == []  # all exact
+    assert h.run(10_000) is StopReason.EBREAK
+    assert calls and hart_mod._warmup[0] == 300  # exact until the budget, then compiled
+    assert h.reg_read("a0") == 3000 and h.instret == 2 + 3000

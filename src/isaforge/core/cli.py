@@ -9,6 +9,7 @@ stderr and exit status 1; an unexpected exception is reported as an internal err
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -90,6 +91,24 @@ class VoiceGroup(click.Group):
         except click.ClickException as e:
             click.echo(usage_line(e), err=True)
             sys.exit(e.exit_code)
+
+
+class LazyGroup(VoiceGroup):
+    """A :class:`VoiceGroup` whose subcommands named in ``lazy`` (name -> "module:attr") are
+    imported only when used, so that ``isaforge tensix boot`` loads neither afuc nor THEIA."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            module, _, attr = self.lazy[cmd_name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
 
 def read_input(path: str) -> bytes:

@@ -68,6 +68,12 @@ CustomHandler = Callable[["Hart", int], None]
 _Exec = Callable[["Hart", dict[str, int], int], "StopReason | None"]
 
 
+#: instructions a process runs on the exact path before "auto" harts switch to the compiled
+#: one: a firmware boot (~10k instructions) finishes before numba would have loaded
+WARMUP_STEPS = 50_000
+_warmup = [0]  # exact-path instructions run so far by "auto" harts, process-wide
+
+
 class Hart:
     """An RV32IM+Zicsr+Zaamo+Zba+Zbb+xttzbkb+xtttensixbh hart over an :class:`AddressSpace`.
 
@@ -93,7 +99,9 @@ class Hart:
         self.hooks = Hooks(self.HOOK_KINDS, on_change=self._hooks_changed)
         self._hooked = False
         self._code: Ram | None = None  # the RAM window of the last fetch
-        self.fast = True  # use the compiled path when no hook needs the exact one
+        #: the compiled path: "auto" (once the process has run WARMUP_STEPS instructions
+        #: exactly, so a short run never pays numba's start-up), True (always), False (never)
+        self.fast: bool | str = "auto"
         self.csrs: dict[int, int] = dict(STORAGE)
         self._csr_hooks: dict[int, tuple[CsrRead | None, CsrWrite | None]] = {}
         self._counter_offset = {"cycle": 0, "instret": 0}
@@ -185,7 +193,7 @@ class Hart:
         """Execute up to ``max_steps`` instructions; why it stopped."""
         self._stop_requested = False
         done = 0
-        use_fast = self.fast and not self._hooked and fast.available()
+        use_fast = self._use_fast()
         while done < max_steps:
             # lr..sc runs exactly (its stores break the reservation); a hook added by a
             # callback during the run takes effect at once
@@ -205,7 +213,18 @@ class Hart:
                 return why
             if self._stop_requested:
                 return StopReason.REQUESTED
+            if not use_fast and self.fast == "auto":
+                _warmup[0] += 1
+                if _warmup[0] >= WARMUP_STEPS:
+                    use_fast = self._use_fast()
         return StopReason.LIMIT
+
+    def _use_fast(self) -> bool:
+        if self._hooked or not self.fast:
+            return False
+        if self.fast == "auto" and _warmup[0] < WARMUP_STEPS:
+            return False
+        return fast.available()
 
     def step(self) -> StopReason | None:
         """Execute one instruction exactly; a stop reason, or None."""
