@@ -16,7 +16,7 @@ import numpy as np
 
 from . import convert as C
 from .base import SIGN, SfpuBase
-from .fma import fma_bh
+from .fma import fma
 from .lregs import N_WRITABLE
 from .ops import Op
 
@@ -70,7 +70,7 @@ class ArithmeticMixin(SfpuBase):
             b = b ^ SIGN
         if op.mod & NEGATE_VC:
             c = c ^ SIGN
-        self.write_indirect(op, bool(op.mod & INDIRECT_VD), fma_bh(a, b, c), self.enabled())
+        self.write_indirect(op, bool(op.mod & INDIRECT_VD), fma(a, b, c), self.enabled())
 
     def x_sfpmad(self, t: int, op: Op) -> None:
         self._mad(op, self.read_indirect(op.va, bool(op.mod & INDIRECT_VA)))
@@ -82,19 +82,19 @@ class ArithmeticMixin(SfpuBase):
         c = self.lreg[op.c]
         if op.mod & NEGATE_VC:
             c = c ^ SIGN
-        d = fma_bh(np.uint32(op.imm16 << 16), c, ZERO32)
+        d = fma(np.uint32(op.imm16 << 16), c, ZERO32)
         self.write_indirect(op, bool(op.mod & INDIRECT_VD), d, self.enabled())
 
     def x_sfpaddi(self, t: int, op: Op) -> None:
         c = self.lreg[op.c]
         if op.mod & NEGATE_VC:
             c = c ^ SIGN
-        d = fma_bh(np.uint32(op.imm16 << 16), ONE, c)
+        d = fma(np.uint32(op.imm16 << 16), ONE, c)
         self.write_indirect(op, bool(op.mod & INDIRECT_VD), d, self.enabled())
 
     def _lut_result(self, op: Op, a: np.ndarray, b: np.ndarray, c: np.ndarray, l3: np.ndarray,
                     sgn_retain: bool, indirect: bool) -> None:
-        d = fma_bh(a, b, c)
+        d = fma(a, b, c)
         if sgn_retain:
             d = (d & np.uint32(0x7FFFFFFF)) | (l3 & SIGN)
         self.write_indirect(op, indirect, d, self.enabled())

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import fma_jit
+
 QNAN = 0x7FC00000
 INF = 0x7F800000
 
@@ -98,4 +100,32 @@ def fma_bh(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     return out.astype(np.uint32)
 
 
-__all__ = ["INF", "QNAN", "fma_bh"]
+#: Use the compiled twin (:mod:`.fma_jit`) when numba is available (tests switch this off to
+#: compare the paths).
+USE_JIT = True
+#: Multiply-adds done with numpy before the compiled twin is loaded: loading costs ~0.5-1 s
+#: of CPU (``import numba`` and the machine code from numba's cache; 2-3 s the first time),
+#: which a short program would not win back.
+JIT_AFTER = 300
+
+_STATE = {"calls": 0}
+
+
+def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """:func:`fma_bh` of 1-D uint32 vectors (or scalars), compiled when worth it."""
+    if USE_JIT:
+        kernel = fma_jit._LOADED.get("lanes", False)
+        if kernel is False:
+            _STATE["calls"] += 1
+            kernel = fma_jit.load() if _STATE["calls"] > JIT_AFTER else None
+        if kernel is not None:
+            x, y, z = (np.asarray(v, dtype=np.uint32) for v in (x, y, z))
+            if not x.shape == y.shape == z.shape:
+                x, y, z = (np.ascontiguousarray(v) for v in np.broadcast_arrays(x, y, z))
+            out = np.empty(x.shape, dtype=np.uint32)
+            kernel(x.reshape(-1), y.reshape(-1), z.reshape(-1), out.reshape(-1))
+            return out
+    return fma_bh(x, y, z)
+
+
+__all__ = ["INF", "JIT_AFTER", "QNAN", "USE_JIT", "fma", "fma_bh"]
