@@ -24,7 +24,10 @@ kernels that use it with their SFPLOADMACRO-free versions. What is modelled:
   sub-unit's lane-flag changes take effect for the next cycle, SFPSTORE writes Dst after
   the cycle's load read it). A scheduled instruction displaces one the thread issues to the
   same sub-unit in the same cycle, as the documentation says;
-* a new instruction replaces one already scheduled on its sub-unit for the same cycle.
+* a new instruction replaces one already scheduled on its sub-unit for the same cycle. The
+  documentation's pseudo-code forgets that one even when the new sequence byte schedules
+  nothing (kind 0); tt-llk's Blackhole reciprocal kernels (``ckernel_sfpu_recip.h``, the
+  8-bit and 24-bit ones) rely on a kind-0 byte leaving it in place, so we follow them.
 
 Not modelled: the documented restrictions on simple and round both writing (or not) LReg 16,
 and SFPSWAP's extra MAD/round slots; the automatic stalls around SFPMAD (functionally
@@ -90,12 +93,12 @@ class MacroScheduler:
         for i in UNITS:
             bits = sequence >> (8 * i) & 0xFF
             delay = bits >> 3 & 7
+            kind = bits & 7
+            if kind == 0:  # nothing scheduled: nothing forgotten either (see above)
+                continue
             if delay != 7:
                 self.pending = [e for e in self.pending
                                 if not (e.unit == i and e.countdown == delay)]
-            kind = bits & 7
-            if kind == 0:
-                continue
             if kind == 1:
                 report_ub(f"SFPLOADMACRO: macro {macro} gives the {SUBUNIT_NAMES[i]} sub-unit "
                           "instruction kind 1")

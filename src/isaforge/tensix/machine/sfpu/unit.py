@@ -31,7 +31,7 @@ from .conditions import ConditionMixin
 from .lregs import DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, reset_lregs
 from .macros import MacroScheduler, Scheduled
 from .movement import MovementMixin
-from .ops import LOAD, NO_BACKDOOR, SIMPLE, Op, encode, parse, sfp_names, subunit_of
+from .ops import LOAD, MAD, NO_BACKDOOR, SIMPLE, Op, encode, parse, sfp_names, subunit_of
 
 #: instructions TEN-2932 does not affect (besides the load-style ones)
 _NOT_TEN2932 = frozenset({"SFPCONFIG", "SFPSWAP", "SFPLOADMACRO", "SFPLOAD", "SFPLOADI",
@@ -52,6 +52,8 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
                          report_ub)
         reset_lregs(lreg)
         self.macros = MacroScheduler()
+        #: MAD sub-unit LReg writes of the last cycle, written at the end of this one
+        self._landing: list[tuple[np.ndarray, np.ndarray]] = []
         self._exec: dict[str, Callable[[int, Op], object]] = {
             name: getattr(self, "x_" + name.lower()) for name in sfp_names().values()
             if name != "SFPLOADMACRO"}
@@ -70,11 +72,13 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
 
     @property
     def scheduled(self) -> bool:
-        """Whether SFPLOADMACRO instructions are waiting to run."""
-        return bool(self.macros.pending)
+        """Whether SFPLOADMACRO's work is unfinished (instructions waiting to run, or MAD
+        results not yet written)."""
+        return bool(self.macros.pending or self._landing)
 
     def _issue(self, t: int, op: Op) -> None:
         if not self.macros.pending:
+            self._land()
             addr = self._execute(t, op)
         else:
             due = self.macros.tick(issued=True)
@@ -82,7 +86,7 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
             group: list[tuple[int, Op]] = [(e.unit, e.op) for e in due]
             if all(u != unit for u, _ in group):  # else the scheduled one displaces it
                 group.append((unit, op))
-            addrs = self._cycle(t, group)
+            addrs = self._cycle(t, group, op)
             addr = addrs.get(id(op), 0)
         if op.name == "SFPLOADMACRO":
             self.macros.schedule(self.lanes, op, addr, self.report_ub)
@@ -91,36 +95,56 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
         """A cycle in which no SFP instruction is issued (another unit's instruction)."""
         due = self.macros.tick(issued=False)
         if due:
-            self._cycle(t, [(e.unit, e.op) for e in due])
+            self._cycle(t, [(e.unit, e.op) for e in due], None)
+        else:
+            self._land()
 
     def drain(self, t: int = 0) -> None:
         """Run every scheduled instruction, as cycles without other instructions would."""
         for _ in range(64):
             if not self.macros.pending:
-                return
+                break
             due: list[Scheduled] = self.macros.tick(issued=True)
             if due:
-                self._cycle(t, [(e.unit, e.op) for e in due])
+                self._cycle(t, [(e.unit, e.op) for e in due], None)
+            else:
+                self._land()
+        self._land()
 
-    def _cycle(self, t: int, group: list[tuple[int, Op]]) -> dict[int, int]:
-        """Execute one cycle's instructions as if simultaneously; returns the Dst address
-        each load formed (by ``id`` of its Op)."""
+    def _land(self) -> None:
+        """The MAD results of the previous cycle reach the LRegs."""
+        for changed, values in self._landing:
+            self.lreg[changed] = values[changed]
+        self._landing = []
+
+    def _cycle(self, t: int, group: list[tuple[int, Op]], issued: Op | None) -> dict[int, int]:
+        """Execute one cycle's instructions as if simultaneously: each reads the LRegs as
+        they were before the cycle (the thread's ``issued`` one also sees the MAD results
+        landing in this cycle, as the automatic stall would give it), their LReg writes are
+        merged at the end; a MAD sub-unit result lands one cycle later. Returns the Dst
+        address each load formed (by ``id`` of its Op)."""
         group = sorted(group, key=lambda g: _CYCLE_ORDER[g[0]])
         addrs: dict[int, int] = {}
-        if len(group) == 1:
-            addrs[id(group[0][1])] = self._execute(t, group[0][1])
-            return addrs
         lreg = self.lreg
         start = lreg.copy()
+        landing, self._landing = self._landing, []
+        forwarded = None
         writes = []
-        for _, op in group:
-            lreg[:] = start
+        for unit, op in group:
+            base = start
+            if op is issued and landing:
+                if forwarded is None:
+                    forwarded = start.copy()
+                    for changed, values in landing:
+                        forwarded[changed] = values[changed]
+                base = forwarded
+            lreg[:] = base
             addrs[id(op)] = self._execute(t, op)
-            changed = lreg != start
+            changed = lreg != base
             if changed.any():
-                writes.append((changed, lreg.copy()))
+                (self._landing if unit == MAD else writes).append((changed, lreg.copy()))
         lreg[:] = start
-        for changed, values in writes:
+        for changed, values in landing + writes:
             lreg[changed] = values[changed]
         return addrs
 
