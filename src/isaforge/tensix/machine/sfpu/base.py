@@ -42,6 +42,8 @@ class SfpuBase:
         #: lanes an instruction may touch besides LaneEnabled (not those taking the
         #: back-door template load)
         self.exec_mask = ALL_LANES
+        #: per thread: ((Config version, ThreadConfig version), SFPLOAD/SFPSTORE's settings)
+        self._regs_cache: dict[int, tuple[tuple[int, int], object]] = {}
 
     def cfg(self, t: int, name: str) -> int:
         return thread_cfg(self.config, self.thread_config, t, name)

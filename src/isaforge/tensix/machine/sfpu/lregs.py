@@ -81,8 +81,11 @@ class LaneState:
 
     def enabled(self) -> np.ndarray:
         """``LaneEnabled`` of each lane (``IsLaneEnabled``)."""
+        by_flags = self.flags | ~self.use_flags
+        if not self.lane_config.any():  # no ROW_MASK anywhere (the usual case)
+            return by_flags
         masked = (self.lane_config[LANE_COL] >> (ROW_MASK + LANE_ROW) & 1).astype(bool)
-        return ~masked & (self.flags | ~self.use_flags)
+        return ~masked & by_flags
 
     def top(self, empty_flags: bool, empty_use: bool) -> tuple[np.ndarray, np.ndarray]:
         """The stack top of each lane (LaneFlags, Use), or the given values where empty."""

@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import formats as F
-from ..state import DST
+from ..matrix import thread_cfg
+from ..state import DST, Config, ThreadConfig
 from .base import SIGN, SfpuBase
 from .convert import (
     BF16,
@@ -70,17 +71,47 @@ SWAP_VD_MIN = {1: 0xFFFFFFFF, 2: 0x0000FFFF, 3: 0x00FF00FF, 4: 0xFF0000FF, 5: 0x
                6: 0x0000FF00, 7: 0x00FF0000, 8: 0xFF000000}
 
 
+ROWS4 = np.arange(4)
+COLS_EVEN = LANE_COL * 2
+COLS_ODD = LANE_COL * 2 + 1
+
+
+class _SfpuRegs:
+    """What SFPLOAD/SFPSTORE read from Config and ThreadConfig, read once per configuration
+    (as :class:`~..matrix.MathRegs` is): ``MOD0_FMT_SRCB``'s resolved mode (FP32 when
+    ALU_ACC_CTRL_SFPU_Fp32_enabled, else BF16 or FP16 by the SrcB format: the override, or
+    SFPU_DEST_FMT when enabled), the Dst address offsets and SFPU_STACK_Incr."""
+
+    def __init__(self, config: Config, thread_config: ThreadConfig, t: int) -> None:
+        def cfg(name: str) -> int:
+            return thread_cfg(config, thread_config, t, name)
+
+        def tc(name: str) -> int:
+            return thread_config.get(t, name)
+
+        if cfg("ALU_ACC_CTRL_SFPU_Fp32_enabled"):
+            self.srcb_mode = FP32
+        else:
+            if cfg("ALU_FORMAT_SPEC_REG_SrcB_override"):
+                fmt = cfg("ALU_FORMAT_SPEC_REG_SrcB_val")
+            else:
+                fmt = cfg("ALU_FORMAT_SPEC_REG1_SrcB")
+            if tc("SFPU_DEST_FMT_Enable"):
+                fmt = tc("SFPU_DEST_FMT_Base")
+            bf16 = fmt in F.BF16_STYLE or fmt == F.DataFormat.TF32
+            self.srcb_mode = BF16 if bf16 else FP16
+        self.math_offset = tc("DEST_TARGET_REG_CFG_MATH_Offset")
+        self.regw_base = cfg("DEST_REGW_BASE_Base")
+        self.sp_base = cfg("DEST_SP_BASE_Base")
+        self.stack_incr = tc("SFPU_STACK_Incr")
+
+
 def lane_rows_cols(addr: int) -> tuple[np.ndarray, np.ndarray]:
     """Dst16b/Dst32b row and column of each of the 32 lanes for address ``addr``."""
     addr &= 0x3FF
     rows = ((addr & ~3) + LANE_ROW) & 0x3FF
     cols = LANE_COL * 2 + (1 if addr & 2 else 0)
     return rows, cols
-
-
-def _group(addr: int) -> np.ndarray:
-    """The four Dst rows an access at ``addr`` touches."""
-    return ((addr & 0x3FC) + np.arange(4)) & 0x3FF
 
 
 def _rotate_right(v: np.ndarray, fill: np.ndarray | None) -> np.ndarray:
@@ -96,37 +127,33 @@ class MovementMixin(SfpuBase):
 
     # ---- SFPLOAD / SFPSTORE --------------------------------------------------------------
 
-    def _mode(self, t: int, mod0: int) -> int:
-        """``MOD0_FMT_SRCB`` resolved to FP32, BF16 or FP16 (other modes unchanged)."""
-        if mod0 != SRCB:
-            return mod0
-        if self.cfg(t, "ALU_ACC_CTRL_SFPU_Fp32_enabled"):
-            return FP32
-        if self.cfg(t, "ALU_FORMAT_SPEC_REG_SrcB_override"):
-            fmt = self.cfg(t, "ALU_FORMAT_SPEC_REG_SrcB_val")
-        else:
-            fmt = self.cfg(t, "ALU_FORMAT_SPEC_REG1_SrcB")
-        if self.thread_config.get(t, "SFPU_DEST_FMT_Enable"):
-            fmt = self.thread_config.get(t, "SFPU_DEST_FMT_Base")
-        return BF16 if fmt in F.BF16_STYLE or fmt == F.DataFormat.TF32 else FP16
+    def _regs(self, t: int) -> _SfpuRegs:
+        """Thread ``t``'s :class:`_SfpuRegs`, read again after a Config/ThreadConfig write."""
+        key = (self.config.version, self.thread_config.version)
+        hit = self._regs_cache.get(t)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        regs = _SfpuRegs(self.config, self.thread_config, t)
+        self._regs_cache[t] = (key, regs)
+        return regs
 
-    def _sp_offset(self, t: int) -> int:
-        return (int(self.rwc.sp[t]) + self.cfg(t, "DEST_SP_BASE_Base")) & 0x3FF
-
-    def _addr(self, t: int, imm: int, mode: int) -> int:
+    def _addr(self, t: int, regs: _SfpuRegs, imm: int, mode: int) -> int:
         """The 10-bit Dst address of an SFPLOAD/SFPSTORE (``Sp`` already moved for a pop)."""
-        base = imm + self.thread_config.get(t, "DEST_TARGET_REG_CFG_MATH_Offset")
-        dst_offset = (self.rwc.get(t, DST) + self.cfg(t, "DEST_REGW_BASE_Base")) & 0x3FF
+        base = imm + regs.math_offset
+        dst_offset = (int(self.rwc.v[t, DST]) + regs.regw_base) & 0x3FF
+        sp_offset = (int(self.rwc.sp[t]) + regs.sp_base) & 0x3FF
         if mode == INT32_ALL:
-            return (base + self._sp_offset(t) + (dst_offset & 3)) & 0x3FF
-        return (base + dst_offset + (self._sp_offset(t) & 3)) & 0x3FF
+            return (base + sp_offset + (dst_offset & 3)) & 0x3FF
+        return (base + dst_offset + (sp_offset & 3)) & 0x3FF
 
     def _move_sp(self, t: int, delta: int) -> None:
         self.rwc.sp[t] = (int(self.rwc.sp[t]) + delta) & self.rwc.SP_MASK
 
-    def _lane_cols(self, addr: int, exchange_bit: int) -> np.ndarray:
+    def _lane_cols(self, addr: int, exchange_bit: int, lane_config: bool) -> np.ndarray:
         """Dst column of each lane: odd when bit 1 of ``addr`` is set or when the lane's
         ``LaneConfig[lane & 7]`` column-exchange bit is."""
+        if not lane_config:
+            return COLS_ODD if addr & 2 else COLS_EVEN
         odd = bool(addr & 2) | self.lanes.lane_flag(exchange_bit)[LANE_COL]
         return LANE_COL * 2 + odd.astype(np.int64)
 
@@ -134,30 +161,37 @@ class MovementMixin(SfpuBase):
         """SFPLOAD (and SFPLOADMACRO's load); returns the Dst address it formed."""
         self.matrix.sync_dst_config(t)
         dst, lreg, lanes = self.dst, self.lreg, self.lanes
-        mode = self._mode(t, op.mod)
+        regs = self._regs(t)
+        mode = regs.srcb_mode if op.mod == SRCB else op.mod
         if mode == INT32_ALL and self.rwc.sp[t] != 0:  # pop: Sp moves before the address
-            self._move_sp(t, -self.thread_config.get(t, "SFPU_STACK_Incr"))
+            self._move_sp(t, -regs.stack_incr)
         vd = op.vd
-        addr = self._addr(t, op.addr, mode)
+        addr = self._addr(t, regs, op.addr, mode)
         if vd < N_WRITABLE:
-            rows, cols = _group(addr), self._lane_cols(addr, DEST_RD_COL_EXCHANGE)
+            has_cfg = bool(self.lane_config.any())
             is32 = mode in LOAD32
-            if not dst.row_valid(rows, is32).all():
+            phys = dst.phys_table(is32)[((addr & 0x3FC) + ROWS4) & 0x3FF]
+            if not dst.valid[phys].all():
                 self.report_ub("SFPLOAD reads a ZEROACC'd (invalid) Dst row")
-            old = lreg[vd].copy()
-            if is32:
-                cells = dst.read32(rows)[LANE_ROW, cols]
+            cols = self._lane_cols(addr, DEST_RD_COL_EXCHANGE, has_cfg)
+            at = phys[LANE_ROW] * 16 + cols  # flat DstBits index of each lane's cell
+            flat = dst.bits.reshape(-1)
+            old = lreg[vd]
+            if is32:  # every 32-bit mode reads FP32 / sign-magnitude words unchanged
+                hi = flat[at]
+                new = F.dst32_halves_to_fp32(hi, flat[at + 128])
+                cells = hi  # (FP16's infinity test below never sees these)
             else:
-                cells = dst.read16(rows)[LANE_ROW, cols].astype(np.uint32)
-            new = load_convert(mode, cells, old)
-            if mode == FP16:  # LaneConfig.ENABLE_FP16A_INF: the largest FP16 value is infinity
-                inf = lanes.lane_flag(ENABLE_FP16A_INF) & ((cells & 0x7FFF) == 0x7FFF)
-                new = np.where(inf, (cells >> 15 << 31) | 0x7F800000, new).astype(np.uint32)
-            on = ~lanes.lane_flag(BLOCK_SFPU_RD_FROM_DEST) & self.exec_mask
-            if mode != INT32_ALL:
-                on = on & lanes.enabled()
+                cells = flat[at].astype(np.uint32)
+                new = load_convert(mode, cells, old)
+            on = self.exec_mask if mode == INT32_ALL else self.enabled()
+            if has_cfg:
+                if mode == FP16:  # ENABLE_FP16A_INF: the largest FP16 value is infinity
+                    inf = lanes.lane_flag(ENABLE_FP16A_INF) & ((cells & 0x7FFF) == 0x7FFF)
+                    new = np.where(inf, (cells >> 15 << 31) | 0x7F800000, new)
+                on = on & ~lanes.lane_flag(BLOCK_SFPU_RD_FROM_DEST)
             lreg[vd] = np.where(on, new, old)
-            if vd < 4:  # ENABLE_DEST_INDEX + CAPTURE_DEFAULT_DEST_INDEX: the index to VD + 4
+            if vd < 4 and has_cfg:  # ENABLE_DEST_INDEX + CAPTURE_DEFAULT_DEST_INDEX
                 cap = on & lanes.lane_flag(ENABLE_DEST_INDEX) & lanes.lane_flag(
                     CAPTURE_DEFAULT_DEST_INDEX)
                 index = (((addr & 0x3FC) + LANE_ROW) << 4 | cols).astype(np.uint32)
@@ -167,33 +201,36 @@ class MovementMixin(SfpuBase):
 
     def x_sfpstore(self, t: int, op: Op) -> None:
         self.matrix.sync_dst_config(t)
-        dst, lanes = self.dst, self.lanes
-        mode = self._mode(t, op.mod)
+        dst = self.dst
+        regs = self._regs(t)
+        mode = regs.srcb_mode if op.mod == SRCB else op.mod
         if op.macro:
             addr = op.store_addr
         else:
-            addr = self._addr(t, op.addr, mode)
+            addr = self._addr(t, regs, op.addr, mode)
             if mode == INT32_ALL:  # push: Sp moves after the address is formed
-                self._move_sp(t, self.thread_config.get(t, "SFPU_STACK_Incr"))
-        rows, cols = _group(addr), self._lane_cols(addr, DEST_WR_COL_EXCHANGE)
-        on = ~lanes.lane_flag(BLOCK_DEST_WR_FROM_SFPU) & self.exec_mask
-        if mode != INT32_ALL:
-            on = on & lanes.enabled()
-        is32 = mode in STORE32
+                self._move_sp(t, regs.stack_incr)
+        has_cfg = bool(self.lane_config.any())
+        on = self.exec_mask if mode == INT32_ALL else self.enabled()
+        if has_cfg:
+            on = on & ~self.lanes.lane_flag(BLOCK_DEST_WR_FROM_SFPU)
         if on.any():
-            if not dst.row_valid(rows, is32).all():
+            is32 = mode in STORE32
+            phys = dst.phys_table(is32)[((addr & 0x3FC) + ROWS4) & 0x3FF]
+            if not dst.valid[phys].all():
                 self.report_ub("SFPSTORE writes some columns of a ZEROACC'd (invalid) Dst row")
+            cols = self._lane_cols(addr, DEST_WR_COL_EXCHANGE, has_cfg)
+            at = phys[LANE_ROW] * 16 + cols  # flat DstBits index of each lane's cell
+            flat = dst.bits.reshape(-1)
             cells = store_convert(mode, self.lreg[op.vd])
-            r, c = LANE_ROW[on], cols[on]
-            if is32:
-                block = dst.read32(rows)
-                block[r, c] = cells[on]
-                dst.write32(rows, block)
+            if not on.all():
+                at, cells = at[on], cells[on]
+            if is32:  # the high half in BF16 storage order, the low half 8 rows further
+                flat[at] = (cells >> 16).astype(np.uint16)
+                flat[at + 128] = cells.astype(np.uint16)
             else:
-                block = dst.read16(rows).astype(np.uint32)
-                block[r, c] = cells[on]
-                dst.write16(rows, block)
-            dst.set_valid(rows, is32)
+                flat[at] = cells.astype(np.uint16)
+            dst.valid[phys] = True
         if not op.macro:
             self.matrix.advance(t, op.addr_mode, update_fidelity=False)
 
