@@ -13,7 +13,7 @@ Where each instruction is executed (the unit's class, constructed with the state
     scalar.py       SETDMAREG ADDDMAREG ... CMPDMAREG FLUSHDMA DMANOP          ScalarUnit
     matrix.py       MVMUL ELWADD ELWSUB ELWMUL GMPOOL GAPOOL MOV* ZEROACC      MatrixUnit
                     ZEROSRC TRNSPSRCB SETDVALID CLEARDVALID UNPACR_NOP SETRWC INCRWC
-    sfpu.py         SFPLOAD SFPSTORE SFPCONFIG                                Sfpu
+    sfpu/           every SFP instruction (SFPLOAD ... SFPLOADMACRO)            Sfpu
     rwc.py          the RWC arithmetic (SETRWC, INCRWC, ApplyAddrMod)
     fpu.py          the Matrix Unit's arithmetic, bit for bit (numpy reference)
     fpu_jit.py      its compiled (numba) twins
