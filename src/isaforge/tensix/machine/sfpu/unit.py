@@ -31,13 +31,25 @@ from .conditions import ConditionMixin
 from .lregs import DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, reset_lregs
 from .macros import MacroScheduler, Scheduled
 from .movement import MovementMixin
-from .ops import LOAD, MAD, NO_BACKDOOR, SIMPLE, Op, encode, parse, sfp_names, subunit_of
+from .ops import (
+    LOAD,
+    MAD,
+    NO_BACKDOOR,
+    ROUND,
+    SIMPLE,
+    STORE,
+    Op,
+    encode,
+    parse,
+    sfp_names,
+    subunit_of,
+)
 
 #: instructions TEN-2932 does not affect (besides the load-style ones)
 _NOT_TEN2932 = frozenset({"SFPCONFIG", "SFPSWAP", "SFPLOADMACRO", "SFPLOAD", "SFPLOADI",
                           "SFPSTORE"})
 #: the order a cycle's instructions execute in (see :mod:`.macros`)
-_CYCLE_ORDER = {LOAD: 0, 1: 1, 2: 2, 3: 3, SIMPLE: 4}
+_CYCLE_ORDER = {LOAD: 0, MAD: 1, ROUND: 2, STORE: 3, SIMPLE: 4}
 
 
 class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
