@@ -4,9 +4,10 @@ FP32 bit patterns; layout in that folder's README), bit for bit, once per file p
 
 * the numpy reference (:func:`fma_bh`) and its compiled twin on every row;
 * the instruction on the LRegs, 32 rows per SFPMAD (``VD = VA * VB + VC``), every row;
-* the instruction each file stands for, when its columns allow it: SFPADD (``a`` all 1.0:
-  ``VA = 10``, the constant 1.0), SFPMUL (``c`` only +-0: ``VC = 9``, the constant 0, with
-  SFPMAD_MOD1_NEGATE_VC for -0).
+* SFPMAD with its negating modifiers on negated operands, and the instruction each file
+  stands for when its columns allow it: SFPADD (``a`` all 1.0: ``VA = 10``, the constant
+  1.0), SFPMUL (``c`` only +-0: ``VC = 9``, the constant 0, with SFPMAD_MOD1_NEGATE_VC for
+  -0).
 
 A new file of the same layout is checked with no code change.
 """
@@ -116,26 +117,28 @@ def test_sfpmad_instruction_matches_every_vector(name: str, use_jit: bool) -> No
 
 
 @pytest.mark.parametrize("name", FILES, ids=IDS)
-def test_the_files_own_instruction_matches(name: str) -> None:
-    """SFPADD where every ``a`` is 1.0, SFPMUL where every ``c`` is +-0 (VC = LReg 9, the
-    constant 0; -0 through SFPMAD_MOD1_NEGATE_VC), as the oracle README maps them."""
+def test_negating_modifiers_and_the_files_own_instruction(name: str) -> None:
+    """SFPMAD with SFPMAD_MOD1_NEGATE_VB and _VC on ``-b`` and ``-c`` computes the same
+    vectors; and SFPADD where every ``a`` is 1.0 (VA = 10, the constant 1.0), SFPMUL where
+    every ``c`` is +-0 (VC = 9, the constant 0; -0 through NEGATE_VC), as the oracle README
+    maps them."""
     d = _load(name)
-    ran = False
+    sign = np.uint32(NEG_ZERO)
+    got = _run_instruction("SFPMAD", 0, 1, 2, 3,
+                           {0: d["a"], 1: d["b"] ^ sign, 2: d["c"] ^ sign}, True)
+    msg = _report(got, d)
+    assert not msg, "SFPMAD, negated operands: " + msg
     if (d["a"] == ONE).all():
         got = _run_instruction("SFPADD", 10, 1, 2, 0, {1: d["b"], 2: d["c"]}, True)
         msg = _report(got, d)
         assert not msg, "SFPADD: " + msg
-        ran = True
     if np.isin(d["c"], [0, NEG_ZERO]).all():
-        for sign, mod1 in ((0, 0), (NEG_ZERO, 2)):
-            rows = np.flatnonzero(d["c"] == sign)
+        for c_sign, mod1 in ((0, 0), (NEG_ZERO, 2)):
+            rows = np.flatnonzero(d["c"] == c_sign)
             got = _run_instruction("SFPMUL", 0, 1, 9, mod1,
                                    {0: d["a"][rows], 1: d["b"][rows]}, True)
             msg = _report(got, d, rows)
-            assert not msg, f"SFPMUL (c = {sign:#x}): " + msg
-        ran = True
-    if not ran:
-        pytest.skip(f"{name}: neither a == 1.0 nor c == +-0 throughout: SFPMAD covers it")
+            assert not msg, f"SFPMUL (c = {c_sign:#x}): " + msg
 
 
 def test_oracle_and_ieee_differ_where_the_model_says() -> None:
