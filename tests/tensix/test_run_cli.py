@@ -81,7 +81,7 @@ BAD = [
     ("nop\n.word 0xff000000\n", "p.s:2:1: error: .word 0xff000000: 0xff000000 is not a"),
     (".thread 5\n", "p.s:1:1: error: .thread 5 is out of range (0..2)"),
     (".frob 1\n", "p.s:1:1: error: unknown directive '.frob'"),
-    ("sfpmad L0,L1,L2,L3,0\n", "error: thread 0: not implemented: SFPMAD"),
+    ("ttdotpv 0,0,0,0,0\n", "error: thread 0: not implemented: DOTPV"),
     ("ttmvmul 0,0,0,0\n", "error: deadlock: no thread can make progress (thread 0: ttmvmul"),
 ]
 

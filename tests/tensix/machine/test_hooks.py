@@ -176,7 +176,7 @@ def test_one_dispatch_table_from_the_units() -> None:
     table = cp.dispatch_table
     expected = {"MVMUL": "MatrixUnit", "SETRWC": "MatrixUnit", "SFPLOAD": "Sfpu",
                 "SETC16": "ConfigUnit", "STALLWAIT": "SyncUnit", "SETADCXY": "AdcUnit",
-                "ADDDMAREG": "ScalarUnit", "NOP": "FrontendUnit", "SFPMAD": ""}
+                "ADDDMAREG": "ScalarUnit", "NOP": "FrontendUnit", "SFPMAD": "Sfpu", "DOTPV": ""}
     for name, unit in expected.items():
         entry = table[ops()[name].opcode]
         assert entry is not None and entry.name == name and entry.unit == unit

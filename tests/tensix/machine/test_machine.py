@@ -49,7 +49,7 @@ def test_state_is_sized_as_the_hardware() -> None:
     assert cp.thread_config.regs.shape == (3, ThreadConfig.N_REGS)
     assert cp.config.words.shape == (2, Config.N_WORDS) and cp.config.words.dtype == np.uint32
     assert cp.dst.bits.shape == (1024, 16) and cp.srca.cells.shape == (2, 64, 16)
-    assert cp.sync.sem.value.shape == (8,) and cp.lreg.shape == (8, 32)
+    assert cp.sync.sem.value.shape == (8,) and cp.lreg.shape == (17, 32)
     assert cp.threads[0].mop.cfg.shape == (9,) and cp.threads[0].replay.buf.shape == (32,)
     # every named field of ttsim's table is reachable
     assert len(thread_config_fields()) == 223 and len(config_fields()) == 597
@@ -506,7 +506,7 @@ def test_mutex_acquire_and_release() -> None:
 # ---- not implemented -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["SFPMAD", "PACR", "XMOV", "UNPACR", "SFPIADD"])
+@pytest.mark.parametrize("name", ["DOTPV", "PACR", "XMOV", "UNPACR", "CONV3S1"])
 def test_unmodelled_instruction_is_a_clear_error(name: str) -> None:
     cp = Coprocessor()
     cp.set_stream(0, [ops()[name].opcode << 24])  # every operand 0

@@ -68,7 +68,7 @@ def test_local_data_came_from_the_staged_image(booted) -> None:  # noqa: ANN001
 def test_the_coprocessor_was_set_up_by_brisc(booted) -> None:  # noqa: ANN001
     tile, r = booted
     assert r.tensix_instructions == tile.cp.steps > 0
-    assert (tile.cp.units.sfpu.lreg_const[0] == 0xBF800000).all()  # LReg11 = -1.0
+    assert (tile.cp.units.sfpu.lreg[11] == 0xBF800000).all()  # LReg11 = -1.0
     assert int((tile.cp.semaphores.max == 1).sum()) == 4  # initialize_tensix_semaphores
 
 

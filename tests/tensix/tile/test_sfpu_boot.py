@@ -8,7 +8,6 @@ import pytest
 
 from isaforge import tensix
 from isaforge.tensix import Coprocessor
-from isaforge.tensix.machine import NotImplementedInstruction
 
 
 def run(cp: Coprocessor, text: str) -> None:
@@ -21,9 +20,9 @@ def test_firmware_load_const_sequence() -> None:
     cp = Coprocessor()
     run(cp, "TTI_SFPENCC(3, 0, 0, 10)\nTTI_SFPLOADI(0, 0, 0xbf80)\nTTI_SFPCONFIG(0, 11, 0)")
     sfpu = cp.units.sfpu
-    assert (sfpu.use_lane_flags & sfpu.lane_flags).all()
+    assert (sfpu.lanes.use_flags & sfpu.lanes.flags).all()
     assert (cp.lreg[0] == 0xBF800000).all()
-    assert (sfpu.lreg_const[0] == 0xBF800000).all()
+    assert (sfpu.lreg[11] == 0xBF800000).all()
 
 
 @pytest.mark.parametrize(("mod0", "imm", "old", "expected"), [
@@ -46,15 +45,9 @@ def test_sfploadi_conversions(mod0: int, imm: int, old: int, expected: int) -> N
 def test_sfpconfig_constant_defaults_and_lane_mask() -> None:
     cp = Coprocessor()
     run(cp, "TTI_SFPCONFIG(0, 12, 1)")  # MOD1_IMM16_IS_VALUE: the default 1/65536
-    assert (cp.units.sfpu.lreg_const[1] == np.float32(1 / 65536).view(np.uint32)).all()
+    assert (cp.units.sfpu.lreg[12] == np.float32(1 / 65536).view(np.uint32)).all()
     cp.lreg[0][:8] = np.arange(8, dtype=np.uint32) + 100
+    before = cp.units.sfpu.lreg[13].copy()
     run(cp, "TTI_SFPCONFIG(3, 13, 8)")  # lane mask: lanes with L & 7 == 0 only
     lanes = np.arange(32)
-    np.testing.assert_array_equal(cp.units.sfpu.lreg_const[2], np.where(lanes & 7 == 0, 100, 0))
-
-
-def test_sfpencc_disabling_lanes_is_not_implemented() -> None:
-    cp = Coprocessor()
-    with pytest.raises(NotImplementedInstruction, match="lanes disabled"):
-        run(cp, "TTI_SFPENCC(1, 0, 0, 10)")  # use the flags, and set them false
-    assert not cp.units.sfpu.use_lane_flags.any()  # the state did not change
+    np.testing.assert_array_equal(cp.units.sfpu.lreg[13], np.where(lanes & 7 == 0, 100, before))

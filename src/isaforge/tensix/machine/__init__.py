@@ -15,7 +15,7 @@ Where each instruction is executed (the unit's class, constructed with the state
                     ATSWAP ATCAS (against the coprocessor's memory, a tile's L1 and MMIO)
     matrix.py       MVMUL ELWADD ELWSUB ELWMUL GMPOOL GAPOOL MOV* ZEROACC      MatrixUnit
                     ZEROSRC TRNSPSRCB SETDVALID CLEARDVALID UNPACR_NOP SETRWC INCRWC
-    sfpu.py         SFPLOAD SFPSTORE SFPCONFIG SFPLOADI SFPENCC               Sfpu
+    sfpu/           every SFP instruction (SFPLOAD ... SFPLOADMACRO)            Sfpu
     rwc.py          the RWC arithmetic (SETRWC, INCRWC, ApplyAddrMod)
     fpu.py          the Matrix Unit's arithmetic, bit for bit (numpy reference)
     fpu_jit.py      its compiled (numba) twins

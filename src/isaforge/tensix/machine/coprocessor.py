@@ -131,7 +131,7 @@ class Coprocessor:
     ``srca``/``srcb`` (:class:`SrcRegs`), ``rwc`` (:class:`RWCs`), ``thread_config``
     (:class:`ThreadConfig`), ``config`` (:class:`Config`), ``adc`` (:class:`ADCs`), ``gpr``
     (:class:`GPRs`), ``packers``, ``sync`` (semaphores, mutexes, latched waits), ``lreg``
-    (the SFPU's LRegs, ``(8, 32)`` uint32), ``lane_config`` and per thread
+    (the SFPU's LRegs 0..16, ``(17, 32)`` uint32), ``lane_config`` and per thread
     ``threads[i].mop.cfg`` / ``.replay.buf``. The functional units are ``units``
     (:class:`Units`).
 
@@ -298,6 +298,8 @@ class Coprocessor:
             if self._issue(th):
                 moved = True
         finished = self.finished
+        if finished and self.units.sfpu.scheduled:  # SFPLOADMACRO's last instructions
+            self.units.sfpu.drain()
         if not moved and not finished:
             reasons = {th.index: th.blocked or "?" for th in self.threads if not th.finished}
             lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
@@ -349,7 +351,7 @@ class Coprocessor:
                                  ) from None
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
-        execute, wait, _, _ = self._table[ins.opcode]  # type: ignore[misc]
+        execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
         reason = self.sync.gate(t, ins.name) if self.sync.latched[t] is not None else None
         if reason is None and wait is not None:
             reason = wait(t, ins.fields)
@@ -372,6 +374,8 @@ class Coprocessor:
                 return True
         th.pending.popleft()
         execute(t, ins.fields)
+        if unit != "Sfpu" and self.units.sfpu.scheduled:  # a cycle for SFPLOADMACRO's work
+            self.units.sfpu.idle_cycle(t)
         th.executed += 1
         self.steps += 1
         if self._tracing:
