@@ -17,7 +17,7 @@ import click
 from ..core.cli import guarded, preset, read_input, write_output
 from ..core.errors import AsmError, EmulationError
 from .asm import assemble
-from .boot import jumptable_offset
+from .boot import boot, jumptable_offset
 from .debug import Debugger, repl
 from .listing import listing
 from .machine import Effect, Emulator, TraceState
@@ -36,13 +36,16 @@ def afuc_cli() -> None:
 @click.argument("firmware", type=FILE)
 @click.option("-v", "--verbose", is_flag=True, help="show each word's index and hex value")
 @click.option("-r", "--raw", is_flag=True, help="every dword of the file, no jump-table analysis")
+@click.option("-c", "--color", is_flag=True,
+              help="register names in colour (ANSI escapes, as Mesa's afuc-disasm -c)")
 @click.option("--gpu", "-g", metavar="ID", help=GPU_HELP)
 @click.option("-o", "--output", type=FILE, help="write to a file")
 @guarded
-def disasm_cmd(firmware: str, verbose: bool, raw: bool, gpu: str | None,
+def disasm_cmd(firmware: str, verbose: bool, raw: bool, color: bool, gpu: str | None,
                output: str | None) -> None:
     """Disassemble FIRMWARE as Mesa's afuc-disasm -u does."""
-    write_output(output, listing(read_input(firmware), gpu=gpu, verbose=verbose, raw=raw))
+    write_output(output, listing(read_input(firmware), gpu=gpu, verbose=verbose, raw=raw,
+                                 color=color))
 
 
 @afuc_cli.command("asm")
@@ -150,6 +153,8 @@ def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
     """
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
+    if emu.gen >= 6:
+        boot(emu.fw)  # boot code that never reaches waitin: say so (and --gpu) now
     for s in streams:
         emu.feed_file(read_input(s), s)
     interactive = sys.stdin.isatty()
@@ -164,5 +169,8 @@ def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
         if text:
             click.echo(text)
         if dbg.done:
-            return
-    repl(dbg, sys.stdin, click.echo, interactive, banner=False)
+            break
+    else:
+        repl(dbg, sys.stdin, click.echo, interactive, banner=False)
+    if dbg.failed and not interactive:
+        sys.exit(1)  # a script with a failed command: status 1

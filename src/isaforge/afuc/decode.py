@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..core.errors import FirmwareError
 from ..core.insn import Instruction
 from ..core.isa import Instr, template_parts
+from .color import color_name
 from .image import generation, load_firmware, parse_gpu
 from .image import variant as variant_of
 from .isa import REG_ADDR, isa_for
@@ -44,8 +45,10 @@ class LabelContext:
     false every target prints as its raw field value (Mesa's one-word disassembly).
     """
 
-    def __init__(self, db: RegDB, size: int, labels: bool = True) -> None:
+    def __init__(self, db: RegDB, size: int, labels: bool = True, color: bool = False
+                 ) -> None:
         self.db = db
+        self.color = color  # register names in Mesa's -c colours
         self.size = size if labels else 0
         self.pc = 0
         self.branch_targets: set[int] = set()
@@ -64,19 +67,24 @@ class LabelContext:
 
     def reg_name(self, space: str, value: int) -> str | None:
         if space == "control":
-            return self.db.control_reg_name(value)
-        if space == "sqe":
-            return self.db.sqe_reg_name(value)
-        return None
+            name = self.db.control_reg_name(value)
+        elif space == "sqe":
+            name = self.db.sqe_reg_name(value)
+        else:
+            return None
+        if name is not None and self.color:
+            return color_name(name, self.db.is_hi_half(space, value))
+        return name
 
 
 class Decoder:
     """Decodes and formats the words of one generation, with Mesa's register comments."""
 
-    def __init__(self, gen: int, db: RegDB) -> None:
+    def __init__(self, gen: int, db: RegDB, color: bool = False) -> None:
         self.gen = gen
         self.isa = isa_for(gen)
         self.db = db
+        self.color = color  # register names (in text and comments) in Mesa's -c colours
         self._shown: dict[str, frozenset[str]] = {}  # template -> the fields it prints
 
     def decode(self, word: int, ctx: LabelContext
@@ -112,6 +120,8 @@ class Decoder:
             immed &= ~0x40000  # bit 18 only disables auto-increment
             if immed & 0x00FFFFFF == 0:
                 pipe = self.db.pipe_reg_name(immed >> 24)
+                if pipe and self.color:
+                    pipe = color_name(pipe, self.db.is_hi_half("pipe", immed >> 24))
                 return f"\t; |{pipe}" if pipe else f"\t; 0x{immed >> 24:03x}"
             return ""
         return self.gpu_comment(immed)
@@ -120,6 +130,8 @@ class Decoder:
         if value < 0x100:
             return ""
         name = self.db.gpu_reg_name(value)
+        if name and self.color:
+            name = color_name(name, self.db.is_hi_half("gpu", value))
         return f"\t; {name}" if name else ""
 
     def instructions(self, words: Sequence[int], ctx: LabelContext | None = None,
@@ -127,7 +139,7 @@ class Decoder:
         """Each of ``words`` decoded once, at byte address ``address + 4 * index``; labels
         name targets inside ``words`` (or as ``ctx`` says)."""
         if ctx is None:
-            ctx = LabelContext(self.db, len(words))
+            ctx = LabelContext(self.db, len(words), color=self.color)
         decode = self.decode
         for n, word in enumerate(words):
             ctx.pc = n

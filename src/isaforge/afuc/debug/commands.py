@@ -32,7 +32,7 @@ from ..machine.emulator import Emulator
 from ..machine.stream import parse_text
 from ..machine.trace import PAD, TraceState
 from . import args as arg
-from .args import CommandError, gpr_name
+from .args import CommandError, gpr_label, gpr_name
 from .breakpoints import Breakpoints, location, packet_matcher
 from .run import Runner
 from .view import QUEUES, Code, call_stack, describe_packet, packets_of, rem_in, render_view
@@ -121,6 +121,7 @@ class Debugger:
         self.color = color
         self.width = width
         self.done = False
+        self.failed = 0  # commands that gave an error (a scripted session exits non-zero)
         self.auto_view = False
         self.current = emu.main.name
         self.breakpoints = Breakpoints()
@@ -163,6 +164,8 @@ class Debugger:
             self._buf.append(f"error: {e.strerror or e}: {e.filename or ''}".rstrip(": "))
         except Exception as e:  # noqa: BLE001 - one line, never a traceback, keep the session
             self._buf.append(f"error: internal: {type(e).__name__}: {e}")
+        if any(x.startswith("error: ") for x in self._buf):
+            self.failed += 1
         out = "\n".join(self._buf)
         self._buf.clear()
         return out
@@ -182,6 +185,7 @@ class Debugger:
         elif p.bt is not None:
             note = f"   (delay slot, then to {p.bt:#06x})"
         name = f"{p.name} " if len(self.emu.procs) > 1 else ""
+        self._tw.skip = (p.name, p.pc)  # shown here: the trace does not print it again
         label = self.code.label_of(p.name, p.pc)
         label = f"  <{label}>" if label else ""
         return (f"=> {name}{p.pc:04x}: {p.image[p.pc]:08x}  {self.code.text(p.name, p.pc)}"
@@ -455,7 +459,7 @@ class Debugger:
         self._out(f"{p.name}: pc {p.pc:#06x}  carry {p.carry:#x}  steps {p.steps}  "
                   f"packets {p.packets}  call stack [{', '.join(f'{s:#06x}' for s in stack)}]")
         for row in range(0, 32, 8):
-            self._out("  ".join(f"{gpr_name(n)}={self.emu.read_gpr(n, p.name):08x}"
+            self._out("  ".join(f"{gpr_label(n)}={self.emu.read_gpr(n, p.name):08x}"
                                 for n in range(row, row + 8)))
 
     @_command("roq", "queue")

@@ -38,6 +38,9 @@ class TraceState:
         self.jumptbl_offset = jumptbl_offset
         self._dec: Decoder | None = None
         self._ctx: LabelContext | None = None
+        # (processor name, pc) of an instruction already shown (the debugger's prompt shows
+        # the next one): if the next line is that one, it is not printed again
+        self.skip: tuple[str, int] | None = None
 
     def clear(self) -> None:
         self.gpr.clear()
@@ -48,6 +51,10 @@ class TraceState:
         self.mem.clear()
 
     def line(self, proc: Processor, pc: int) -> None:
+        if self.skip is not None:
+            skip, self.skip = self.skip, None
+            if skip == (proc.name, pc):
+                return
         if self._dec is None:
             self._dec = Decoder(proc.gen, proc.db)
             # branch targets print as numbers, as in Mesa's one-instruction disassembly
