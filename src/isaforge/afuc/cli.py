@@ -15,12 +15,14 @@ import sys
 import click
 
 from ..core.cli import guarded, preset, read_input, write_output
-from ..core.errors import AsmError, EmulationError
+from ..core.errors import AsmError, EmulationError, FirmwareError
 from .asm import assemble
-from .boot import boot, jumptable_offset
+from .boot import BOOT_MAX_STEPS, boot, jumptable_offset
 from .debug import Debugger, repl
 from .listing import listing
-from .machine import Effect, Emulator, TraceState
+from .machine import Effect, Emulator, StepLimitError, TraceState
+from .machine.stream import BadPacketError, Stream, parse_header, parse_stream
+from .regdb import RegDB
 
 GPU_HELP = "firmware id in hex as Mesa's -g takes it (6dc) or a GPU name (a650); overrides the file"
 # (file arguments are read by the commands: a missing file or a directory is bad input)
@@ -82,9 +84,11 @@ def _effect_text(e: Effect) -> str:
 @click.option("--gpu", "-g", metavar="ID", help=GPU_HELP)
 @click.option("--me", "me_firmware", type=FILE,
               help="a5xx: the ME firmware (FIRMWARE is then the PFP, joined by the MEQ)")
+@click.option("--boot", "show_boot", is_flag=True,
+              help="also print the effects of the boot code (before the stream's first packet)")
 @guarded
 def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: int,
-            gpu: str | None, me_firmware: str | None) -> None:
+            gpu: str | None, me_firmware: str | None, show_boot: bool) -> None:
     """Run FIRMWARE on the command stream STREAM and print its effects.
 
     STREAM is binary little-endian dwords, or text with one packet a line as Mesa's emulator
@@ -93,19 +97,47 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     """
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
-    emu.feed_file(read_input(stream), stream)
+    data = read_input(stream)
     if trace:
         emu.set_tracer(TraceState(click.echo, jumptable_offset(emu.fw)))
     shown = 0
 
+    hide_to = 0  # control-register effects before this index are boot-time: not shown
+
     def flush() -> None:
         nonlocal shown
-        for e in emu.effects[shown:]:
-            click.echo(json.dumps(e.as_json()) if as_json else _effect_text(e))
-        shown = len(emu.effects_raw)
+        raw = emu.effects_raw
+        if shown < len(raw):
+            effects = emu.effects[shown:]
+            if shown < hide_to:
+                effects = [e for i, e in enumerate(effects, shown)
+                           if i >= hide_to or e.kind != "ctrl"]
+            if as_json:
+                click.echo("\n".join(json.dumps(e.as_json()) for e in effects))
+            else:
+                click.echo("\n".join(_effect_text(e) for e in effects))
+        shown = len(raw)
 
+    # boot-time: the boot code (to its first waitin) and a CP_ME_INIT that starts the
+    # stream; their control-register effects are shown only with --boot
+    words = parse_stream(data, emu.db, stream)
+    init = _me_init_words(words.rb, emu.db)
     try:
-        emu.run(max_steps=max_steps)
+        try:
+            emu.run(max_steps=min(max_steps, BOOT_MAX_STEPS))
+        except StepLimitError:
+            if max_steps <= BOOT_MAX_STEPS:
+                raise
+            raise FirmwareError(
+                f"the boot code did not reach waitin in {BOOT_MAX_STEPS} steps: the firmware "
+                f"id {emu.fw.fwid:03x} ({emu.fw.gpu_name}) may be wrong for this file; try "
+                "another with --gpu") from None
+        emu.feed(Stream(words.rb[:init], words.memory))
+        emu.run(max_steps=max_steps - emu.steps)
+        if not show_boot:
+            hide_to = len(emu.effects_raw)
+        emu.feed(Stream(words.rb[init:]))
+        emu.run(max_steps=max_steps - emu.steps)
     except EmulationError:
         if not trace:
             flush()
@@ -113,9 +145,26 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
         raise
     if not trace:
         flush()
-    summary = (f"{emu.steps} instructions, {emu.packets} packets, "
-               f"{len(emu.effects_raw)} effects; idle, waiting for a packet")
+    reps = f" (+{emu.rep_iterations} (rep) iterations)" if emu.rep_iterations else ""
+    n_hidden = sum(1 for e in emu.effects_raw[:hide_to] if e[0] == "ctrl")
+    hidden = (f" ({n_hidden} boot-time control-register effects not shown: --boot)"
+              if n_hidden and not trace else "")
+    summary = (f"{emu.instructions} instructions{reps}, {emu.packets} packets, "
+               f"{len(emu.effects_raw)} effects{hidden}; idle, waiting for a packet")
     click.echo(("; " if trace else "") + summary, err=as_json)
+
+
+def _me_init_words(rb: list[int], db: RegDB) -> int:
+    """How many of the words ``rb`` starts with are a CP_ME_INIT packet (0: none)."""
+    if not rb:
+        return 0
+    try:
+        h = parse_header(rb[0])
+    except BadPacketError:
+        return 0
+    if h.type == 7 and h.ident == db.pm4_packet_id("CP_ME_INIT"):
+        return min(len(rb), 1 + h.count)
+    return 0
 
 
 afuc_cli.add_command(preset(

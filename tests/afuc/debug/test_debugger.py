@@ -564,7 +564,7 @@ def test_ib1_in_memory_shown_in_the_roq_while_it_runs():
 def test_a7xx_br_starts_bv_and_lpac_and_each_can_be_debugged():
     fw = refdata("afuc", "mesa-tests", "reference", "afuc_test_a7xx.fw").read_bytes()
     d = Debugger(Emulator(fw), trace=False)
-    assert d.execute("proc").splitlines() == ["* BR: pc 0x0000, 0 steps, 0 packets"]
+    assert d.execute("proc").splitlines() == ["* BR: pc 0x0000, 0 instructions, 0 packets"]
     assert d.execute("c").startswith("idle: every processor waits for a packet")
     assert [x[2:4] for x in d.execute("proc BV").splitlines()] == ["BR", "BV", "LP"]
     bv = d.emu.proc("BV")

@@ -456,7 +456,8 @@ class Debugger:
     def cmd_regs(self, args: list[str], line: str) -> None:
         p = self._proc(args[0].upper() if args else None)
         stack = call_stack(self.emu, p.name)
-        self._out(f"{p.name}: pc {p.pc:#06x}  carry {p.carry:#x}  steps {p.steps}  "
+        self._out(f"{p.name}: pc {p.pc:#06x}  carry {p.carry:#x}  "
+                  f"instructions {p.steps - p.reps} (+{p.reps} (rep))  "
                   f"packets {p.packets}  call stack [{', '.join(f'{s:#06x}' for s in stack)}]")
         for row in range(0, 32, 8):
             self._out("  ".join(f"{gpr_label(n)}={self.emu.read_gpr(n, p.name):08x}"
@@ -495,7 +496,8 @@ class Debugger:
             self.current = self.emu.proc(args[0].upper()).name
         for p in self.emu.procs:
             mark = "*" if p.name == self.current else " "
-            self._out(f"{mark} {p.name}: pc {p.pc:#06x}, {p.steps} steps, {p.packets} packets")
+            self._out(f"{mark} {p.name}: pc {p.pc:#06x}, {p.steps - p.reps} instructions, "
+                      f"{p.packets} packets")
 
     @_command("trace")
     def cmd_trace(self, args: list[str], line: str) -> None:

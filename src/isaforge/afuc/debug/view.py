@@ -202,7 +202,7 @@ def render_view(emu: Emulator, proc: str, code: Code, breakpoint_pcs: set[int],
         regs.add_row(gpr_label(a), f"{emu.read_gpr(a, p.name):08x}",
                      gpr_label(b), f"{emu.read_gpr(b, p.name):08x}")
     stack = [f"{a:04x}" for a in call_stack(emu, p.name)]
-    info = Text(f"pc {p.pc:04x}  carry {p.carry:x}\nsteps {p.steps}  packets {p.packets}\n"
+    info = Text(f"pc {p.pc:04x}  carry {p.carry:x}\ninsns {p.steps - p.reps}  packets {p.packets}\n"
                 f"call stack [{' '.join(stack)}]")
     if p.header is not None:
         info.append(f"\nlast packet {describe_packet(db, p.header)}")

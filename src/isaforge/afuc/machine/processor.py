@@ -102,7 +102,7 @@ class Processor:
                  "image_key", "insn_hooks", "is_me5", "jmptbl",
                  "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
                  "packets", "pc", "pipe", "pipe_thresh", "rb", "sp_reg", "sqe", "stack0",
-                 "steps", "tw", "waitin_pending", "midblock")
+                 "steps", "reps", "tw", "waitin_pending", "midblock")
 
     def __init__(self, emu: Host, name: str, image: list[int], base: int) -> None:
         self.emu = emu
@@ -135,7 +135,8 @@ class Processor:
         self.is_me5 = False  # a5xx ME: memory and register reads through GPU registers
         self.tw: Any = None  # trace bookkeeping (trace.TraceState) or None
         self.insn_hooks: tuple[Hook, ...] = ()  # the host's "insn" hooks (see step_hooked)
-        self.steps = 0
+        self.steps = 0  # instructions issued plus (rep) iterations past the first (the budget)
+        self.reps = 0  # (rep) iterations past the first, less one per (rep) run 0 times
         self.midblock = False  # an error stopped a compiled block: pc is not exact
         self.limit = 1 << 62
         self.packets = 0
