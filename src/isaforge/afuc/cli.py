@@ -98,8 +98,9 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
     data = read_input(stream)
+    lines = _Lines()
     if trace:
-        emu.set_tracer(TraceState(click.echo, jumptable_offset(emu.fw)))
+        emu.set_tracer(TraceState(lines, jumptable_offset(emu.fw)))
     shown = 0
 
     hide_to = 0  # control-register effects before this index are boot-time: not shown
@@ -139,10 +140,13 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
         emu.feed(Stream(words.rb[init:]))
         emu.run(max_steps=max_steps - emu.steps)
     except EmulationError:
+        lines.flush()
         if not trace:
             flush()
         click.echo(emu.state_dump(), err=True)
         raise
+    finally:
+        lines.flush()
     if not trace:
         flush()
     reps = f" (+{emu.rep_iterations} (rep) iterations)" if emu.rep_iterations else ""
@@ -152,6 +156,25 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     summary = (f"{emu.instructions} instructions{reps}, {emu.packets} packets, "
                f"{len(emu.effects_raw)} effects{hidden}; idle, waiting for a packet")
     click.echo(("; " if trace else "") + summary, err=as_json)
+
+
+class _Lines:
+    """Trace lines, written in batches (a line at a time through click costs more than
+    making the line)."""
+
+    def __init__(self, batch: int = 4096) -> None:
+        self.buf: list[str] = []
+        self.batch = batch
+
+    def __call__(self, line: str) -> None:
+        self.buf.append(line)
+        if len(self.buf) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buf:
+            click.echo("\n".join(self.buf))
+            self.buf.clear()
 
 
 def _me_init_words(rb: list[int], db: RegDB) -> int:

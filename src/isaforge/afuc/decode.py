@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.errors import FirmwareError
 from ..core.insn import Instruction
@@ -85,19 +86,75 @@ class Decoder:
         self.isa = isa_for(gen)
         self.db = db
         self.color = color  # register names (in text and comments) in Mesa's -c colours
+        # word -> its decoding, for words whose text does not depend on the pc (no branch
+        # target): firmware repeats many words, and each is matched and formatted once
+        self._memo: dict[tuple[int, bool], tuple] = {}
+        self._plans: dict[tuple[int, str], tuple[list, tuple[int, int] | None]] = {}
         self._shown: dict[str, frozenset[str]] = {}  # template -> the fields it prints
 
     def decode(self, word: int, ctx: LabelContext
                ) -> tuple[Instr | None, dict[str, int], str, str, str, str]:
         """(instruction or None, fields, mnemonic, op_str, text, comment) of the word at
         ``ctx.pc``; a word that is no instruction is ``[literal]`` ``[xxxxxxxx]``."""
+        key = (word, ctx.color)
+        got = self._memo.get(key)
+        if got is not None:
+            ins, vals, mnemonic, op_str, text, comment = got
+            return ins, dict(vals), mnemonic, op_str, text, comment
+        ctx.target = None
+        got = self._decode(word, ctx)
+        if ctx.target is None and len(self._memo) < 1 << 16:
+            self._memo[key] = got
+            return got[0], dict(got[1]), *got[2:]
+        return got
+
+    def _decode(self, word: int, ctx: LabelContext
+                ) -> tuple[Instr | None, dict[str, int], str, str, str, str]:
         ins = self.isa.match(word)
         if ins is None:
             text = f"[{word:08x}]"
             return None, {}, LITERAL, text, text, self.gpu_comment(word)
         vals = ins.field_values(word)
-        mnemonic, op_str, text = self.isa.format_parts(ins, vals, ctx)
+        mnemonic, op_str, text = self._format_parts(ins, vals, ctx)
         return ins, vals, mnemonic, op_str, text, self._comment(ins, vals)
+
+    def _format_parts(self, ins: Instr, vals: dict[str, int], ctx: LabelContext
+                      ) -> tuple[str, str, str]:
+        """What :meth:`ISA.format_parts` gives, from the template parsed once: (mnemonic,
+        op_str, text), the text split at the template's first literal blank."""
+        template, flds = ins.template_for(vals)
+        key = (id(ins), template)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self._plan(ins, template, flds)
+        pieces, split = plan
+        out = [p if f is None else f(vals[p], w, ctx) for p, f, w in pieces]
+        text = "".join(out)
+        if split is None:
+            return text, "", text
+        at, cut = split
+        head = cut + sum(map(len, out[:at])) if at else cut
+        return text[:head], text[head:].lstrip(), text
+
+    @staticmethod
+    def _plan(ins: Instr, template: str, flds: dict) -> tuple[list, tuple[int, int] | None]:
+        """The template as pieces (literal text, or a field's name, formatter and width)
+        and where its first literal blank is: (piece index, offset in it)."""
+        pieces: list[tuple[str, Any, int]] = []
+        split = None
+        for kind, text in template_parts(template):
+            if kind == "lit":
+                cut = min([i for i in (text.find(" "), text.find("\t")) if i >= 0],
+                          default=-1)
+                if cut >= 0 and split is None:
+                    split = (len(pieces), cut)
+                pieces.append((text, None, 0))
+            elif text == "NAME":
+                pieces.append((ins.mnemonic, None, 0))
+            else:
+                f = flds[text]
+                pieces.append((text, f.kind.format, f.width))
+        return pieces, split
 
     def text(self, word: int, ctx: LabelContext) -> str:
         """The word as a listing line shows it: text and comment."""
