@@ -73,6 +73,24 @@ def _effect_text(e: Effect) -> str:
     return f"{e.kind:<5} 0x{e.addr:0{width}x}{name} = 0x{e.value:08x}"
 
 
+def _effect_lines(emu: Emulator, start: int, hide_to: int) -> list[str]:
+    """:func:`_effect_text` of the effects from ``start`` on, but the control-register ones
+    before ``hide_to`` (each register's name and text made once)."""
+    prefix: dict[tuple[str, int], str] = {}
+    out = []
+    raw = emu.effects_raw
+    for i in range(start, len(raw)):
+        kind, addr, value, proc = raw[i]
+        if kind == "ctrl" and i < hide_to:
+            continue
+        head = prefix.get((kind, addr))
+        if head is None:
+            text = _effect_text(Effect(kind, addr, emu.name_of(kind, addr), 0, proc))
+            head = prefix[(kind, addr)] = text[:-10]  # without the value, 0x%08x
+        out.append(f"{head}0x{value:08x}")
+    return out
+
+
 @afuc_cli.command("run")
 @click.argument("firmware", type=FILE)
 @click.argument("stream", type=FILE)
@@ -85,7 +103,8 @@ def _effect_text(e: Effect) -> str:
 @click.option("--me", "me_firmware", type=FILE,
               help="a5xx: the ME firmware (FIRMWARE is then the PFP, joined by the MEQ)")
 @click.option("--boot", "show_boot", is_flag=True,
-              help="also print the effects of the boot code (before the stream's first packet)")
+              help="also print boot-time control-register effects (of the boot code and of "
+                   "a CP_ME_INIT that starts the stream)")
 @guarded
 def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: int,
             gpu: str | None, me_firmware: str | None, show_boot: bool) -> None:
@@ -109,14 +128,14 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
         nonlocal shown
         raw = emu.effects_raw
         if shown < len(raw):
-            effects = emu.effects[shown:]
-            if shown < hide_to:
-                effects = [e for i, e in enumerate(effects, shown)
-                           if i >= hide_to or e.kind != "ctrl"]
             if as_json:
+                effects = emu.effects[shown:]
+                if shown < hide_to:
+                    effects = [e for i, e in enumerate(effects, shown)
+                               if i >= hide_to or e.kind != "ctrl"]
                 click.echo("\n".join(json.dumps(e.as_json()) for e in effects))
             else:
-                click.echo("\n".join(_effect_text(e) for e in effects))
+                click.echo("\n".join(_effect_lines(emu, shown, hide_to)))
         shown = len(raw)
 
     # boot-time: the boot code (to its first waitin) and a CP_ME_INIT that starts the

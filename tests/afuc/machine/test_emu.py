@@ -265,3 +265,17 @@ def test_cli_run_boot_that_never_reaches_waitin_suggests_gpu(tmp_path):
     s.write_text("CP_NOP 1\n")
     r = CliRunner().invoke(cli_main, ["afuc", "run", str(fw), str(s)])
     assert r.exit_code == 1 and "did not reach waitin" in r.output and "--gpu" in r.output
+
+
+def test_cli_effect_lines_are_the_effect_texts():
+    from isaforge.afuc.cli import _effect_lines, _effect_text
+
+    emu = Emulator(a630())
+    emu.feed("CP_ME_INIT 0\nCP_MEM_WRITE 0x10000 0 0xdead 0xbeef\nRB_RENDER_CNTL 0x11\n"
+             "CP_REG_WRITE 0 0xa00e 0x42\n")
+    emu.run()
+    effects = emu.effects
+    assert {e.kind for e in effects} >= {"reg", "mem", "ctrl"}
+    assert _effect_lines(emu, 0, 0) == [_effect_text(e) for e in effects]
+    assert _effect_lines(emu, 3, 100) == [_effect_text(e) for i, e in enumerate(effects)
+                                          if i >= 3 and (i >= 100 or e.kind != "ctrl")]
