@@ -122,6 +122,7 @@ class Debugger:
         self.width = width
         self.done = False
         self.failed = 0  # commands that gave an error (a scripted session exits non-zero)
+        self._error = False  # the command being run gave one
         self.auto_view = False
         self.current = emu.main.name
         self.breakpoints = Breakpoints()
@@ -156,15 +157,16 @@ class Debugger:
             self._pending = None
         if not line or line[0] == ";" or (line[0] == "#" and not line[1:2].isdigit()):
             return ""  # a comment ("#16 1" is a packet by opcode number)
+        self._error = False
         try:
             self._dispatch(line)
         except IsaforgeError as e:
-            self._buf.append(f"error: {e.message}")
+            self._out(f"error: {e.message}")
         except OSError as e:
-            self._buf.append(f"error: {e.strerror or e}: {e.filename or ''}".rstrip(": "))
+            self._out(f"error: {e.strerror or e}: {e.filename or ''}".rstrip(": "))
         except Exception as e:  # noqa: BLE001 - one line, never a traceback, keep the session
-            self._buf.append(f"error: internal: {type(e).__name__}: {e}")
-        if any(x.startswith("error: ") for x in self._buf):
+            self._out(f"error: internal: {type(e).__name__}: {e}")
+        if self._error:
             self.failed += 1
         out = "\n".join(self._buf)
         self._buf.clear()
@@ -193,6 +195,8 @@ class Debugger:
 
     # -- plumbing ---------------------------------------------------------------------------
     def _out(self, text: str) -> None:
+        if text.startswith("error: "):
+            self._error = True
         self._buf.append(text)
 
     def _proc(self, name: str | None = None) -> Any:

@@ -56,8 +56,14 @@ class Code:
         self.emu = emu
         self._decoded: dict[tuple[str, int], str] = {}
         self._decoder: Decoder | None = None
+        self._listed: dict[str, _Image | None] = {}
 
     def _image(self, proc: str) -> _Image | None:
+        if proc not in self._listed:  # (the firmware images do not change)
+            self._listed[proc] = self._image_of(proc)
+        return self._listed[proc]
+
+    def _image_of(self, proc: str) -> _Image | None:
         emu = self.emu
         p = emu.proc(proc)
         if p is emu.procs[0] or proc in ("BV", "LPAC"):
