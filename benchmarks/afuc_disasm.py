@@ -26,10 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from isaforge.afuc import assemble, listing
-
 MESA = {"disasm": 154_000, "asm": 173_000}  # words/s, whole process (issue 17's measurement)
 ROOT = Path(__file__).resolve().parents[1]
+# SRC: the isaforge sources measured (--src DIR, e.g. another checkout, for before/after)
+SRC = Path(sys.argv[sys.argv.index("--src") + 1]) if "--src" in sys.argv else ROOT / "src"
+sys.path.insert(0, str(SRC))
+from isaforge.afuc import assemble, listing  # noqa: E402
 
 
 def _firmware_dir() -> Path:
@@ -52,7 +54,7 @@ def _children_cpu() -> float:
 
 
 def _cli(args: list[str]) -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    env = dict(os.environ, PYTHONPATH=str(SRC))
     subprocess.run([sys.executable, "-m", "isaforge", "afuc", *args], check=True, env=env,
                    stdout=subprocess.DEVNULL)
 
@@ -60,6 +62,7 @@ def _cli(args: list[str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--src", help="measure the isaforge sources in this directory instead")
     opt = ap.parse_args()
     fws = sorted(_firmware_dir().glob("*.fw"))
     data = {p: p.read_bytes() for p in fws}

@@ -32,10 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from isaforge.afuc.machine import Emulator
-from isaforge.afuc.machine.stream import pkt4_header, pkt7_header
-
 ROOT = Path(__file__).resolve().parents[1]
+# SRC: the isaforge sources measured (--src DIR, e.g. another checkout, for before/after)
+SRC = Path(sys.argv[sys.argv.index("--src") + 1]) if "--src" in sys.argv else ROOT / "src"
+sys.path.insert(0, str(SRC))
+from isaforge.afuc.machine import Emulator  # noqa: E402
+from isaforge.afuc.machine.stream import pkt4_header, pkt7_header  # noqa: E402
+
 FW = Path(os.environ.get("ISAFORGE_REFDATA", ROOT.parent / "shared" / "refdata")) / (
     "afuc/firmware/a630_sqe.fw")
 # seconds for the default sizes, issue 17's first table (Mesa: afuc-disasm -e, wall median)
@@ -94,7 +97,7 @@ def api_time(fw: bytes, words: list[int], repeat: int) -> float:
 
 
 def cli_time(args: list[str], repeat: int, stdin: str | None = None) -> float:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    env = dict(os.environ, PYTHONPATH=str(SRC))
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
@@ -114,6 +117,7 @@ def main() -> None:
     ap.add_argument("--packets", type=int, default=40_000, help="s1's type-4 packets")
     ap.add_argument("--reg-writes", type=int, default=30_000, help="s2's CP_REG_WRITEs")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--src", help="measure the isaforge sources in this directory instead")
     ap.add_argument("--quick", action="store_true", help="no debugger run (the slowest)")
     opt = ap.parse_args()
     fw = FW.read_bytes()
@@ -124,10 +128,13 @@ def main() -> None:
         for key, words in streams.items():
             fast, exact = counts(fw, words, False), counts(fw, words, True)
             same = (fast.effects_raw == exact.effects_raw
-                    and (fast.steps, fast.instructions) == (exact.steps, exact.instructions))
-            n, insns = fast.packets, fast.instructions
+                    and fast.steps == exact.steps)
+            # (sources from before issue 17 count steps only: each (rep) iteration)
+            insns = getattr(fast, "instructions", fast.steps)
+            reps = fast.steps - insns
+            n = fast.packets
             print(f"{key}: {desc[key]}: {n:,} packets, {insns:,} instructions as Mesa counts "
-                  f"them (+{fast.rep_iterations:,} (rep) iterations), "
+                  f"them (+{reps:,} (rep) iterations), "
                   f"{len(fast.effects_raw):,} effects; fast == exact: {same}")
             path = Path(tmp) / f"{key}.txt"
             path.write_text(text_of(words))

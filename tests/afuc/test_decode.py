@@ -93,9 +93,9 @@ def test_listing_decodes_each_word_once(monkeypatch: pytest.MonkeyPatch) -> None
         decoded.append(word)
         return field_values(self, word)
 
-    def counting_parts(self: Decoder, ins: Instr, vals, ctx):  # type: ignore[no-untyped-def]
+    def counting_parts(self: Decoder, ins: Instr, vals, *rest):  # type: ignore[no-untyped-def]
         formatted.append(vals)
-        return format_parts(self, ins, vals, ctx)
+        return format_parts(self, ins, vals, *rest)
 
     monkeypatch.setattr(Instr, "field_values", counting_fields)
     monkeypatch.setattr(Decoder, "_format_parts", counting_parts)

@@ -115,14 +115,14 @@ class Decoder:
             text = f"[{word:08x}]"
             return None, {}, LITERAL, text, text, self.gpu_comment(word)
         vals = ins.field_values(word)
-        mnemonic, op_str, text = self._format_parts(ins, vals, ctx)
-        return ins, vals, mnemonic, op_str, text, self._comment(ins, vals)
+        template, flds = ins.template_for(vals)
+        mnemonic, op_str, text = self._format_parts(ins, vals, ctx, template, flds)
+        return ins, vals, mnemonic, op_str, text, self._comment(vals, template)
 
-    def _format_parts(self, ins: Instr, vals: dict[str, int], ctx: LabelContext
-                      ) -> tuple[str, str, str]:
+    def _format_parts(self, ins: Instr, vals: dict[str, int], ctx: LabelContext,
+                      template: str, flds: dict) -> tuple[str, str, str]:
         """What :meth:`ISA.format_parts` gives, from the template parsed once: (mnemonic,
         op_str, text), the text split at the template's first literal blank."""
-        template, flds = ins.template_for(vals)
         key = (id(ins), template)
         plan = self._plans.get(key)
         if plan is None:
@@ -161,10 +161,9 @@ class Decoder:
         _, _, _, _, text, comment = self.decode(word, ctx)
         return text + comment
 
-    def _comment(self, ins: Instr, vals: dict[str, int]) -> str:
+    def _comment(self, vals: dict[str, int], template: str) -> str:
         """Mesa's comment on an immediate: the GPU register it names, or (an immediate
         moved into $addr's high byte) the pipe register."""
-        template, _ = ins.template_for(vals)
         shown = self._shown.get(template)
         if shown is None:
             shown = self._shown[template] = frozenset(
