@@ -1,77 +1,161 @@
-"""Emulated afuc instructions per second on a630_sqe.fw, for 10^5 type-4 register writes.
+"""afuc emulator throughput on a630_sqe.fw, against Mesa (prints figures; not a test).
 
-    python benchmarks/afuc_emu.py [N]
+    python benchmarks/afuc_emu.py [--packets N] [--reg-writes N] [--repeat N] [--quick]
 
-The stream is CP_ME_INIT then N one-register type-4 packets (each: waitin, its delay slot
-'mov $01, $data', 'ushr $usraddr, $01, 0x8', '(rep)(xmov1)mov $data, $data'). A step is one
-instruction issue or one further (rep) iteration. Prints the fast (compiled blocks) and the
-exact (per-instruction, as traced runs use) figures, and checks both give the same effects.
-A last figure writes the same registers in 127-register packets, where the (rep)(xmov1)
-loop, two registers per iteration, does the work.
-Rates are per CPU second of this process (time.process_time), best of three runs for the
-fast path, so a busy machine distorts them less. Compiled code is shared by the emulators of
-one firmware in a process, so the first run (which compiles the blocks the stream needs, a
-few tens of ms) is printed on its own; the best-of-three runs reuse that code.
+Streams (generated here, as issue 17 describes them):
+
+* s1: CP_ME_INIT, then N (40,000) type-4 packets of 8 registers each;
+* s2: CP_ME_INIT, then N (30,000) CP_REG_WRITE packets.
+
+For each: whole processes (wall time, median of --repeat; start-up included) of
+``isaforge afuc trace`` (every instruction, Mesa's -e format), ``afuc debug`` fed Mesa's
+script (``p ...`` then ``r`` per packet, output to /dev/null) and ``afuc run`` (every effect
+printed), and the Python API in-process without trace (fast path, best of --repeat, CPU
+time of this process: the machine is shared). Rates:
+packets/s and instructions/s, counting instructions as Mesa does (one per instruction
+issued; (rep) iterations are printed apart).
+
+Mesa's afuc tools are not installed on this machine: its figures are issue 17's measurement
+(``afuc-disasm -e`` built from source, same machine kind), printed as
+"Mesa (issue 17's measurement)". The emulations are checked to agree (same effects, same
+counts) between the fast and the exact path before timing.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from isaforge.afuc.machine import Emulator
-from isaforge.afuc.machine.stream import pkt4_header, pkt7_header
+ROOT = Path(__file__).resolve().parents[1]
+# SRC: the isaforge sources measured (--src DIR, e.g. another checkout, for before/after)
+SRC = Path(sys.argv[sys.argv.index("--src") + 1]) if "--src" in sys.argv else ROOT / "src"
+sys.path.insert(0, str(SRC))
+from isaforge.afuc.machine import Emulator  # noqa: E402
+from isaforge.afuc.machine.stream import pkt4_header, pkt7_header  # noqa: E402
 
-FW = Path(__file__).resolve().parents[2] / "shared/refdata/afuc/firmware/a630_sqe.fw"
+FW = Path(os.environ.get("ISAFORGE_REFDATA", ROOT.parent / "shared" / "refdata")) / (
+    "afuc/firmware/a630_sqe.fw")
+# seconds for the default sizes, issue 17's first table (Mesa: afuc-disasm -e, wall median)
+MESA = {"s1": 3.51, "s2": 3.90}
+CP_ME_INIT, CP_REG_WRITE = 0x48, 0x6D
 
 
-def stream(n: int) -> list[int]:
-    words = [pkt7_header(0x48, 1), 0]
+def s1(n: int) -> list[int]:
+    words = [pkt7_header(CP_ME_INIT, 1), 0]
     for i in range(n):
-        reg = 0x8800 + (i & 0xFF)
-        words += [pkt4_header(reg, 1), i]
+        words += [pkt4_header(0x8800 + (8 * i) % 0x100, 8), *range(i, i + 8)]
     return words
 
 
-def bulk_stream(n: int) -> list[int]:
-    """CP_ME_INIT, then n register writes in type-4 packets of 127 registers."""
-    words = [pkt7_header(0x48, 1), 0]
-    for start in range(0, n, 127):
-        count = min(127, n - start)
-        words += [pkt4_header(0x8800, count), *range(start, start + count)]
+def s2(n: int) -> list[int]:
+    words = [pkt7_header(CP_ME_INIT, 1), 0]
+    for i in range(n):
+        words += [pkt7_header(CP_REG_WRITE, 3), 0, 0xA00E + i % 16, i]
     return words
 
 
-def measure(fw: bytes, words: list[int], exact: bool) -> tuple[float, Emulator]:
+def text_of(words: list[int]) -> str:
+    return "\n".join("raw " + " ".join(f"{w:#x}" for w in words[i:i + 16])
+                     for i in range(0, len(words), 16)) + "\n"
+
+
+def debug_script(words: list[int]) -> str:
+    """Mesa's way of feeding a stream through the prompt: each packet queued raw, then r."""
+    out, i = [], 0
+    while i < len(words):
+        hdr = words[i]
+        count = hdr & 0x7F if hdr >> 28 == 4 else hdr & 0x3FFF
+        out.append("raw " + " ".join(f"{w:#x}" for w in words[i:i + 1 + count]))
+        out.append("r")
+        i += 1 + count
+    return "\n".join(out) + "\nq\n"
+
+
+def counts(fw: bytes, words: list[int], exact: bool) -> Emulator:
     emu = Emulator(fw)
-    emu.run(exact=exact)  # boot to the first waitin
     emu.feed(words)
-    s0 = emu.steps
-    t = time.process_time()  # CPU time: other processes on the machine do not count
-    emu.run(max_steps=100 * len(words), exact=exact)
-    dt = time.process_time() - t
-    return (emu.steps - s0) / dt, emu
+    emu.run(max_steps=1 << 40, exact=exact)
+    return emu
+
+
+def api_time(fw: bytes, words: list[int], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        emu = Emulator(fw)
+        emu.run()  # boot (compiled blocks are shared by emulators of one firmware)
+        emu.feed(words)
+        t = time.process_time()
+        emu.run(max_steps=1 << 40)
+        best = min(best, time.process_time() - t)
+    return best
+
+
+def cli_time(args: list[str], repeat: int, stdin: str | None = None) -> float:
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "isaforge", "afuc", *args], env=env,
+                       input=stdin, text=True, stdout=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def report(name: str, secs: float, packets: int, insns: int) -> None:
+    print(f"  {name:44s} {secs:8.3f} s {packets / secs:12,.0f} packets/s "
+          f"{insns / secs:14,.0f} instructions/s")
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--packets", type=int, default=40_000, help="s1's type-4 packets")
+    ap.add_argument("--reg-writes", type=int, default=30_000, help="s2's CP_REG_WRITEs")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--src", help="measure the isaforge sources in this directory instead")
+    ap.add_argument("--quick", action="store_true", help="no debugger run (the slowest)")
+    opt = ap.parse_args()
     fw = FW.read_bytes()
-    words = stream(n)
-    cold, _ = measure(fw, words, exact=False)
-    print(f"fast path, first run in this process (compiling its blocks): {cold / 1e6:6.2f} M "
-          "afuc instructions/s")
-    fast, e1 = max((measure(fw, words, exact=False) for _ in range(3)), key=lambda r: r[0])
-    print(f"fast path : {fast / 1e6:6.2f} M afuc instructions/s "
-          f"({e1.steps} steps, {e1.packets} packets, {len(e1.effects_raw)} effects)")
-    exact, e2 = measure(fw, words[: 2 + 2 * min(n, 20_000)], exact=True)
-    print(f"exact path: {exact / 1e6:6.2f} M afuc instructions/s")
-    same = e1.effects_raw[: len(e2.effects_raw)] == e2.effects_raw
-    print(f"same effects on the common prefix: {same}")
-    bulk, e3 = max((measure(fw, bulk_stream(n), exact=False) for _ in range(3)),
-                   key=lambda r: r[0])
-    print(f"fast path, the same {n} writes in 127-register packets: {bulk / 1e6:6.2f} M "
-          f"afuc instructions/s ({e3.steps} steps, {e3.packets} packets)")
+    streams = {"s1": s1(opt.packets), "s2": s2(opt.reg_writes)}
+    desc = {"s1": f"CP_ME_INIT + {opt.packets:,} type-4 packets x 8 registers",
+            "s2": f"CP_ME_INIT + {opt.reg_writes:,} CP_REG_WRITE packets"}
+    with tempfile.TemporaryDirectory() as tmp:
+        for key, words in streams.items():
+            fast, exact = counts(fw, words, False), counts(fw, words, True)
+            same = (fast.effects_raw == exact.effects_raw
+                    and fast.steps == exact.steps)
+            # (sources from before issue 17 count steps only: each (rep) iteration)
+            insns = getattr(fast, "instructions", fast.steps)
+            reps = fast.steps - insns
+            n = fast.packets
+            print(f"{key}: {desc[key]}: {n:,} packets, {insns:,} instructions as Mesa counts "
+                  f"them (+{reps:,} (rep) iterations), "
+                  f"{len(fast.effects_raw):,} effects; fast == exact: {same}")
+            path = Path(tmp) / f"{key}.txt"
+            path.write_text(text_of(words))
+            default = (opt.packets if key == "s1" else opt.reg_writes) == (
+                40_000 if key == "s1" else 30_000)
+            if default:
+                mesa = MESA[key]
+                report("Mesa (issue 17's measurement) afuc-disasm -e", mesa, n, insns)
+            trace = cli_time(["trace", str(FW), str(path)], opt.repeat)
+            report("isaforge afuc trace (whole process)", trace, n, insns)
+            if not opt.quick and key == "s1":
+                dbg = cli_time(["debug", str(FW)], 1, debug_script(words))
+                report("isaforge afuc debug, Mesa's script (1 run)", dbg, n, insns)
+                print(f"    debug / trace: {dbg / trace:.2f}x (goal <= 1.5x)")
+            run = cli_time(["run", str(FW), str(path)], opt.repeat)
+            report("isaforge afuc run (whole process)", run, n, insns)
+            api = api_time(fw, words, opt.repeat)
+            report("Python API, no trace, in-process (best)", api, n, insns)
+            if default:
+                print(f"    vs Mesa: trace {mesa / trace:.2f}x (goal >= 2x), run "
+                      f"{mesa / run:.2f}x, API {mesa / api:.0f}x (goal >= 100x)")
 
 
 if __name__ == "__main__":

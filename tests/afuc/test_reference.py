@@ -15,6 +15,7 @@ MODES = {
     "verbose.txt": {"verbose": True},
     "raw.txt": {"raw": True},
     "raw-verbose.txt": {"raw": True, "verbose": True},
+    "color.txt": {"color": True},  # Mesa's -c: ANSI escapes, compared byte for byte
 }
 
 

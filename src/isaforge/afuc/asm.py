@@ -117,9 +117,25 @@ class Assembler:
         db = RegDB.for_variant(variant(fwid))
         ctx = _Ctx(db)
         sections = [_Section("")]
+        # line -> its word, for lines that are one instruction whose operands are all
+        # numbers (no label): firmware repeats many lines, each is parsed and encoded once
+        memo: dict[str, int] = {}
         for lineno, line in enumerate(lines, 1):
+            word = memo.get(line)
+            sec = sections[-1]
+            if word is not None:
+                sec.stmts.append(_Stmt(SourceLoc(filename, lineno, 1), literal=word))
+                sec.size += 1
+                continue
+            n_stmts, n_labels = len(sec.stmts), len(sec.labels)
             toks = LEXER.tokenize(line, filename, lineno)
             self._statement(toks, sections, isa, ctx, gen, filename, lineno, len(line))
+            if (sections[-1] is sec and len(sec.stmts) == n_stmts + 1
+                    and len(sec.labels) == n_labels):
+                st = sec.stmts[-1]
+                if st.ins is not None and all(type(v) is int for v in st.values.values()):
+                    st = sec.stmts[-1] = _Stmt(st.loc, literal=self._encode(st, 0, sec))
+                    memo[line] = st.literal  # type: ignore[assignment]
         out = [0]
         for sec in sections:
             out.extend(self._emit(sec, isa, db, gen))

@@ -15,12 +15,14 @@ import sys
 import click
 
 from ..core.cli import guarded, preset, read_input, write_output
-from ..core.errors import AsmError, EmulationError
+from ..core.errors import AsmError, EmulationError, FirmwareError
 from .asm import assemble
-from .boot import jumptable_offset
+from .boot import BOOT_MAX_STEPS, boot, jumptable_offset
 from .debug import Debugger, repl
 from .listing import listing
-from .machine import Effect, Emulator, TraceState
+from .machine import Effect, Emulator, StepLimitError, TraceState
+from .machine.stream import BadPacketError, Stream, parse_header, parse_stream
+from .regdb import RegDB
 
 GPU_HELP = "firmware id in hex as Mesa's -g takes it (6dc) or a GPU name (a650); overrides the file"
 # (file arguments are read by the commands: a missing file or a directory is bad input)
@@ -36,13 +38,16 @@ def afuc_cli() -> None:
 @click.argument("firmware", type=FILE)
 @click.option("-v", "--verbose", is_flag=True, help="show each word's index and hex value")
 @click.option("-r", "--raw", is_flag=True, help="every dword of the file, no jump-table analysis")
+@click.option("-c", "--color", is_flag=True,
+              help="register names in colour (ANSI escapes, as Mesa's afuc-disasm -c)")
 @click.option("--gpu", "-g", metavar="ID", help=GPU_HELP)
 @click.option("-o", "--output", type=FILE, help="write to a file")
 @guarded
-def disasm_cmd(firmware: str, verbose: bool, raw: bool, gpu: str | None,
+def disasm_cmd(firmware: str, verbose: bool, raw: bool, color: bool, gpu: str | None,
                output: str | None) -> None:
     """Disassemble FIRMWARE as Mesa's afuc-disasm -u does."""
-    write_output(output, listing(read_input(firmware), gpu=gpu, verbose=verbose, raw=raw))
+    write_output(output, listing(read_input(firmware), gpu=gpu, verbose=verbose, raw=raw,
+                                 color=color))
 
 
 @afuc_cli.command("asm")
@@ -68,6 +73,24 @@ def _effect_text(e: Effect) -> str:
     return f"{e.kind:<5} 0x{e.addr:0{width}x}{name} = 0x{e.value:08x}"
 
 
+def _effect_lines(emu: Emulator, start: int, hide_to: int) -> list[str]:
+    """:func:`_effect_text` of the effects from ``start`` on, but the control-register ones
+    before ``hide_to`` (each register's name and text made once)."""
+    prefix: dict[tuple[str, int], str] = {}
+    out = []
+    raw = emu.effects_raw
+    for i in range(start, len(raw)):
+        kind, addr, value, proc = raw[i]
+        if kind == "ctrl" and i < hide_to:
+            continue
+        head = prefix.get((kind, addr))
+        if head is None:
+            text = _effect_text(Effect(kind, addr, emu.name_of(kind, addr), 0, proc))
+            head = prefix[(kind, addr)] = text[:-10]  # without the value, 0x%08x
+        out.append(f"{head}0x{value:08x}")
+    return out
+
+
 @afuc_cli.command("run")
 @click.argument("firmware", type=FILE)
 @click.argument("stream", type=FILE)
@@ -79,9 +102,12 @@ def _effect_text(e: Effect) -> str:
 @click.option("--gpu", "-g", metavar="ID", help=GPU_HELP)
 @click.option("--me", "me_firmware", type=FILE,
               help="a5xx: the ME firmware (FIRMWARE is then the PFP, joined by the MEQ)")
+@click.option("--boot", "show_boot", is_flag=True,
+              help="also print boot-time control-register effects (of the boot code and of "
+                   "a CP_ME_INIT that starts the stream)")
 @guarded
 def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: int,
-            gpu: str | None, me_firmware: str | None) -> None:
+            gpu: str | None, me_firmware: str | None, show_boot: bool) -> None:
     """Run FIRMWARE on the command stream STREAM and print its effects.
 
     STREAM is binary little-endian dwords, or text with one packet a line as Mesa's emulator
@@ -90,29 +116,97 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     """
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
-    emu.feed_file(read_input(stream), stream)
+    data = read_input(stream)
+    lines = _Lines()
     if trace:
-        emu.set_tracer(TraceState(click.echo, jumptable_offset(emu.fw)))
+        emu.set_tracer(TraceState(lines, jumptable_offset(emu.fw)))
     shown = 0
+
+    hide_to = 0  # control-register effects before this index are boot-time: not shown
 
     def flush() -> None:
         nonlocal shown
-        for e in emu.effects[shown:]:
-            click.echo(json.dumps(e.as_json()) if as_json else _effect_text(e))
-        shown = len(emu.effects_raw)
+        raw = emu.effects_raw
+        if shown < len(raw):
+            if as_json:
+                effects = emu.effects[shown:]
+                if shown < hide_to:
+                    effects = [e for i, e in enumerate(effects, shown)
+                               if i >= hide_to or e.kind != "ctrl"]
+                click.echo("\n".join(json.dumps(e.as_json()) for e in effects))
+            else:
+                click.echo("\n".join(_effect_lines(emu, shown, hide_to)))
+        shown = len(raw)
 
+    # boot-time: the boot code (to its first waitin) and a CP_ME_INIT that starts the
+    # stream; their control-register effects are shown only with --boot
+    words = parse_stream(data, emu.db, stream)
+    init = _me_init_words(words.rb, emu.db)
     try:
-        emu.run(max_steps=max_steps)
+        try:
+            emu.run(max_steps=min(max_steps, BOOT_MAX_STEPS))
+        except StepLimitError:
+            if max_steps <= BOOT_MAX_STEPS:
+                raise
+            raise FirmwareError(
+                f"the boot code did not reach waitin in {BOOT_MAX_STEPS} steps: the firmware "
+                f"id {emu.fw.fwid:03x} ({emu.fw.gpu_name}) may be wrong for this file; try "
+                "another with --gpu") from None
+        emu.feed(Stream(words.rb[:init], words.memory))
+        emu.run(max_steps=max_steps - emu.steps)
+        if not show_boot:
+            hide_to = len(emu.effects_raw)
+        emu.feed(Stream(words.rb[init:]))
+        emu.run(max_steps=max_steps - emu.steps)
     except EmulationError:
+        lines.flush()
         if not trace:
             flush()
         click.echo(emu.state_dump(), err=True)
         raise
+    finally:
+        lines.flush()
     if not trace:
         flush()
-    summary = (f"{emu.steps} instructions, {emu.packets} packets, "
-               f"{len(emu.effects_raw)} effects; idle, waiting for a packet")
+    reps = f" (+{emu.rep_iterations} (rep) iterations)" if emu.rep_iterations else ""
+    n_hidden = sum(1 for e in emu.effects_raw[:hide_to] if e[0] == "ctrl")
+    hidden = (f" ({n_hidden} boot-time control-register effects not shown: --boot)"
+              if n_hidden and not trace else "")
+    summary = (f"{emu.instructions} instructions{reps}, {emu.packets} packets, "
+               f"{len(emu.effects_raw)} effects{hidden}; idle, waiting for a packet")
     click.echo(("; " if trace else "") + summary, err=as_json)
+
+
+class _Lines:
+    """Trace lines, written in batches (a line at a time through click costs more than
+    making the line)."""
+
+    def __init__(self, batch: int = 4096) -> None:
+        self.buf: list[str] = []
+        self.batch = batch
+
+    def __call__(self, line: str) -> None:
+        self.buf.append(line)
+        if len(self.buf) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buf:
+            click.echo("\n".join(self.buf))
+            self.buf.clear()
+
+
+def _me_init_words(rb: list[int], db: RegDB) -> int:
+    """How many of the words ``rb`` starts with are a CP_ME_INIT packet (0: none)."""
+    if not rb:
+        return 0
+    try:
+        h = parse_header(rb[0])
+    except BadPacketError:
+        return 0
+    if h.type == 7 and h.ident == db.pm4_packet_id("CP_ME_INIT"):
+        return min(len(rb), 1 + h.count)
+    return 0
 
 
 afuc_cli.add_command(preset(
@@ -150,6 +244,8 @@ def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
     """
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
+    if emu.gen >= 6:
+        boot(emu.fw)  # boot code that never reaches waitin: say so (and --gpu) now
     for s in streams:
         emu.feed_file(read_input(s), s)
     interactive = sys.stdin.isatty()
@@ -164,5 +260,8 @@ def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
         if text:
             click.echo(text)
         if dbg.done:
-            return
-    repl(dbg, sys.stdin, click.echo, interactive, banner=False)
+            break
+    else:
+        repl(dbg, sys.stdin, click.echo, interactive, banner=False)
+    if dbg.failed and not interactive:
+        sys.exit(1)  # a script with a failed command: status 1

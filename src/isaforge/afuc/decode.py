@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.errors import FirmwareError
 from ..core.insn import Instruction
 from ..core.isa import Instr, template_parts
+from .color import color_name
 from .image import generation, load_firmware, parse_gpu
 from .image import variant as variant_of
 from .isa import REG_ADDR, isa_for
@@ -44,8 +46,10 @@ class LabelContext:
     false every target prints as its raw field value (Mesa's one-word disassembly).
     """
 
-    def __init__(self, db: RegDB, size: int, labels: bool = True) -> None:
+    def __init__(self, db: RegDB, size: int, labels: bool = True, color: bool = False
+                 ) -> None:
         self.db = db
+        self.color = color  # register names in Mesa's -c colours
         self.size = size if labels else 0
         self.pc = 0
         self.branch_targets: set[int] = set()
@@ -64,42 +68,102 @@ class LabelContext:
 
     def reg_name(self, space: str, value: int) -> str | None:
         if space == "control":
-            return self.db.control_reg_name(value)
-        if space == "sqe":
-            return self.db.sqe_reg_name(value)
-        return None
+            name = self.db.control_reg_name(value)
+        elif space == "sqe":
+            name = self.db.sqe_reg_name(value)
+        else:
+            return None
+        if name is not None and self.color:
+            return color_name(name, self.db.is_hi_half(space, value))
+        return name
 
 
 class Decoder:
     """Decodes and formats the words of one generation, with Mesa's register comments."""
 
-    def __init__(self, gen: int, db: RegDB) -> None:
+    def __init__(self, gen: int, db: RegDB, color: bool = False) -> None:
         self.gen = gen
         self.isa = isa_for(gen)
         self.db = db
+        self.color = color  # register names (in text and comments) in Mesa's -c colours
+        # word -> its decoding, for words whose text does not depend on the pc (no branch
+        # target): firmware repeats many words, and each is matched and formatted once
+        self._memo: dict[tuple[int, bool], tuple] = {}
+        self._plans: dict[tuple[int, str], tuple[list, tuple[int, int] | None]] = {}
         self._shown: dict[str, frozenset[str]] = {}  # template -> the fields it prints
 
     def decode(self, word: int, ctx: LabelContext
                ) -> tuple[Instr | None, dict[str, int], str, str, str, str]:
         """(instruction or None, fields, mnemonic, op_str, text, comment) of the word at
         ``ctx.pc``; a word that is no instruction is ``[literal]`` ``[xxxxxxxx]``."""
+        key = (word, ctx.color)
+        got = self._memo.get(key)
+        if got is not None:
+            ins, vals, mnemonic, op_str, text, comment = got
+            return ins, dict(vals), mnemonic, op_str, text, comment
+        ctx.target = None
+        got = self._decode(word, ctx)
+        if ctx.target is None and len(self._memo) < 1 << 16:
+            self._memo[key] = got
+            return got[0], dict(got[1]), *got[2:]
+        return got
+
+    def _decode(self, word: int, ctx: LabelContext
+                ) -> tuple[Instr | None, dict[str, int], str, str, str, str]:
         ins = self.isa.match(word)
         if ins is None:
             text = f"[{word:08x}]"
             return None, {}, LITERAL, text, text, self.gpu_comment(word)
         vals = ins.field_values(word)
-        mnemonic, op_str, text = self.isa.format_parts(ins, vals, ctx)
-        return ins, vals, mnemonic, op_str, text, self._comment(ins, vals)
+        template, flds = ins.template_for(vals)
+        mnemonic, op_str, text = self._format_parts(ins, vals, ctx, template, flds)
+        return ins, vals, mnemonic, op_str, text, self._comment(vals, template)
+
+    def _format_parts(self, ins: Instr, vals: dict[str, int], ctx: LabelContext,
+                      template: str, flds: dict) -> tuple[str, str, str]:
+        """What :meth:`ISA.format_parts` gives, from the template parsed once: (mnemonic,
+        op_str, text), the text split at the template's first literal blank."""
+        key = (id(ins), template)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self._plan(ins, template, flds)
+        pieces, split = plan
+        out = [p if f is None else f(vals[p], w, ctx) for p, f, w in pieces]
+        text = "".join(out)
+        if split is None:
+            return text, "", text
+        at, cut = split
+        head = cut + sum(map(len, out[:at])) if at else cut
+        return text[:head], text[head:].lstrip(), text
+
+    @staticmethod
+    def _plan(ins: Instr, template: str, flds: dict) -> tuple[list, tuple[int, int] | None]:
+        """The template as pieces (literal text, or a field's name, formatter and width)
+        and where its first literal blank is: (piece index, offset in it)."""
+        pieces: list[tuple[str, Any, int]] = []
+        split = None
+        for kind, text in template_parts(template):
+            if kind == "lit":
+                cut = min([i for i in (text.find(" "), text.find("\t")) if i >= 0],
+                          default=-1)
+                if cut >= 0 and split is None:
+                    split = (len(pieces), cut)
+                pieces.append((text, None, 0))
+            elif text == "NAME":
+                pieces.append((ins.mnemonic, None, 0))
+            else:
+                f = flds[text]
+                pieces.append((text, f.kind.format, f.width))
+        return pieces, split
 
     def text(self, word: int, ctx: LabelContext) -> str:
         """The word as a listing line shows it: text and comment."""
         _, _, _, _, text, comment = self.decode(word, ctx)
         return text + comment
 
-    def _comment(self, ins: Instr, vals: dict[str, int]) -> str:
+    def _comment(self, vals: dict[str, int], template: str) -> str:
         """Mesa's comment on an immediate: the GPU register it names, or (an immediate
         moved into $addr's high byte) the pipe register."""
-        template, _ = ins.template_for(vals)
         shown = self._shown.get(template)
         if shown is None:
             shown = self._shown[template] = frozenset(
@@ -112,6 +176,8 @@ class Decoder:
             immed &= ~0x40000  # bit 18 only disables auto-increment
             if immed & 0x00FFFFFF == 0:
                 pipe = self.db.pipe_reg_name(immed >> 24)
+                if pipe and self.color:
+                    pipe = color_name(pipe, self.db.is_hi_half("pipe", immed >> 24))
                 return f"\t; |{pipe}" if pipe else f"\t; 0x{immed >> 24:03x}"
             return ""
         return self.gpu_comment(immed)
@@ -120,6 +186,8 @@ class Decoder:
         if value < 0x100:
             return ""
         name = self.db.gpu_reg_name(value)
+        if name and self.color:
+            name = color_name(name, self.db.is_hi_half("gpu", value))
         return f"\t; {name}" if name else ""
 
     def instructions(self, words: Sequence[int], ctx: LabelContext | None = None,
@@ -127,7 +195,7 @@ class Decoder:
         """Each of ``words`` decoded once, at byte address ``address + 4 * index``; labels
         name targets inside ``words`` (or as ``ctx`` says)."""
         if ctx is None:
-            ctx = LabelContext(self.db, len(words))
+            ctx = LabelContext(self.db, len(words), color=self.color)
         decode = self.decode
         for n, word in enumerate(words):
             ctx.pc = n

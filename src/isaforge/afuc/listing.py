@@ -69,7 +69,7 @@ def _section(dec: Decoder, name: str, words: list[int], num: int,
              entrypoints: Iterable[tuple[int, str]] = (), jumptbl: int | None = None
              ) -> Section:
     """Decode ``words[:num]`` once, noting the branch and call targets as labels."""
-    ctx = LabelContext(dec.db, num)
+    ctx = LabelContext(dec.db, num, color=dec.color)
     insns = list(dec.instructions(words[:num], ctx))
     entries: dict[int, list[str]] = {}
     for off, ep in sorted(entrypoints, key=lambda e: (e[0], e[1].encode())):
@@ -134,11 +134,12 @@ def sections(data: bytes | Firmware, gpu: str | int | None = None) -> list[Secti
 
 
 def listing(data: bytes, gpu: str | int | None = None, verbose: bool = False,
-            raw: bool = False) -> str:
-    """The text Mesa's ``afuc-disasm -u [-v] [-r]`` prints for a firmware image."""
+            raw: bool = False, color: bool = False) -> str:
+    """The text Mesa's ``afuc-disasm -u [-v] [-r] [-c]`` prints for a firmware image
+    (``color``: register names in Mesa's ANSI colours)."""
     fw = load_firmware(data, gpu)
     db = RegDB.for_variant(fw.variant)
-    dec = Decoder(fw.gen, db)
+    dec = Decoder(fw.gen, db, color)
     out = [f"; a{fw.gen}xx microcode\n", f"; Version: {fw.version:08x}\n\n"]
     if raw:
         _render(out, _section(dec, "raw", fw.words, len(fw.words)), verbose)

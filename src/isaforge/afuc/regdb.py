@@ -374,6 +374,15 @@ class RegDB:
         indices and offsets may be decimal or hex."""
         return self._gpu.offset(name)
 
+    def is_hi_half(self, space: str, offset: int) -> bool:
+        """True when the name of register ``offset`` is the one before it (a 64-bit address
+        register) with ``_HI`` appended, rather than a register of its own."""
+        table = {"gpu": self._gpu, "control": self._control, "sqe": self._sqe,
+                 "pipe": self._pipe}[space]
+        here, before = table.hit(offset), table.hit(offset - 1) if offset else None
+        return (here is not None and before is not None
+                and before[1] in ("address", "waddress") and here[0] == before[0] + "_HI")
+
     # -- control registers (@NAME)
     def control_reg_name(self, offset: int) -> str | None:
         return self._control.name(offset)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from .errors import DecodeError, EncodeError
@@ -387,8 +387,10 @@ class Instr:
 _TEMPLATE_RE = re.compile(r"\{([A-Za-z0-9_]+)\}")
 
 
-def template_parts(template: str) -> list[tuple[str, str]]:
-    """Split a template into ("lit", text) and ("field", name) parts."""
+@lru_cache(maxsize=4096)
+def template_parts(template: str) -> tuple[tuple[str, str], ...]:
+    """Split a template into ("lit", text) and ("field", name) parts (parsed once per
+    template: formatting and assembling ask for the same few templates all the time)."""
     parts: list[tuple[str, str]] = []
     pos = 0
     for m in _TEMPLATE_RE.finditer(template):
@@ -398,7 +400,7 @@ def template_parts(template: str) -> list[tuple[str, str]]:
         pos = m.end()
     if pos < len(template):
         parts.append(("lit", template[pos:]))
-    return parts
+    return tuple(parts)
 
 
 class ISA:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from isaforge.afuc import Emulator, assemble
 from isaforge.afuc.debug import MESA_PROMPT, PROMPT, Debugger, repl
+from isaforge.afuc.decode import Decoder, LabelContext
 from isaforge.afuc.machine.stream import pkt7_header
 from isaforge.afuc.regdb import RegDB
 from isaforge.cli import main as cli_main
@@ -63,12 +64,23 @@ def our_chunks(text: str) -> list[tuple[str, str]]:
     return [(c, "\n".join(lines)) for c, lines in out]
 
 
+WHERE_LINE = re.compile(r"^=> (?:\w+ )?[0-9a-f]{4}: ([0-9a-f]{8})  ")
+_DEC = Decoder(6, DB)
+
+
 def trace_lines(text: str) -> list[str]:
-    """Executed instructions and the dumps of what they changed (pc shown as 0000)."""
+    """Executed instructions and the dumps of what they changed (pc shown as 0000). An
+    instruction shown at the prompt ('=> pc: word  text') is not printed again when it
+    executes (as Mesa's prompt does): it reads here as the trace line of its word."""
     keep = []
     for line in text.splitlines():
         if TRACE_LINE.match(line):
             keep.append("\t0000:" + line[6:])
+        elif m := WHERE_LINE.match(line):
+            word = int(m.group(1), 16)
+            jumptbl = line[m.end():].startswith("[#jumptbl]")
+            keep.append(f"\t0000: {word:08x}  " + ("[#jumptbl]" if jumptbl else
+                        _DEC.text(word, LabelContext(DB, 1, labels=False))))
         elif line.startswith(PAD) and line[14] != " ":
             keep.append(line)
     return keep
@@ -108,9 +120,10 @@ def test_ui_commands_trace_as_mesa_until_the_xmov_bug(f_session):
     """The executed instructions and what they changed read as Mesa's, line for line, until
     CP_NOP's '(rep)(xmov3)mov $00, $data', where Mesa's bug 2 (extra moves written to $data,
     so to GPU registers 0 and 1) acts; ours sends the extra moves to $00: no GPU write."""
-    head, theirs, ours, _ = f_session
+    head, theirs, ours, output = f_session
     mesa_seq = trace_lines(head)
-    ours_seq: list[str] = []
+    ours_seq: list[str] = trace_lines(output.split(PROMPT, 1)[0])  # the banner's '=>' line
+    assert len(ours_seq) == 1
     for (cmd, text), (_, mesa_text) in zip(ours, theirs, strict=True):
         if cmd.split()[0] in ("s", "r"):
             mesa_seq += trace_lines(mesa_text)
@@ -493,7 +506,7 @@ def test_cli_script_on_stdin_and_eof_quits(tmp_path):
     res = CliRunner().invoke(cli_main, ["afuc", "debug", str(fw), "-s", str(stream),
                                         "--no-trace", "-x", "b packet CP_MEM_WRITE"],
                              input="c\nbogus\nc\nd m 0x20000\n")
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # the session went on, but a command failed
     lines = res.output.splitlines()
     assert lines[0].startswith("afuc debugger: a630 firmware 016ee17a (a6xx), processor SQE")
     assert f"{PROMPT}b packet CP_MEM_WRITE" in lines
@@ -551,7 +564,7 @@ def test_ib1_in_memory_shown_in_the_roq_while_it_runs():
 def test_a7xx_br_starts_bv_and_lpac_and_each_can_be_debugged():
     fw = refdata("afuc", "mesa-tests", "reference", "afuc_test_a7xx.fw").read_bytes()
     d = Debugger(Emulator(fw), trace=False)
-    assert d.execute("proc").splitlines() == ["* BR: pc 0x0000, 0 steps, 0 packets"]
+    assert d.execute("proc").splitlines() == ["* BR: pc 0x0000, 0 instructions, 0 packets"]
     assert d.execute("c").startswith("idle: every processor waits for a packet")
     assert [x[2:4] for x in d.execute("proc BV").splitlines()] == ["BR", "BV", "LP"]
     bv = d.emu.proc("BV")

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from isaforge.afuc import Emulator
+from isaforge.afuc import Emulator, assemble
 from isaforge.afuc.machine import StepLimitError, StreamEndError
 from isaforge.afuc.machine.stream import BadPacketError, parse_header, pkt4_header, pkt7_header
 from isaforge.cli import main as cli_main
@@ -220,3 +220,62 @@ def test_resume_after_the_stream_ends_inside_a_packet():
     fast.feed([0xB])
     with pytest.raises(EmulationError, match="cannot continue"):
         fast.run()
+
+
+def test_cli_run_shows_boot_effects_only_with_boot(tmp_path):
+    """Boot-time control-register effects (the boot code's and those of the CP_ME_INIT that
+    starts the stream: about 1,260 on a630) are printed only with --boot; other effects
+    always."""
+    fw = tmp_path / "fw.bin"
+    fw.write_bytes(a630())
+    s = tmp_path / "s.txt"
+    s.write_text("CP_ME_INIT 0\nRB_RENDER_CNTL 0x11\nCP_ME_INIT 0\n")
+    init = Emulator(a630())
+    init.feed("CP_ME_INIT 0")
+    init.run()
+    n_init = len(init.effects_raw)
+    every = Emulator(a630())
+    every.feed(s.read_text())
+    every.run()
+    effects = every.effects
+    hidden = [e for e in effects[:n_init] if e.kind == "ctrl"]
+    assert len(hidden) > 1200
+    assert any(e.kind != "ctrl" for e in effects[:n_init])  # shown anyway
+    assert any(e.kind == "ctrl" for e in effects[n_init:])  # the second CP_ME_INIT's: shown
+    plain = CliRunner().invoke(cli_main, ["afuc", "run", str(fw), str(s)])
+    assert plain.exit_code == 0, plain.output
+    lines = plain.output.splitlines()
+    assert len(lines) == len(effects) - len(hidden) + 1  # shown effects and the summary
+    assert "reg   0x8801 RB_RENDER_CNTL = 0x00000011" in lines
+    assert (f"{len(effects)} effects ({len(hidden)} boot-time control-register effects not "
+            "shown: --boot)") in lines[-1]
+    full = CliRunner().invoke(cli_main, ["afuc", "run", "--boot", str(fw), str(s)])
+    assert full.exit_code == 0
+    flines = full.output.splitlines()
+    assert len(flines) == len(effects) + 1 and flines[0].startswith("ctrl  ")
+    shown = [x for i, x in enumerate(flines[:-1])
+             if not (i < n_init and effects[i].kind == "ctrl")]
+    assert shown == lines[:-1]
+
+
+def test_cli_run_boot_that_never_reaches_waitin_suggests_gpu(tmp_path):
+    fw = tmp_path / "spin.fw"
+    fw.write_bytes(assemble("[016ee001]\nl0:\njump #l0\nnop\n"))
+    s = tmp_path / "s.txt"
+    s.write_text("CP_NOP 1\n")
+    r = CliRunner().invoke(cli_main, ["afuc", "run", str(fw), str(s)])
+    assert r.exit_code == 1 and "did not reach waitin" in r.output and "--gpu" in r.output
+
+
+def test_cli_effect_lines_are_the_effect_texts():
+    from isaforge.afuc.cli import _effect_lines, _effect_text
+
+    emu = Emulator(a630())
+    emu.feed("CP_ME_INIT 0\nCP_MEM_WRITE 0x10000 0 0xdead 0xbeef\nRB_RENDER_CNTL 0x11\n"
+             "CP_REG_WRITE 0 0xa00e 0x42\n")
+    emu.run()
+    effects = emu.effects
+    assert {e.kind for e in effects} >= {"reg", "mem", "ctrl"}
+    assert _effect_lines(emu, 0, 0) == [_effect_text(e) for e in effects]
+    assert _effect_lines(emu, 3, 100) == [_effect_text(e) for i, e in enumerate(effects)
+                                          if i >= 3 and (i >= 100 or e.kind != "ctrl")]

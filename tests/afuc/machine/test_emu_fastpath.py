@@ -49,7 +49,8 @@ def same(words: list[int], max_steps: int = 1_000_000, hook: bool = False) -> Em
     assert fo == eo
     assert fast.effects_raw == exact.effects_raw
     assert fs == es
-    assert (fast.steps, fast.packets) == (exact.steps, exact.packets)
+    assert (fast.steps, fast.instructions, fast.packets) == (
+        exact.steps, exact.instructions, exact.packets)
     assert (fast.main.gpr, fast.main.pc, fast.main.header) == (
         exact.main.gpr, exact.main.pc, exact.main.header)
     assert fast.gpu == exact.gpu

@@ -98,5 +98,6 @@ def test_fast_and_exact_paths_agree_on_draw_state():
     tail = DRAW + "\nRB_RENDER_CNTL 0x5\n" + DRAW
     fast, exact = run(groups, tail, exact=False), run(groups, tail, exact=True)
     assert fast.effects_raw == exact.effects_raw
-    assert (fast.steps, fast.packets) == (exact.steps, exact.packets)
+    assert (fast.steps, fast.instructions, fast.packets) == (
+        exact.steps, exact.instructions, exact.packets)
     assert fast.main.gpr == exact.main.gpr and fast.main.pc == exact.main.pc

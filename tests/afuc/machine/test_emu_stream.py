@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from isaforge.afuc import Emulator
+from isaforge.afuc import Emulator, assemble
 from isaforge.afuc.machine.stream import (
     BadPacketError,
     StreamFormatError,
@@ -94,6 +94,40 @@ def test_fast_and_exact_paths_agree_on_random_streams(packets):
         runs.append(emu)
     fast, exact = runs
     assert fast.effects_raw == exact.effects_raw
-    assert (fast.steps, fast.packets) == (exact.steps, exact.packets)
+    assert (fast.steps, fast.instructions, fast.packets) == (
+        exact.steps, exact.instructions, exact.packets)
     assert fast.packets == len(packets) + 1
     assert fast.main.gpr == exact.main.gpr
+
+
+def test_instructions_count_as_mesa_with_rep_iterations_apart():
+    """One per instruction issued, as Mesa counts (issue 17: s1 is 160,438 instructions);
+    the (rep) iterations past each one's first are counted apart, and steps (what
+    max_steps limits) is the sum."""
+    fw = refdata("afuc", "firmware", "a630_sqe.fw").read_bytes()
+    words = [pkt7_header(0x48, 1), 0]
+    for i in range(1000):
+        words += [pkt4_header(0x8800 + (i * 8) % 0x100, 8), *range(8)]
+    for exact in (False, True):
+        emu = Emulator(fw)
+        emu.feed(words)
+        emu.run(exact=exact)
+        assert emu.steps == emu.instructions + emu.rep_iterations
+        assert emu.rep_iterations > 0
+        # 1000 more packets add the same per packet: per-packet counts of the s1 stream
+        more = Emulator(fw)
+        more.feed(words + words[2:])
+        more.run(exact=exact)
+        per_packet = (more.instructions - emu.instructions) / 1000
+        assert per_packet == 4, per_packet  # waitin, its delay slot, ushr, the (rep) mov
+        assert (more.rep_iterations - emu.rep_iterations) / 1000 == 3  # 4 iterations of 2
+
+
+def test_rep_with_rem_zero_is_one_instruction():
+    emu = Emulator(assemble("[016ee001]\nmov $rem, 0x0\n(rep)mov $02, 0x5\nwaitin\n"
+                            "mov $01, $data\n"))
+    emu.run(exact=True)
+    assert emu.read_gpr(2) == 0  # never ran
+    # issued: mov, (rep)mov, waitin and its delay slot; the (rep) ran no iteration, which
+    # steps (the budget) does not count
+    assert emu.instructions == 4 and emu.steps == 3

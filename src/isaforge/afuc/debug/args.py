@@ -4,7 +4,7 @@ one gives."""
 from __future__ import annotations
 
 from ...core.errors import IsaforgeError
-from ..isa import parse_reg_name
+from ..isa import DST_NAMES, parse_reg_name
 from ..machine.trace import SPECIAL_DST
 
 M32 = 0xFFFFFFFF
@@ -57,3 +57,9 @@ def gpr(tok: str) -> int:
 def gpr_name(n: int) -> str:
     """A GPR as Mesa's dumps name it ($rem, $addr, $usraddr, $data for 0x1c..0x1f)."""
     return SPECIAL_DST.get(n, f"${n:02x}")
+
+
+def gpr_label(n: int) -> str:
+    """A GPR as the debugger's own views name it: Mesa's dump names, and $sp/$lr for
+    0x1a/0x1b (the names the assembler takes)."""
+    return DST_NAMES.get(n, f"${n:02x}") if n in (0x1A, 0x1B) else gpr_name(n)

@@ -32,7 +32,7 @@ from ..machine.emulator import Emulator
 from ..machine.stream import parse_text
 from ..machine.trace import PAD, TraceState
 from . import args as arg
-from .args import CommandError, gpr_name
+from .args import CommandError, gpr_label, gpr_name
 from .breakpoints import Breakpoints, location, packet_matcher
 from .run import Runner
 from .view import QUEUES, Code, call_stack, describe_packet, packets_of, rem_in, render_view
@@ -121,6 +121,8 @@ class Debugger:
         self.color = color
         self.width = width
         self.done = False
+        self.failed = 0  # commands that gave an error (a scripted session exits non-zero)
+        self._error = False  # the command being run gave one
         self.auto_view = False
         self.current = emu.main.name
         self.breakpoints = Breakpoints()
@@ -155,14 +157,17 @@ class Debugger:
             self._pending = None
         if not line or line[0] == ";" or (line[0] == "#" and not line[1:2].isdigit()):
             return ""  # a comment ("#16 1" is a packet by opcode number)
+        self._error = False
         try:
             self._dispatch(line)
         except IsaforgeError as e:
-            self._buf.append(f"error: {e.message}")
+            self._out(f"error: {e.message}")
         except OSError as e:
-            self._buf.append(f"error: {e.strerror or e}: {e.filename or ''}".rstrip(": "))
+            self._out(f"error: {e.strerror or e}: {e.filename or ''}".rstrip(": "))
         except Exception as e:  # noqa: BLE001 - one line, never a traceback, keep the session
-            self._buf.append(f"error: internal: {type(e).__name__}: {e}")
+            self._out(f"error: internal: {type(e).__name__}: {e}")
+        if self._error:
+            self.failed += 1
         out = "\n".join(self._buf)
         self._buf.clear()
         return out
@@ -182,6 +187,7 @@ class Debugger:
         elif p.bt is not None:
             note = f"   (delay slot, then to {p.bt:#06x})"
         name = f"{p.name} " if len(self.emu.procs) > 1 else ""
+        self._tw.skip = (p.name, p.pc)  # shown here: the trace does not print it again
         label = self.code.label_of(p.name, p.pc)
         label = f"  <{label}>" if label else ""
         return (f"=> {name}{p.pc:04x}: {p.image[p.pc]:08x}  {self.code.text(p.name, p.pc)}"
@@ -189,6 +195,8 @@ class Debugger:
 
     # -- plumbing ---------------------------------------------------------------------------
     def _out(self, text: str) -> None:
+        if text.startswith("error: "):
+            self._error = True
         self._buf.append(text)
 
     def _proc(self, name: str | None = None) -> Any:
@@ -452,10 +460,11 @@ class Debugger:
     def cmd_regs(self, args: list[str], line: str) -> None:
         p = self._proc(args[0].upper() if args else None)
         stack = call_stack(self.emu, p.name)
-        self._out(f"{p.name}: pc {p.pc:#06x}  carry {p.carry:#x}  steps {p.steps}  "
+        self._out(f"{p.name}: pc {p.pc:#06x}  carry {p.carry:#x}  "
+                  f"instructions {p.steps - p.reps} (+{p.reps} (rep))  "
                   f"packets {p.packets}  call stack [{', '.join(f'{s:#06x}' for s in stack)}]")
         for row in range(0, 32, 8):
-            self._out("  ".join(f"{gpr_name(n)}={self.emu.read_gpr(n, p.name):08x}"
+            self._out("  ".join(f"{gpr_label(n)}={self.emu.read_gpr(n, p.name):08x}"
                                 for n in range(row, row + 8)))
 
     @_command("roq", "queue")
@@ -491,7 +500,8 @@ class Debugger:
             self.current = self.emu.proc(args[0].upper()).name
         for p in self.emu.procs:
             mark = "*" if p.name == self.current else " "
-            self._out(f"{mark} {p.name}: pc {p.pc:#06x}, {p.steps} steps, {p.packets} packets")
+            self._out(f"{mark} {p.name}: pc {p.pc:#06x}, {p.steps - p.reps} instructions, "
+                      f"{p.packets} packets")
 
     @_command("trace")
     def cmd_trace(self, args: list[str], line: str) -> None:

@@ -131,7 +131,7 @@ def bad_header(p: Any) -> str | None:
         parse_header(hdr)
     except BadPacketError as e:
         return (f"error: {p.name}: {e.message}; not executed ('drop' discards it from "
-                "the queue)")
+                "the queue)" + p.alone_hint())
     return None
 
 

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.errors import IsaforgeError
-from ..decode import disassemble
+from ..decode import Decoder, LabelContext
 from ..isa import REG_REM
 from ..listing import sections
 from ..machine.emulator import Emulator
 from ..machine.processor import STACK_DEPTH
 from ..machine.stream import BadPacketError, parse_header
 from ..regdb import RegDB
-from .args import gpr_name
+from .args import gpr_label
 
 QUEUES = ["RB", "IB1", "IB2", "SDS"]  # what $data reads, by @IB_LEVEL
 
@@ -55,8 +55,15 @@ class Code:
     def __init__(self, emu: Emulator) -> None:
         self.emu = emu
         self._decoded: dict[tuple[str, int], str] = {}
+        self._decoder: Decoder | None = None
+        self._listed: dict[str, _Image | None] = {}
 
     def _image(self, proc: str) -> _Image | None:
+        if proc not in self._listed:  # (the firmware images do not change)
+            self._listed[proc] = self._image_of(proc)
+        return self._listed[proc]
+
+    def _image_of(self, proc: str) -> _Image | None:
         emu = self.emu
         p = emu.proc(proc)
         if p is emu.procs[0] or proc in ("BV", "LPAC"):
@@ -82,9 +89,15 @@ class Code:
         key = (proc, pc)
         got = self._decoded.get(key)
         if got is None:
-            word = self.emu.proc(proc).image[pc]
-            ins = next(disassemble([word], gpu=self.emu.fw.fwid))
-            got = self._decoded[key] = (ins.text + ins.detail.comment).replace("\t", "  ")
+            # a word the listing does not show (past the packet table): decoded at its own
+            # pc, so that a branch names its real target (a one-word decode would name
+            # target 0 l0 and print the others raw)
+            image = self.emu.proc(proc).image
+            if self._decoder is None:
+                self._decoder = Decoder(self.emu.gen, self.emu.db)
+            ctx = LabelContext(self.emu.db, len(image))
+            ctx.pc = pc
+            got = self._decoded[key] = self._decoder.text(image[pc], ctx).replace("\t", "  ")
         return got
 
     def label_of(self, proc: str, pc: int) -> str | None:
@@ -192,10 +205,10 @@ def render_view(emu: Emulator, proc: str, code: Code, breakpoint_pcs: set[int],
     regs.add_column()
     for n in range(16):
         a, b = n, n + 16
-        regs.add_row(gpr_name(a), f"{emu.read_gpr(a, p.name):08x}",
-                     gpr_name(b), f"{emu.read_gpr(b, p.name):08x}")
+        regs.add_row(gpr_label(a), f"{emu.read_gpr(a, p.name):08x}",
+                     gpr_label(b), f"{emu.read_gpr(b, p.name):08x}")
     stack = [f"{a:04x}" for a in call_stack(emu, p.name)]
-    info = Text(f"pc {p.pc:04x}  carry {p.carry:x}\nsteps {p.steps}  packets {p.packets}\n"
+    info = Text(f"pc {p.pc:04x}  carry {p.carry:x}\ninsns {p.steps - p.reps}  packets {p.packets}\n"
                 f"call stack [{' '.join(stack)}]")
     if p.header is not None:
         info.append(f"\nlast packet {describe_packet(db, p.header)}")

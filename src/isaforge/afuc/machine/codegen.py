@@ -290,12 +290,14 @@ class CodeGen:
             if traced:
                 pre.append("tw.clear()")
             return pre + body
-        out = [f"while g[{REG_REM}]:"]
+        # a step per iteration; m.reps counts the iterations past the first, so that
+        # steps - reps is Mesa's count (one per instruction issued, even with $rem 0)
+        out = ["m.reps -= 1", f"while g[{REG_REM}]:"]
         if fast:  # steps of the rest of the block are counted already: K of them
             inner = [f"if m.steps - @K@ >= m.limit: m.steps -= @K@; m.pc = {pc}; m.limit_hit()",
-                     "m.steps += 1"]
+                     "m.steps += 1; m.reps += 1"]
         else:
-            inner = ["if m.steps >= m.limit: m.limit_hit()", "m.steps += 1"]
+            inner = ["if m.steps >= m.limit: m.limit_hit()", "m.steps += 1; m.reps += 1"]
         if traced:
             inner.append("tw.clear()")
         if local_nr is None:
@@ -345,7 +347,7 @@ class CodeGen:
             "    vs_ = [rb.popleft() for _ in range(R_)]",
             "    gpu[o_:o_ + R_] = array('I', vs_)",
             "    app.__self__.extend(zip(repeat('reg'), range(o_, o_ + R_), vs_, repeat(nm)))",
-            f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its} - 1",
+            f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its} - 1; m.reps += {its} - 1",
         ]
 
     @staticmethod

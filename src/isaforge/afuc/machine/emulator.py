@@ -321,7 +321,21 @@ class Emulator:
 
     @property
     def steps(self) -> int:
+        """Instructions issued plus the (rep) iterations past each one's first: what
+        ``max_steps`` limits."""
         return sum(p.steps for p in self.procs)
+
+    @property
+    def instructions(self) -> int:
+        """Instructions issued, as Mesa's emulator counts them: one per instruction, however
+        many times a ``(rep)`` repeats it (also none)."""
+        return sum(p.steps - p.reps for p in self.procs)
+
+    @property
+    def rep_iterations(self) -> int:
+        """The (rep) iterations past each (rep) instruction's first (``steps`` counts them,
+        ``instructions`` does not; a (rep) that runs no iteration counts -1 here)."""
+        return self.steps - self.instructions
 
     @property
     def packets(self) -> int:

@@ -102,7 +102,7 @@ class Processor:
                  "image_key", "insn_hooks", "is_me5", "jmptbl",
                  "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
                  "packets", "pc", "pipe", "pipe_thresh", "rb", "sp_reg", "sqe", "stack0",
-                 "steps", "tw", "waitin_pending", "midblock")
+                 "steps", "reps", "tw", "waitin_pending", "midblock")
 
     def __init__(self, emu: Host, name: str, image: list[int], base: int) -> None:
         self.emu = emu
@@ -135,7 +135,8 @@ class Processor:
         self.is_me5 = False  # a5xx ME: memory and register reads through GPU registers
         self.tw: Any = None  # trace bookkeeping (trace.TraceState) or None
         self.insn_hooks: tuple[Hook, ...] = ()  # the host's "insn" hooks (see step_hooked)
-        self.steps = 0
+        self.steps = 0  # instructions issued plus (rep) iterations past the first (the budget)
+        self.reps = 0  # (rep) iterations past the first, less one per (rep) run 0 times
         self.midblock = False  # an error stopped a compiled block: pc is not exact
         self.limit = 1 << 62
         self.packets = 0
@@ -305,9 +306,12 @@ class Processor:
             addr = int(self.pipe[lo]) | int(self.pipe[lo + 1]) << 32
             emu.write_mem(addr & ~3, v, self)
             if not addr & 3:  # a set low bit disables the auto-increment
+                # the hardware's own increment: changed state (the trace shows it, as
+                # Mesa's does), not a write of the firmware (no effect, no hook)
                 addr += 4
-                self.wr_pipe(lo, addr & M32)
-                self.wr_pipe(lo + 1, (addr >> 32) & M32)
+                self.pipe[lo], self.pipe[lo + 1] = addr & M32, (addr >> 32) & M32
+                if self.tw is not None:
+                    self.tw.pipe.update((lo, lo + 1))
 
     # -- special GPRs -----------------------------------------------------------------------
     def queue(self) -> Any:
@@ -454,13 +458,22 @@ class Processor:
             raise Idle
         return hdr
 
+    def alone_hint(self) -> str:
+        """What to add to a bad-header error of an a5xx firmware run alone (as the ME): a
+        PFP firmware run so reads the ME's packets, which is the likely cause."""
+        if self.is_me5 and self.meq is self.rb:
+            return ("; a5xx needs the ME firmware: this one runs alone as the ME; if it is "
+                    "the PFP's (a530_pfp.fw), give the ME's with --me (a530_pm4.fw)")
+        return ""
+
     def dispatch(self, hdr: int) -> None:
         got = HEADERS.get(hdr)
         if got is None:
             try:
                 h = parse_header(hdr)
             except EmulationError as e:
-                raise type(e)(f"{self.name}: {e.message} (packet {self.packets + 1})") from None
+                raise type(e)(f"{self.name}: {e.message} (packet {self.packets + 1})"
+                              + self.alone_hint()) from None
             got = HEADERS[hdr] = (h.type == 4, h.ident, h.count)
         is4, ident, count = got
         g = self.gpr

@@ -116,6 +116,9 @@ def packet_words(name: str, payload: list[int], db: RegDB,
         raise StreamFormatError(f"{name!r} is neither a PM4 packet nor a register name", loc)
     if len(payload) > 0x7F:
         raise StreamFormatError(f"type-4 write of {len(payload)} registers (at most 127)", loc)
+    if reg > 0x3FFFF:
+        raise StreamFormatError(f"register offset {name} does not fit a type-4 header "
+                                "(at most 0x3ffff)", loc)
     return [pkt4_header(reg, len(payload)), *payload]
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 PAD = " " * 14
 SPECIAL_DST = {0x1C: "$rem", 0x1D: "$addr", 0x1E: "$usraddr", 0x1F: "$data"}
+_GPR_NAMES = [SPECIAL_DST.get(n, f"${n:02x}") for n in range(32)]
 
 
 class TraceState:
@@ -38,6 +39,10 @@ class TraceState:
         self.jumptbl_offset = jumptbl_offset
         self._dec: Decoder | None = None
         self._ctx: LabelContext | None = None
+        # (processor name, pc) of an instruction already shown (the debugger's prompt shows
+        # the next one): if the next line is that one, it is not printed again
+        self.skip: tuple[str, int] | None = None
+        self._names: dict[tuple[str, int], str] = {}  # (space, register) -> dump name
 
     def clear(self) -> None:
         self.gpr.clear()
@@ -48,6 +53,10 @@ class TraceState:
         self.mem.clear()
 
     def line(self, proc: Processor, pc: int) -> None:
+        if self.skip is not None:
+            skip, self.skip = self.skip, None
+            if skip == (proc.name, pc):
+                return
         if self._dec is None:
             self._dec = Decoder(proc.gen, proc.db)
             # branch targets print as numbers, as in Mesa's one-instruction disassembly
@@ -61,25 +70,41 @@ class TraceState:
         self.out(f"\t{pc:04x}: {word:08x}  {text}")
 
     def dump(self, proc: Processor) -> None:
-        db, out = proc.db, self.out
-        for n in sorted(self.gpr):
-            name = SPECIAL_DST.get(n, f"${n:02x}")
-            out(f"{PAD}GPR:  {name}: {proc.gpr[n]:08x}")
-        gpu = proc.emu.gpu
-        for n in sorted(self.gpu):
-            name = db.gpu_reg_name(n) or f"0x{n:04x}"
-            out(f"{PAD}GPU:  {name}: {int(gpu[n]):08x}")
-        for n in sorted(self.pipe):
-            name = db.pipe_reg_name(n)
-            out(f"{PAD}PIPE: {'|' + name if name else f'0x{n:03x}'}: {int(proc.pipe[n]):08x}")
-        for n in sorted(self.ctrl):
-            name = db.control_reg_name(n)
-            out(f"{PAD}CTRL: {'@' + name if name else f'0x{n:03x}'}: "
-                f"{int(proc.control[n]):08x}")
-        for n in sorted(self.sqe):
-            name = db.sqe_reg_name(n)
-            out(f"{PAD}SQE: {'@' + name if name else f'0x{n:03x}'}: {int(proc.sqe[n]):08x}")
-        mem = proc.emu.mem
-        for a in self.mem:
-            out(f"{PAD}MEM:  0x{a:016x}: 0x{mem.get(a, 0):08x}")
+        out = self.out
+        if self.gpr:
+            g = proc.gpr
+            for n in sorted(self.gpr):
+                out(f"{PAD}GPR:  {_GPR_NAMES[n]}: {g[n]:08x}")
+        if self.gpu:
+            gpu = proc.emu.gpu
+            for n in sorted(self.gpu):
+                out(f"{PAD}GPU:  {self._name(proc, 'gpu', n)}: {int(gpu[n]):08x}")
+        if self.pipe:
+            for n in sorted(self.pipe):
+                out(f"{PAD}PIPE: {self._name(proc, 'pipe', n)}: {int(proc.pipe[n]):08x}")
+        if self.ctrl:
+            for n in sorted(self.ctrl):
+                out(f"{PAD}CTRL: {self._name(proc, 'ctrl', n)}: {int(proc.control[n]):08x}")
+        if self.sqe:
+            for n in sorted(self.sqe):
+                out(f"{PAD}SQE: {self._name(proc, 'sqe', n)}: {int(proc.sqe[n]):08x}")
+        if self.mem:
+            mem = proc.emu.mem
+            for a in self.mem:
+                out(f"{PAD}MEM:  0x{a:016x}: 0x{mem.get(a, 0):08x}")
 
+    def _name(self, proc: Processor, space: str, n: int) -> str:
+        """A register as the dump names it (looked up once per register)."""
+        key = (space, n)
+        got = self._names.get(key)
+        if got is None:
+            db = proc.db
+            if space == "gpu":
+                got = db.gpu_reg_name(n) or f"0x{n:04x}"
+            else:
+                name = {"pipe": db.pipe_reg_name, "ctrl": db.control_reg_name,
+                        "sqe": db.sqe_reg_name}[space](n)
+                sigil = "|" if space == "pipe" else "@"
+                got = sigil + name if name else f"0x{n:03x}"
+            self._names[key] = got
+        return got
