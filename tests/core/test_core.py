@@ -21,9 +21,11 @@ from isaforge.core.isa import (
     F,
     Flag,
     Hex,
+    Int,
     Kind,
     Override,
     P,
+    Split,
     bits_unaccounted,
 )
 
@@ -89,6 +91,22 @@ def test_dont_care_bits_and_coverage() -> None:
     assert isa.match(b.encode({"OFF": 4}) | 0x0700) is b  # x bits ignored when matching
     assert b.encode({"OFF": -2}) & 0xFF == 0xFE  # negative branch offsets wrap
     assert all(bits_unaccounted(i) == 0 for i in isa.instrs)
+
+
+def test_split_fields_gather_and_scatter_their_pieces() -> None:
+    # a 16-bit word: opcode in bits 0..3; an offset whose bits 1..4 sit at word bits 12..15
+    # and bits 5..7 at word bits 4..6 (bit 0 implicit zero), as RISC-V branches store theirs
+    off = Split("OFF", (12, 15, 1), (4, 6, 5), kind=Int())
+    isa = ISA("toy-split", [Bitset("jmp", display="{NAME} {OFF}", fields=[off],
+                                   patterns=[P(0, 3, "1010"), P(7, 11, "00000")])], 0, 16)
+    ins = isa.find("jmp")
+    assert off.width == 8 and off.mask == 0xF070 and bits_unaccounted(ins) == 0
+    word = ins.encode({"OFF": -6})  # 0b11111010: bits 1..4 = 1101, bits 5..7 = 111
+    assert word == 0xA | (0b1101 << 12) | (0b111 << 4)
+    dec, vals = isa.decode(word)
+    assert vals["OFF"] == 0b11111010 and isa.format(dec, vals) == "jmp -6"
+    with pytest.raises(EncodeError, match="cannot hold"):
+        ins.encode({"OFF": 3})  # bit 0 has no piece
 
 
 def test_branch_labels_through_context() -> None:

@@ -177,6 +177,10 @@ class Field:
     """Bits ``low..high`` (inclusive) of the word, of a given kind.
 
     ``const`` makes a *derived* field: it occupies no bits and always has that value.
+    ``pieces`` makes a *split* field (a RISC-V branch offset): each ``(word_low, word_high,
+    value_low)`` puts bits ``word_low..word_high`` of the word at bit ``value_low`` of the
+    value; value bits no piece covers are zero. A split field's ``low..high`` is then
+    ``0..width-1`` of the value (see :func:`Split`).
     """
 
     name: str
@@ -184,6 +188,7 @@ class Field:
     high: int
     kind: Kind
     const: int | None = None
+    pieces: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def width(self) -> int:
@@ -191,12 +196,46 @@ class Field:
 
     @property
     def mask(self) -> int:
-        return 0 if self.const is not None else ((1 << self.width) - 1) << self.low
+        if self.const is not None:
+            return 0
+        if self.pieces:
+            return sum(((1 << (hi - lo + 1)) - 1) << lo for lo, hi, _ in self.pieces)
+        return ((1 << self.width) - 1) << self.low
+
+    def extract(self, word: int) -> int:
+        """The field's value in ``word``."""
+        if self.pieces:
+            v = 0
+            for lo, hi, at in self.pieces:
+                v |= ((word >> lo) & ((1 << (hi - lo + 1)) - 1)) << at
+            return v
+        return (word >> self.low) & ((1 << self.width) - 1)
+
+    def insert(self, value: int) -> int:
+        """The word bits that hold ``value`` (``0 <= value < 2**width``); a split field
+        raises ``ValueError`` for a value with bits no piece holds."""
+        if not self.pieces:
+            return value << self.low
+        word = covered = 0
+        for lo, hi, at in self.pieces:
+            m = (1 << (hi - lo + 1)) - 1
+            word |= ((value >> at) & m) << lo
+            covered |= m << at
+        if value & ~covered:
+            raise ValueError(f"value {value:#x} has bits the field {self.name} cannot hold")
+        return word
 
 
 def F(name: str, low: int, high: int | None = None, kind: Kind | None = None) -> Field:
     """Shorthand: ``F("DST", 16, 20, reg)``; a one-bit field may omit ``high``."""
     return Field(name, low, low if high is None else high, kind or UInt())
+
+
+def Split(name: str, *pieces: tuple[int, int, int], kind: Kind | None = None) -> Field:
+    """A field made of pieces of the word: ``Split("IMM", (25, 31, 5), (7, 11, 0))`` is
+    bits 25..31 as value bits 5..11 and bits 7..11 as value bits 0..4 (see :class:`Field`)."""
+    width = max(at + hi - lo + 1 for lo, hi, at in pieces)
+    return Field(name, 0, width - 1, kind or UInt(), pieces=tuple(pieces))
 
 
 @dataclass(frozen=True)
@@ -286,12 +325,10 @@ class Instr:
     def field_values(self, word: int) -> dict[str, int]:
         vals: dict[str, int] = {}
         for f in self.fields.values():
-            vals[f.name] = f.const if f.const is not None else (word >> f.low) & (
-                (1 << f.width) - 1
-            )
+            vals[f.name] = f.const if f.const is not None else f.extract(word)
         for o in self.overrides:
             for f in o.fields:
-                vals.setdefault(f.name, (word >> f.low) & ((1 << f.width) - 1))
+                vals.setdefault(f.name, f.extract(word))
         return vals
 
     @cached_property
@@ -339,7 +376,11 @@ class Instr:
                         f"field {name}",
                         field=name,
                     )
-            word = (word & ~f.mask) | (v << f.low)
+            try:
+                bits = f.insert(v)
+            except ValueError as e:
+                raise EncodeError(f"{self.mnemonic}: {e}", field=name) from None
+            word = (word & ~f.mask) | bits
         return word
 
 
@@ -519,6 +560,7 @@ __all__ = [
     "Override",
     "P",
     "Pattern",
+    "Split",
     "UInt",
     "bits_unaccounted",
     "sign_extend",

@@ -37,6 +37,7 @@ from .listing import listing, looks_like_listing, relist
 from .machine import Coprocessor, Executed, UBEvent
 from .machine import formats as F
 from .program import load_file
+from .tile.cli import boot_cmd
 
 SYNTAX = click.Choice(["objdump", "llk"])
 
@@ -243,6 +244,8 @@ def run_cmd(program: str, loads: tuple[str, ...], dumps: tuple[str, ...], trace:
 tensix_cli.add_command(preset(
     run_cmd, "trace", help="Run PROG.s and print every executed instruction: thread, "
     "word, disassembly and the RWCs after it (same as 'run --trace all').", trace="all"))
+
+tensix_cli.add_command(boot_cmd)  # isaforge tensix boot: the tile (tensix/tile/cli.py)
 
 
 __all__ = ["dump_spec", "load_spec", "parse_spec", "tensix_cli"]

@@ -61,6 +61,7 @@ from .frontend import FrontendUnit, Thread
 from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
 from .regfiles import Dst, SrcClient, SrcRegs
 from .scalar import ScalarUnit
+from .scalar_mem import Memory, ScalarMemoryUnit
 from .sfpu import LANES, N_LREGS, Sfpu
 from .state import (
     N_THREADS,
@@ -116,10 +117,11 @@ class Units:
     scalar: ScalarUnit
     matrix: MatrixUnit
     sfpu: Sfpu
+    scalar_mem: ScalarMemoryUnit
 
     def all(self) -> tuple[Unit, ...]:
         return (self.frontend, self.config, self.sync, self.adc, self.scalar, self.matrix,
-                self.sfpu)
+                self.sfpu, self.scalar_mem)
 
 
 class Coprocessor:
@@ -135,9 +137,14 @@ class Coprocessor:
 
     ``ub`` chooses what undefined behaviour does: ``"stop"`` raises
     :class:`~.state.UndefinedBehaviourError`, ``"continue"`` records it in ``ub_events``.
+
+    ``memory`` (a :class:`~.scalar_mem.Memory`: L1 and the MMIO registers, which a Tensix
+    tile provides) is what LOADIND, STOREIND, LOADREG, STOREREG and the AT* atomics reach;
+    without one they are not implemented.
     """
 
-    def __init__(self, ub: str = "stop") -> None:
+    def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
+        self.memory = memory
         self.dst = Dst()
         self.srca = SrcRegs("SrcA")
         self.srcb = SrcRegs("SrcB")
@@ -169,6 +176,7 @@ class Coprocessor:
             matrix=matrix,
             sfpu=Sfpu(self.dst, self.lreg, self.lane_config, self.rwc, self.config,
                       self.thread_config, matrix, report),
+            scalar_mem=ScalarMemoryUnit(self.gpr, lambda: self.memory, report),
         )
         #: opcode -> (execute, wait, name, unit): the one dispatch table
         self._table: list[Entry | None] = build(self.units.all(), self._not_implemented)

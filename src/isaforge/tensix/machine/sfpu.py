@@ -1,8 +1,9 @@
 """Vector Unit (SFPU) data movement: SFPLOAD and SFPSTORE between Dst and the LRegs.
 
 Only the addressing, the lane mapping and the ``Mod0`` data-type conversions are modelled
-(the SFPU arithmetic comes later; of SFPCONFIG only the LaneConfig form, VD=15, is modelled;
-every other SFP instruction is "not implemented").
+(the SFPU arithmetic comes later; of SFPCONFIG the LaneConfig form, VD=15, and the constant
+LRegs 11..14 are modelled; SFPLOADI and SFPENCC as far as every lane stays enabled, which is
+what tt-metal's firmware does at boot; every other SFP instruction is "not implemented").
 
 Lane ``L`` (0..31) of an LReg maps to Dst row ``(Addr & ~3) + L // 8`` and column
 ``(L & 7) * 2``, plus one when bit 1 of ``Addr`` is set (ISA documentation, Blackhole
@@ -144,8 +145,27 @@ MOD1_IMM16_IS_VALUE, MOD1_IMM16_IS_LANE_MASK = 1, 8
 LANE_CONFIG_MASK = (1 << 18) - 1
 
 
+# SFPENCC Mod1 and Imm bits
+ENCC_MOD1_EC, ENCC_MOD1_EI, ENCC_MOD1_RI = 1, 2, 8
+ENCC_IMM_E, ENCC_IMM_R = 1, 2
+# SFPLOADI Mod0
+(LOADI_FLOATB, LOADI_FLOATA, LOADI_USHORT, LOADI_SHORT, LOADI_UPPER,
+ LOADI_LOWER) = 0, 1, 2, 4, 8, 10
+#: SFPCONFIG's default values of the constant LRegs 11..14 (MOD1_IMM16_IS_VALUE), as FP32 bits
+CONST_DEFAULTS = np.array([-1.0, 1 / 65536, -0.67487759, -0.34484843],
+                          dtype=np.float32).view(np.uint32)
+LANE_CONFIG_DISABLE_BACKDOOR_LOAD = 1 << 1
+
+
+def fp16a_to_fp32(x: int) -> int:
+    """SFPLOADI's FP16 (FP16A) widening: the exponent rebiased by 112, no special cases."""
+    sign, exp, man = x >> 15, (x >> 10) & 0x1F, x & 0x3FF
+    return (sign << 31) | ((exp + 112) << 23) | (man << 13)
+
+
 class Sfpu(Unit):
-    """The Vector Unit's data movement (SFPLOAD, SFPSTORE) and SFPCONFIG's LaneConfig form."""
+    """The Vector Unit's data movement (SFPLOAD, SFPSTORE), SFPCONFIG's LaneConfig and
+    constant-LReg forms, SFPLOADI and SFPENCC (while every lane is enabled)."""
 
     def __init__(self, dst: Dst, lreg: np.ndarray, lane_config: np.ndarray, rwc: RWCs,
                  config: Config, thread_config: ThreadConfig, matrix: MatrixUnit,
@@ -160,9 +180,70 @@ class Sfpu(Unit):
         self.thread_config = thread_config
         self.matrix = matrix
         self.report_ub = report_ub
+        #: the constant LRegs 11..14 (SFPCONFIG writes them), ``(4, 32)`` uint32
+        self.lreg_const = np.zeros((4, LANES), dtype=np.uint32)
+        #: per lane: UseLaneFlagsForLaneEnable and LaneFlags (SFPENCC)
+        self.use_lane_flags = np.zeros(LANES, dtype=bool)
+        self.lane_flags = np.ones(LANES, dtype=bool)
 
     def handlers(self) -> Mapping[str, Execute]:
-        return {"SFPLOAD": self.sfpload, "SFPSTORE": self.sfpstore, "SFPCONFIG": self.sfpconfig}
+        return {"SFPLOAD": self.sfpload, "SFPSTORE": self.sfpstore, "SFPCONFIG": self.sfpconfig,
+                "SFPLOADI": self.sfploadi, "SFPENCC": self.sfpencc}
+
+    def enabled(self) -> np.ndarray:
+        """Per lane: enabled by the condition-code state (LaneFlags when used)."""
+        return ~self.use_lane_flags | self.lane_flags
+
+    def sfpencc(self, t: int, f: Fields) -> None:
+        """SFPENCC: set, keep or invert UseLaneFlagsForLaneEnable, and set LaneFlags (from
+        the immediate, or to true), in lanes where ``VD < 12`` or DISABLE_BACKDOOR_LOAD. The
+        other SFPU instructions here assume every lane enabled, so a result that disables a
+        lane is not implemented (the SFPU condition codes come with the SFPU arithmetic)."""
+        imm, vd, mod1 = f["imm12_math"], f["lreg_dest"], f["instr_mod1"]
+        if vd < 12:
+            lanes = np.ones(LANES, dtype=bool)
+        else:
+            lanes = (self.lane_config & LANE_CONFIG_DISABLE_BACKDOOR_LOAD).astype(bool)
+        use = self.use_lane_flags
+        if mod1 & ENCC_MOD1_EI:
+            use = np.full(LANES, bool(imm & ENCC_IMM_E))
+        elif mod1 & ENCC_MOD1_EC:
+            use = ~use
+        flags = np.full(LANES, bool(imm & ENCC_IMM_R) if mod1 & ENCC_MOD1_RI else True)
+        use = np.where(lanes, use, self.use_lane_flags)
+        flags = np.where(lanes, flags, self.lane_flags)
+        if np.any(use & ~flags):
+            raise NotImplementedInstruction("not implemented: SFPENCC leaving lanes disabled "
+                                            "(SFPU lane predication)")
+        self.use_lane_flags, self.lane_flags = use, flags
+
+    def sfploadi(self, t: int, f: Fields) -> None:
+        """SFPLOADI: a 16-bit immediate, widened per ``Mod0``, to every lane of LReg VD
+        (VD < 8; VD 8..11 are not written; VD >= 12 with the back-door load enabled would be
+        a LoadMacroConfig write, which is not implemented)."""
+        vd, mod0, imm = f["lreg_ind"], f["instr_mod0"], f["imm16"]
+        if vd >= 12 and not np.all(self.lane_config & LANE_CONFIG_DISABLE_BACKDOOR_LOAD):
+            raise NotImplementedInstruction(f"not implemented: SFPLOADI VD={vd} as a "
+                                            "LoadMacroConfig back-door write")
+        if vd >= N_LREGS:
+            return
+        old = self.lreg[vd]
+        if mod0 == LOADI_FLOATB:
+            new = np.full(LANES, imm << 16, dtype=np.uint32)
+        elif mod0 == LOADI_FLOATA:
+            new = np.full(LANES, fp16a_to_fp32(imm), dtype=np.uint32)
+        elif mod0 == LOADI_USHORT:
+            new = np.full(LANES, imm, dtype=np.uint32)
+        elif mod0 == LOADI_SHORT:
+            new = np.full(LANES, imm - ((imm & 0x8000) << 1) & 0xFFFFFFFF, dtype=np.uint32)
+        elif mod0 == LOADI_UPPER:
+            new = (old & np.uint32(0xFFFF)) | np.uint32(imm << 16)
+        elif mod0 == LOADI_LOWER:
+            new = (old & np.uint32(0xFFFF0000)) | np.uint32(imm)
+        else:
+            self.report_ub(f"SFPLOADI Mod0 {mod0} is not a conversion")
+            return
+        self.lreg[vd] = np.where(self.enabled(), new, old)
 
     def cfg(self, t: int, name: str) -> int:
         return thread_cfg(self.config, self.thread_config, t, name)
@@ -267,16 +348,27 @@ class Sfpu(Unit):
     def sfpconfig(self, t: int, f: Fields) -> None:
         """SFPCONFIG with VD=15: write, OR, AND or XOR LaneConfig of every lane (of the lanes
         ``Imm16`` selects under MOD1_IMM16_IS_LANE_MASK) with ``Imm16`` (MOD1_IMM16_IS_VALUE;
-        the high two bits are kept) or with ``LReg[0][lane & 7]``. LaneFlags-based lane
-        enables are not modelled (no SFPU condition codes yet): every lane is enabled. The
-        other VD (LoadMacroConfig, the constant LRegs 11..14) are not implemented."""
+        the high two bits are kept) or with ``LReg[0][lane & 7]``. VD=11..14 write the
+        constant LRegs from ``LReg[0][lane & 7]`` (or, with MOD1_IMM16_IS_VALUE, their
+        documented default values); VD=9, 10 do nothing; the LoadMacroConfig forms (VD=0..8)
+        are not implemented. Lanes follow the lane mask and LaneFlags (SFPENCC)."""
         vd, mod1, imm = f["config_dest"], f["instr_mod1"], f["imm16_math"]
-        if vd != 15:
+        if vd <= 8:
             raise NotImplementedInstruction(f"not implemented: SFPCONFIG VD={vd} "
-                                            "(LoadMacroConfig / constant LRegs)")
-        lanes = np.ones(LANES, dtype=bool)
+                                            "(LoadMacroConfig)")
+        lanes = self.enabled()[LANE & 7]
         if mod1 & MOD1_IMM16_IS_LANE_MASK:
-            lanes = ((imm >> ((LANE & 7) * 2)) & 1).astype(bool)
+            lanes = lanes & ((imm >> ((LANE & 7) * 2)) & 1).astype(bool)
+        if vd in (9, 10):
+            return
+        if vd != 15:
+            k = vd - 11
+            if mod1 & MOD1_IMM16_IS_VALUE:
+                value = np.full(LANES, CONST_DEFAULTS[k], dtype=np.uint32)
+            else:
+                value = self.lreg[0][LANE & 7].astype(np.uint32)
+            self.lreg_const[k] = np.where(lanes, value, self.lreg_const[k])
+            return
         old = self.lane_config.astype(np.uint32)
         if mod1 & MOD1_IMM16_IS_VALUE:
             value = np.full(LANES, imm, dtype=np.uint32)

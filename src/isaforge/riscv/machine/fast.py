@@ -1,0 +1,575 @@
+"""The compiled path: a numba interpreter over pre-decoded instructions, RAM as numpy arrays.
+
+How it works: each RAM array has a decode cache (:func:`.memory.decode_cache`): per word, the
+word it decoded and a packed record ``op | rd << 8 | rs1 << 13 | rs2 << 18 | imm << 32``
+made by :func:`pack` from the one ISA description (no second decoder). The kernel fetches
+from RAM, checks the cached word against memory (code written at run time is decoded again),
+and executes the arithmetic, branches, loads, stores and AMOs whose addresses fall in the
+hart's RAM windows (up to :data:`MAX_RAMS` of them). It returns to Python when:
+
+* ``LIMIT``: the step budget is used up;
+* ``DECODE``: the word at pc has no (current) decode record: :func:`predecode` makes records
+  for it and the words after it;
+* ``SLOW``: the instruction needs the exact path (:meth:`.Hart.step`): an access outside the
+  RAM windows (MMIO, unmapped), anything misaligned, CSRs, ``.ttinsn``, ``lr``/``sc``,
+  ``ecall``/``ebreak``/``wfi``/``mret``, undecodable words.
+
+Semantics are those of :mod:`.semantics`; ``tests/riscv/test_fast.py`` runs random programs
+through both paths and compares registers and memory. numba is imported, and the kernel
+compiled (or loaded from numba's cache), on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..isa import rv32_isa
+from .semantics import amo_base
+
+LIMIT, DECODE, SLOW = 0, 1, 2
+MAX_RAMS = 4
+PREDECODE_WORDS = 64  # words decoded per DECODE exit
+
+# op ids (1..); SLOW_OP sends the instruction to the exact path
+_MEMORY_OPS = [
+    "lw", "sw", "lbu", "sb", "lhu", "sh", "lb", "lh", "amoswap.w", "amoadd.w", "amoxor.w",
+    "amoand.w", "amoor.w", "amomin.w", "amomax.w", "amominu.w", "amomaxu.w",
+]  # fmt: skip
+_OTHER_OPS = [
+    "addi", "add", "bne", "beq", "lui", "jal", "andi", "slli", "srli", "sub", "and", "or",
+    "bltu", "bgeu", "blt", "bge", "jalr", "xor", "sll", "srl", "sra", "srai", "ori", "xori",
+    "slti", "sltiu", "slt", "sltu", "auipc", "fence", "mul", "mulh", "mulhsu", "mulhu", "div",
+    "divu", "rem", "remu", "sh1add", "sh2add", "sh3add", "andn", "orn", "xnor", "min", "minu",
+    "max", "maxu", "rol", "ror", "rori", "clz", "ctz", "cpop", "sext.b", "sext.h", "orc.b",
+    "rev8", "pack", "brev8",
+]  # fmt: skip
+# memory operations first, so that one comparison tells them from the rest
+OP: dict[str, int] = {name: i + 1 for i, name in enumerate(_MEMORY_OPS + _OTHER_OPS)}
+OP["fence.tso"] = OP["fence"]
+SLOW_OP = 255
+
+_state: dict[str, Any] = {}
+
+
+def available() -> bool:
+    """Whether numba is there (else every run takes the exact path)."""
+    if "ok" not in _state:
+        try:
+            import numba  # noqa: F401
+
+            _state["ok"] = True
+        except ImportError:  # pragma: no cover - numba is a dependency
+            _state["ok"] = False
+    return bool(_state["ok"])
+
+
+def pack(word: int) -> int:
+    """The decode record of ``word`` (int64 value)."""
+    ins = rv32_isa().match(word)
+    if ins is None:
+        return SLOW_OP
+    op = OP.get(ins.name) or OP.get(amo_base(ins.name)) or SLOW_OP
+    if op == SLOW_OP:
+        return SLOW_OP
+    v = ins.field_values(word)
+    if "TARGET" in v:
+        f = ins.fields["TARGET"]
+        imm = v["TARGET"] - ((v["TARGET"] >> (f.width - 1)) << f.width)
+    elif "SHAMT" in v:
+        imm = v["SHAMT"]
+    elif ins.name in ("lui", "auipc"):
+        imm = ((v["IMM"] << 12) ^ 0x80000000) - 0x80000000
+    elif "IMM" in v:
+        imm = (v["IMM"] ^ 0x800) - 0x800
+    else:
+        imm = 0
+    rec = op | v.get("RD", 0) << 8 | v.get("RS1", 0) << 13 | v.get("RS2", 0) << 18
+    rec |= (imm & 0xFFFFFFFF) << 32
+    return rec - (1 << 64) if rec >> 63 else rec
+
+
+def predecode(hart: Any, count: int = PREDECODE_WORDS) -> None:
+    """Decode records for the word at ``hart.pc`` and up to ``count - 1`` after it."""
+    r = hart.space.ram_at(hart.pc, 4)
+    if r is None:
+        return
+    words = r.array.view(np.uint32)
+    first = (hart.pc - r.base) >> 2
+    for i in range(first, min(first + count, words.size)):
+        w = int(words[i])
+        if r.dec[2 * i] != w:
+            r.dec[2 * i + 1] = pack(w)
+            r.dec[2 * i] = w
+
+
+def run(hart: Any, max_steps: int) -> tuple[int, int]:
+    """Run the kernel on a :class:`.hart.Hart`; (status, instructions retired). Updates
+    pc, x and instret."""
+    space = hart.space
+    cached = space.__dict__.get("_fast_args")
+    if cached is None or cached[0] != space.version:
+        cached = space._fast_args = (space.version, _kernel_args(space))
+    status, n, pc = (_state.get("kernel") or _load())(hart.x, hart.pc, max_steps, *cached[1])
+    hart.pc = pc
+    hart.instret += n
+    return status, n
+
+
+def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
+    """The RAM windows as the kernel takes them: regions, MAX_RAMS arrays, their caches."""
+    rams = space.rams[:MAX_RAMS]
+    regions = np.full((MAX_RAMS, 2), -1, np.int64)
+    arrays = [_EMPTY_U8] * MAX_RAMS
+    decs = [_EMPTY_DEC] * MAX_RAMS
+    for i, r in enumerate(rams):
+        regions[i] = (r.base, r.end)
+        arrays[i] = r.array
+        decs[i] = r.dec
+    return (regions, *arrays, *decs)
+
+
+_EMPTY_U8 = np.zeros(4, np.uint8)
+_HELPERS = ("_signed", "_ror", "_div", "_rem", "_bytewise", "_clz", "_cpop", "_region")
+_EMPTY_DEC = np.full(2, -1, np.int64)
+
+
+def _load() -> Any:
+    import numba
+
+    g = globals()
+    for name in _HELPERS:  # callees first: the kernel calls these
+        g[name] = numba.njit(cache=True, inline="always")(g[name])
+    _state["kernel"] = numba.njit(cache=True, nogil=True)(_kernel)
+    return _state["kernel"]
+
+
+# --------------------------------------------------------------------------------------------
+# The kernel (plain Python until _load compiles it)
+# --------------------------------------------------------------------------------------------
+
+M = 0xFFFFFFFF
+# op ids as names the kernel reads (numba takes module globals as constants)
+_LW = OP["lw"]
+_SW = OP["sw"]
+_LBU = OP["lbu"]
+_SB = OP["sb"]
+_LHU = OP["lhu"]
+_SH = OP["sh"]
+_LB = OP["lb"]
+_LH = OP["lh"]
+_AMOSWAP = OP["amoswap.w"]
+_AMOADD = OP["amoadd.w"]
+_AMOXOR = OP["amoxor.w"]
+_AMOAND = OP["amoand.w"]
+_AMOOR = OP["amoor.w"]
+_AMOMIN = OP["amomin.w"]
+_AMOMAX = OP["amomax.w"]
+_AMOMINU = OP["amominu.w"]
+_AMOMAXU = OP["amomaxu.w"]
+_ADDI = OP["addi"]
+_ADD = OP["add"]
+_BNE = OP["bne"]
+_BEQ = OP["beq"]
+_LUI = OP["lui"]
+_JAL = OP["jal"]
+_ANDI = OP["andi"]
+_SLLI = OP["slli"]
+_SRLI = OP["srli"]
+_SUB = OP["sub"]
+_AND = OP["and"]
+_OR = OP["or"]
+_BLTU = OP["bltu"]
+_BGEU = OP["bgeu"]
+_BLT = OP["blt"]
+_BGE = OP["bge"]
+_JALR = OP["jalr"]
+_XOR = OP["xor"]
+_SLL = OP["sll"]
+_SRL = OP["srl"]
+_SRA = OP["sra"]
+_SRAI = OP["srai"]
+_ORI = OP["ori"]
+_XORI = OP["xori"]
+_SLTI = OP["slti"]
+_SLTIU = OP["sltiu"]
+_SLT = OP["slt"]
+_SLTU = OP["sltu"]
+_AUIPC = OP["auipc"]
+_FENCE = OP["fence"]
+_MUL = OP["mul"]
+_MULH = OP["mulh"]
+_MULHSU = OP["mulhsu"]
+_MULHU = OP["mulhu"]
+_DIV = OP["div"]
+_DIVU = OP["divu"]
+_REM = OP["rem"]
+_REMU = OP["remu"]
+_SH1ADD = OP["sh1add"]
+_SH2ADD = OP["sh2add"]
+_SH3ADD = OP["sh3add"]
+_ANDN = OP["andn"]
+_ORN = OP["orn"]
+_XNOR = OP["xnor"]
+_MIN = OP["min"]
+_MINU = OP["minu"]
+_MAX = OP["max"]
+_MAXU = OP["maxu"]
+_ROL = OP["rol"]
+_ROR = OP["ror"]
+_RORI = OP["rori"]
+_CLZ = OP["clz"]
+_CTZ = OP["ctz"]
+_CPOP = OP["cpop"]
+_SEXTB = OP["sext.b"]
+_SEXTH = OP["sext.h"]
+_ORCB = OP["orc.b"]
+_REV8 = OP["rev8"]
+_PACK = OP["pack"]
+_BREV8 = OP["brev8"]
+_LAST_MEMORY = OP["amomaxu.w"]
+
+
+def _clz(v: int) -> int:
+    if v == 0:
+        return 32
+    n = 0
+    if v & 0xFFFF0000 == 0:
+        n += 16
+        v <<= 16
+    if v & 0xFF000000 == 0:
+        n += 8
+        v <<= 8
+    if v & 0xF0000000 == 0:
+        n += 4
+        v <<= 4
+    if v & 0xC0000000 == 0:
+        n += 2
+        v <<= 2
+    if v & 0x80000000 == 0:
+        n += 1
+    return n
+
+
+def _cpop(v: int) -> int:
+    v = v - ((v >> 1) & 0x55555555)
+    v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
+    v = (v + (v >> 4)) & 0x0F0F0F0F
+    return ((v * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+def _signed(v: int) -> int:
+    return v - ((v & 0x80000000) << 1)
+
+
+def _ror(a: int, s: int) -> int:
+    return ((a >> s) | (a << (32 - s))) & 0xFFFFFFFF
+
+
+def _div(a: int, b: int) -> int:
+    sa = a - ((a & 0x80000000) << 1)
+    sb = b - ((b & 0x80000000) << 1)
+    if sb == 0:
+        return 0xFFFFFFFF
+    if sa == -2147483648 and sb == -1:
+        return a
+    q = abs(sa) // abs(sb)
+    return (-q if (sa < 0) != (sb < 0) else q) & 0xFFFFFFFF
+
+
+def _rem(a: int, b: int) -> int:
+    sa = a - ((a & 0x80000000) << 1)
+    sb = b - ((b & 0x80000000) << 1)
+    if sb == 0:
+        return a
+    if sa == -2147483648 and sb == -1:
+        return 0
+    r = abs(sa) % abs(sb)
+    return (-r if sa < 0 else r) & 0xFFFFFFFF
+
+
+def _bytewise(a: int, kind: int) -> int:
+    """orc.b (kind 0), rev8 (1), brev8 (2)."""
+    v = 0
+    for k in range(4):
+        byte = (a >> (8 * k)) & 0xFF
+        if kind == 0:
+            v |= (0xFF if byte else 0) << (8 * k)
+        elif kind == 1:
+            v |= byte << (8 * (3 - k))
+        else:
+            rev = 0
+            for j in range(8):
+                rev |= ((byte >> j) & 1) << (7 - j)
+            v |= rev << (8 * k)
+    return v
+
+
+def _region(regions: Any, a: int, size: int) -> int:
+    for r in range(regions.shape[0]):
+        if regions[r, 0] <= a and a + size <= regions[r, 1]:
+            return r
+    return -1
+
+
+def _kernel(x: Any, pc: int, limit: int, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any,
+            d0: Any, d1: Any, d2: Any, d3: Any) -> tuple[int, int, int]:
+    n = 0
+    status = LIMIT
+    cb = np.int64(-1)
+    ce = np.int64(-1)
+    cw = m0.view(np.uint32)
+    cd = d0
+    db = np.int64(-1)
+    de = np.int64(-1)
+    dm = m0
+    dh = m0.view(np.uint16)
+    dw = m0.view(np.uint32)
+    while n < limit:
+        # -- fetch and decode ------------------------------------------------------------------
+        if pc < cb or pc + 4 > ce:
+            if pc & 3:
+                status = SLOW
+                break
+            r = _region(regions, pc, 4)
+            if r < 0:
+                status = SLOW
+                break
+            cb = regions[r, 0]
+            ce = regions[r, 1]
+            if r == 0:
+                cw = m0.view(np.uint32)
+                cd = d0
+            elif r == 1:
+                cw = m1.view(np.uint32)
+                cd = d1
+            elif r == 2:
+                cw = m2.view(np.uint32)
+                cd = d2
+            else:
+                cw = m3.view(np.uint32)
+                cd = d3
+        if pc & 3:
+            status = SLOW
+            break
+        i = (pc - cb) >> 2
+        if cd[2 * i] != np.int64(cw[i]):
+            status = DECODE
+            break
+        rec = cd[2 * i + 1]
+        op = rec & 0xFF
+        rd = (rec >> 8) & 31
+        imm = rec >> 32
+        a = np.int64(x[(rec >> 13) & 31])
+        b = np.int64(x[(rec >> 18) & 31])
+        npc = pc + 4
+
+        # -- memory ----------------------------------------------------------------------------
+        if op <= _LAST_MEMORY:
+            if op >= _AMOSWAP:
+                addr = a
+                size = 4
+            else:
+                addr = (a + imm) & M
+                size = 4 if op <= _SW else (1 if (op == _LBU or op == _SB or op == _LB) else 2)
+            if addr & (size - 1):
+                status = SLOW
+                break
+            if addr < db or addr + size > de:
+                r = _region(regions, addr, size)
+                if r < 0:
+                    status = SLOW
+                    break
+                db = regions[r, 0]
+                de = regions[r, 1]
+                if r == 0:
+                    dm = m0
+                elif r == 1:
+                    dm = m1
+                elif r == 2:
+                    dm = m2
+                else:
+                    dm = m3
+                dh = dm.view(np.uint16)
+                dw = dm.view(np.uint32)
+            off = addr - db
+            if op == _LW:
+                x[rd] = dw[off >> 2]
+            elif op == _SW:
+                dw[off >> 2] = b & M
+            elif op == _LBU:
+                x[rd] = dm[off]
+            elif op == _SB:
+                dm[off] = b & 0xFF
+            elif op == _LHU:
+                x[rd] = dh[off >> 1]
+            elif op == _SH:
+                dh[off >> 1] = b & 0xFFFF
+            elif op == _LB:
+                x[rd] = ((np.int64(dm[off]) ^ 0x80) - 0x80) & M
+            elif op == _LH:
+                x[rd] = ((np.int64(dh[off >> 1]) ^ 0x8000) - 0x8000) & M
+            else:
+                old = np.int64(dw[off >> 2])
+                if op == _AMOSWAP:
+                    new = b
+                elif op == _AMOADD:
+                    new = (old + b) & M
+                elif op == _AMOXOR:
+                    new = old ^ b
+                elif op == _AMOAND:
+                    new = old & b
+                elif op == _AMOOR:
+                    new = old | b
+                elif op == _AMOMIN:
+                    new = old if _signed(old) < _signed(b) else b
+                elif op == _AMOMAX:
+                    new = old if _signed(old) > _signed(b) else b
+                elif op == _AMOMINU:
+                    new = old if old < b else b
+                else:
+                    new = old if old > b else b
+                dw[off >> 2] = new
+                x[rd] = old
+        # -- everything else: one equality per branch (LLVM makes a jump table) ---------------
+        elif op == _ADDI:
+            x[rd] = (a + imm) & M
+        elif op == _ADD:
+            x[rd] = (a + b) & M
+        elif op == _BNE:
+            if a != b:
+                npc = pc + imm
+        elif op == _BEQ:
+            if a == b:
+                npc = pc + imm
+        elif op == _LUI:
+            x[rd] = imm & M
+        elif op == _JAL:
+            x[rd] = npc & M
+            npc = pc + imm
+        elif op == _ANDI:
+            x[rd] = a & imm & M
+        elif op == _SLLI:
+            x[rd] = (a << imm) & M
+        elif op == _SRLI:
+            x[rd] = a >> imm
+        elif op == _SUB:
+            x[rd] = (a - b) & M
+        elif op == _AND:
+            x[rd] = a & b
+        elif op == _OR:
+            x[rd] = a | b
+        elif op == _BLTU:
+            if a < b:
+                npc = pc + imm
+        elif op == _BGEU:
+            if a >= b:
+                npc = pc + imm
+        elif op == _BLT:
+            if _signed(a) < _signed(b):
+                npc = pc + imm
+        elif op == _BGE:
+            if _signed(a) >= _signed(b):
+                npc = pc + imm
+        elif op == _JALR:
+            t = (a + imm) & M & ~1
+            x[rd] = npc & M
+            npc = t
+        elif op == _XOR:
+            x[rd] = a ^ b
+        elif op == _SLL:
+            x[rd] = (a << (b & 31)) & M
+        elif op == _SRL:
+            x[rd] = a >> (b & 31)
+        elif op == _SRA:
+            x[rd] = (_signed(a) >> (b & 31)) & M
+        elif op == _SRAI:
+            x[rd] = (_signed(a) >> imm) & M
+        elif op == _ORI:
+            x[rd] = (a | imm) & M
+        elif op == _XORI:
+            x[rd] = (a ^ imm) & M
+        elif op == _SLTI:
+            x[rd] = 1 if _signed(a) < imm else 0
+        elif op == _SLTIU:
+            x[rd] = 1 if a < (imm & M) else 0
+        elif op == _SLT:
+            x[rd] = 1 if _signed(a) < _signed(b) else 0
+        elif op == _SLTU:
+            x[rd] = 1 if a < b else 0
+        elif op == _AUIPC:
+            x[rd] = (pc + imm) & M
+        elif op == _FENCE:
+            pass
+        elif op == _MUL:
+            x[rd] = (a * b) & M
+        elif op == _MULH:
+            x[rd] = ((_signed(a) * _signed(b)) >> 32) & M
+        elif op == _MULHSU:
+            x[rd] = ((_signed(a) * b) >> 32) & M
+        elif op == _MULHU:
+            x[rd] = np.int64((np.uint64(a) * np.uint64(b)) >> np.uint64(32))
+        elif op == _DIV:
+            x[rd] = _div(a, b)
+        elif op == _DIVU:
+            x[rd] = a // b if b != 0 else M
+        elif op == _REM:
+            x[rd] = _rem(a, b)
+        elif op == _REMU:
+            x[rd] = a % b if b != 0 else a
+        elif op == _SH1ADD:
+            x[rd] = ((a << 1) + b) & M
+        elif op == _SH2ADD:
+            x[rd] = ((a << 2) + b) & M
+        elif op == _SH3ADD:
+            x[rd] = ((a << 3) + b) & M
+        elif op == _ANDN:
+            x[rd] = a & (b ^ M)
+        elif op == _ORN:
+            x[rd] = a | (b ^ M)
+        elif op == _XNOR:
+            x[rd] = (a ^ b) ^ M
+        elif op == _MIN:
+            x[rd] = a if _signed(a) < _signed(b) else b
+        elif op == _MINU:
+            x[rd] = a if a < b else b
+        elif op == _MAX:
+            x[rd] = a if _signed(a) > _signed(b) else b
+        elif op == _MAXU:
+            x[rd] = a if a > b else b
+        elif op == _ROL:
+            x[rd] = _ror(a, (32 - (b & 31)) & 31)
+        elif op == _ROR:
+            x[rd] = _ror(a, b & 31)
+        elif op == _RORI:
+            x[rd] = _ror(a, imm)
+        elif op == _CLZ:
+            x[rd] = _clz(a)
+        elif op == _CTZ:
+            x[rd] = 32 if a == 0 else 31 - _clz(a & -a)
+        elif op == _CPOP:
+            x[rd] = _cpop(a)
+        elif op == _SEXTB:
+            x[rd] = (((a & 0xFF) ^ 0x80) - 0x80) & M
+        elif op == _SEXTH:
+            x[rd] = (((a & 0xFFFF) ^ 0x8000) - 0x8000) & M
+        elif op == _ORCB:
+            x[rd] = _bytewise(a, 0)
+        elif op == _REV8:
+            x[rd] = _bytewise(a, 1)
+        elif op == _PACK:
+            x[rd] = (a & 0xFFFF) | ((b & 0xFFFF) << 16)
+        elif op == _BREV8:
+            x[rd] = _bytewise(a, 2)
+        else:  # SLOW_OP, or no such op
+            status = SLOW
+            break
+        x[0] = 0
+        pc = npc & M
+        n += 1
+    return status, n, pc
+
+
+__all__ = ["DECODE", "LIMIT", "MAX_RAMS", "OP", "SLOW", "available", "pack", "predecode",
+           "run"]

@@ -1,0 +1,232 @@
+"""One RISC-V core of the tile: its hart, its address space, and what it is waiting for.
+
+A :class:`Core` owns an :class:`isaforge.riscv.Hart` and the address space it runs in: L1 as
+RAM (the tile's one array, less the mailbox area, which is an MMIO window onto the same
+bytes; every core maps the same two view objects, so the engine keeps one decode cache for
+them), its local data memory as RAM at ``MEM_LOCAL_BASE``, and every window of the tile.
+``.ttinsn`` words are pushes to ``INSTRN_BUF_BASE`` (through the same window as ``sw``).
+
+States: ``reset`` (held in soft reset), ``running``, ``parked`` (it polls memory that has not
+changed: see below), ``stalled`` (an access that cannot complete yet, such as a read from an
+empty mailbox: the instruction is retried once the window says it can complete).
+
+Polling: at each read through a window the core records its state (pc, registers, the value
+read). Reading at the same pc with the same registers and value as the last time, with no
+window write of its own in between and no read of a volatile register (the wall clock), means
+it is looping and only a change of something it read can change what it does: it is parked,
+watching every address it read since then, until some other agent (another core, the
+coprocessor, the host) writes one of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...core.errors import DecodeError
+from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason, decode
+from ..decode import decode_word
+from .errors import TileError
+from .local_mem import LocalMemory
+from .memmap import CoreInfo
+from .mmio import Stall, TileView, Window
+
+RESET, RUNNING, PARKED, STALLED, HALTED = "reset", "running", "parked", "stalled", "halted"
+#: reads remembered for loop detection before the record starts again
+_READ_LOG = 512
+
+
+@dataclass
+class _Poll:
+    regs: tuple[int, ...]
+    value: int
+    log_at: int
+    writes: int
+
+
+@dataclass
+class Wait:
+    """What a parked or stalled core waits for."""
+
+    reason: str
+    watch: list[tuple[int, int]] = field(default_factory=list)  # (address, size) ranges
+    ready: Any = None  # for a stall: callable, True once the access can complete
+    coprocessor: bool = False  # it polls state the coprocessor changes
+
+
+class Core:
+    def __init__(self, tile: TileView, info: CoreInfo) -> None:
+        self.tile = tile
+        self.info = info
+        self.name = info.name
+        mm = tile.mm
+        self.local = LocalMemory(info.name, mm.local_base, info.local_size)
+        self.space = AddressSpace(info.name)
+        for base, view in tile.l1_ram:
+            self.space.map_ram(base, view)
+        self.space.map_ram(mm.local_base, self.local.data)
+        for w in tile.windows:
+            self.space.map_mmio(w.base, w.size, self._reader(w), self._writer(w))
+        self.hart = Hart(info.name, self.space, pc=0)
+        self.hart.on_custom = self._ttinsn
+        self.push_window = next(w for w in tile.windows
+                                if getattr(w, "aperture", None) == 0)
+        self.state = RESET
+        self.wait: Wait | None = None
+        self.instructions = 0
+        self.mmio_writes = 0
+        self._polls: dict[int, _Poll] = {}
+        self._reads: list[tuple[int, int, Window]] = []
+
+    # -- address-space callbacks -------------------------------------------------------------
+
+    def _reader(self, w: Window) -> Any:
+        tile = self.tile
+
+        def read(addr: int, size: int) -> int:
+            return tile.mmio_read(self, w, addr, size)
+        return read
+
+    def _writer(self, w: Window) -> Any:
+        tile = self.tile
+
+        def write(addr: int, size: int, value: int) -> None:
+            tile.mmio_write(self, w, addr, size, value)
+        return write
+
+    def _ttinsn(self, hart: Any, tensix_word: int) -> None:
+        """A ``.ttinsn`` (the hart hands over the Tensix word): exactly a ``sw`` of it to
+        ``INSTRN_BUF_BASE``."""
+        w = self.push_window
+        self.tile.mmio_write(self, w, w.base, 4, tensix_word)
+
+    # -- reset --------------------------------------------------------------------------------
+
+    def leave_reset(self, pc: int) -> None:
+        """Leave soft reset: GPRs zero, ``pc`` the reset PC (tt-isa-documentation)."""
+        self.hart.x[:] = 0
+        self.hart.pc = pc & 0xFFFFFFFF
+        self.state = RUNNING
+        self.wait = None
+        self._forget_polls()
+
+    def enter_reset(self) -> None:
+        self.state = RESET
+        self.wait = None
+        self.hart.request_stop()
+
+    # -- polling and stalls ------------------------------------------------------------------
+
+    def _forget_polls(self) -> None:
+        self._polls.clear()
+        self._reads.clear()
+
+    def saw_read(self, w: Window, addr: int, size: int, value: int) -> None:
+        if w.volatile:
+            self._forget_polls()
+            return
+        if len(self._reads) >= _READ_LOG:
+            self._forget_polls()
+        hart = self.hart
+        pc = hart.pc
+        regs = tuple(hart.x)
+        rec = self._polls.get(pc)
+        self._reads.append((addr, size, w))
+        if (rec is not None and rec.value == value and rec.writes == self.mmio_writes
+                and rec.regs == regs):
+            read = self._reads[rec.log_at:]
+            watch = sorted({(a, s) for a, s, _ in read})
+            what = ", ".join(sorted({self.tile.describe(a) for a, _ in watch}))
+            self.wait = Wait(f"polling {what} (read {value:#x})", watch,
+                             coprocessor=any(win.observes_coprocessor for _, _, win in read))
+            self.state = PARKED
+            self._forget_polls()
+            hart.request_stop()
+            return
+        self._polls[pc] = _Poll(regs, value, len(self._reads), self.mmio_writes)
+
+    def saw_write(self) -> None:
+        self.mmio_writes += 1
+
+    def stall(self, s: Stall) -> None:
+        self.wait = Wait(s.reason, ready=s.ready)
+        self.state = STALLED
+        self.hart.request_stop()
+
+    def wake(self) -> None:
+        if self.state in (PARKED, STALLED):
+            self.state = RUNNING
+            self.wait = None
+
+    def watches(self, addr: int, size: int) -> bool:
+        if self.wait is None:
+            return False
+        return any(a < addr + size and addr < a + s for a, s in self.wait.watch)
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run(self, steps: int) -> int:
+        """Execute up to ``steps`` instructions; the number retired."""
+        hart = self.hart
+        before = hart.instret
+        try:
+            why = hart.run(steps)
+        except Stall:
+            why = None  # the access did not happen; the pc is still at it
+        except (MemoryAccessError, RiscvError) as e:  # unmapped memory, bad instruction
+            sym = self.symbol()
+            raise TileError(e.message + (f" <{sym}>" if sym else "")) from None
+        if why in (StopReason.EBREAK, StopReason.ECALL, StopReason.WFI):
+            self.state = HALTED
+            self.wait = Wait(f"stopped at {why.value} (a debug pause on hardware)")
+        done = hart.instret - before
+        self.instructions += done
+        return done
+
+    def trace(self, fn: Any) -> None:
+        """Call ``fn(core, pc, symbol, text)`` before each instruction this core executes."""
+        def hook(hart: Any, address: int, size: int, info: Any) -> None:
+            fn(self.name, address, self.symbol(address), self.instruction_text(address))
+        self.hart.hook_add("insn", hook)
+
+    # -- reports ------------------------------------------------------------------------------
+
+    def symbol(self, pc: int | None = None) -> str | None:
+        syms = self.tile.symbols.get(self.name)
+        pc = self.hart.pc if pc is None else pc
+        return syms.lookup(pc) if syms else None
+
+    def where(self) -> str:
+        pc = self.hart.pc
+        sym = self.symbol(pc)
+        at = f"pc {pc:#x}" + (f" <{sym}>" if sym else "")
+        return f"{self.name} {at}: {self.instruction_text(pc)}"
+
+    def instruction_text(self, pc: int) -> str:
+        """objdump's text of the instruction at ``pc``: branch targets named by the firmware's
+        symbols, a ``.ttinsn`` as the Tensix instruction it pushes."""
+        try:
+            word = self.space.read(pc, 4)
+        except Exception:  # noqa: BLE001 - an unfetchable pc is named, not fatal
+            return "(no instruction there)"
+        syms = self.tile.symbols.get(self.name)
+        return decode(word, pc, syms.lookup if syms else None, _tensix_text).text.expandtabs(1)
+
+    def report(self) -> dict[str, Any]:
+        pc = self.hart.pc
+        out: dict[str, Any] = {"instructions": self.instructions, "pc": pc,
+                               "symbol": self.symbol(pc), "state": self.state}
+        if self.wait is not None:
+            out["waiting_for"] = self.wait.reason
+        return out
+
+
+def _tensix_text(word: int) -> tuple[str, str] | None:
+    try:
+        ins = decode_word(word, what="")
+    except DecodeError:
+        return None
+    return ins.mnemonic, ins.op_str
+
+
+__all__ = ["HALTED", "PARKED", "RESET", "RUNNING", "STALLED", "Core", "Wait"]

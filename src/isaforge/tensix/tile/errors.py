@@ -1,0 +1,32 @@
+"""The tile's errors: each names what stopped and where (core, pc, instruction, address)."""
+
+from __future__ import annotations
+
+from ...core.errors import EmulationError, FirmwareError
+
+
+class TileError(EmulationError):
+    """Something the tile model cannot do or was asked wrongly."""
+
+
+class UnmappedAccess(TileError):
+    """A core touched an address no window maps, or a register the model does not cover."""
+
+
+class TileDeadlock(TileError):
+    """Every core and Tensix thread is waiting and nothing can wake any of them."""
+
+    def __init__(self, message: str, waits: dict[str, str]) -> None:
+        super().__init__(message)
+        self.waits = waits
+
+
+class TileStepLimit(TileError):
+    """The run went beyond its step limit."""
+
+
+class BadFirmware(FirmwareError):
+    """A firmware file that is not a Blackhole Tensix ELF (or is damaged)."""
+
+
+__all__ = ["BadFirmware", "TileDeadlock", "TileError", "TileStepLimit", "UnmappedAccess"]

@@ -1,0 +1,289 @@
+"""The Blackhole Tensix tile: five RISC-V cores, L1, the MMIO windows and the coprocessor.
+
+:class:`Tile` builds everything from the memory map (:mod:`.memmap`): one shared L1, each
+core's local data memory, and per core an address space in which L1 and local memory are RAM
+and every unit of the hardware is a :class:`~.mmio.Window`. The mailbox area of L1 is also a
+window (onto the same bytes) so that polling it is seen. The coprocessor is the package's
+:class:`~isaforge.tensix.Coprocessor`; its Scalar Unit reaches L1 and the MMIO registers
+through the tile (:class:`_CoprocessorMemory`).
+
+The cores and the three Tensix threads advance under :class:`~.scheduler.Scheduler`; the host
+side (loading firmware, mailboxes, resets, go messages) is :class:`~.host.Host`.
+
+Usage::
+
+    tile = Tile()
+    host = Host(tile)
+    host.load_firmware(load_firmware_dir("fw/"))
+    host.release("brisc")
+    tile.run(until=lambda: host.go_signal() == RUN_MSG_DONE)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import Coprocessor
+from ..machine.mop import OP_MOP, OP_MOP_CFG
+from .config_regs import ConfigWindow
+from .core import Core
+from .debug_regs import DebugRegs
+from .devmsgs import DevMsgs, dev_msgs
+from .dst_window import DstWindow
+from .errors import TileError, UnmappedAccess
+from .gprs import GprWindow
+from .instr_push import InstructionPush
+from .l1 import L1, L1Window
+from .loader import Symbols
+from .mailboxes import Mailboxes, MailboxWindow
+from .memmap import CORE_NAMES, CoreInfo, MemoryMap, memory_map
+from .mmio import Stall, Unmodelled, Window
+from .mop_cfg import MopConfig
+from .noc_regs import NocRegs
+from .pc_buf import PCBufs, PCBufWindow
+from .scheduler import RunResult, Scheduler
+from .streams import StreamRegs
+from .tdma_regs import TdmaRegs
+
+
+class Tile:
+    """One Blackhole Tensix tile.
+
+    ``noc_xy`` is the tile's translated (virtual) NOC coordinate, what ``NOC_ID_LOGICAL``
+    reads; ``quantum`` is how many instructions a running core executes before the scheduler
+    moves to the next one (results do not depend on it, only speed does).
+    """
+
+    def __init__(self, mm: MemoryMap | None = None, noc_xy: tuple[int, int] = (1, 2),
+                 quantum: int = 2000, ub: str = "stop") -> None:
+        self.mm = mm = mm or memory_map()
+        self.msgs: DevMsgs = dev_msgs()
+        self.noc_virtual_xy = noc_xy
+        self.l1 = L1(mm.l1_size)
+        mbase, msize = mm.mailbox
+        #: L1 as the cores map it: RAM below and above the mailbox area (one view each)
+        self.l1_ram = [(0, self.l1.data[:mbase]), (mbase + msize, self.l1.data[mbase + msize:])]
+        self.cp = Coprocessor(ub=ub, memory=_CoprocessorMemory(self))
+        self.pcbufs = PCBufs()
+        self.mailboxes = Mailboxes()
+        self.pcbuf_override = 0
+        infos = mm.cores()
+        #: RISCV_DEBUG_REG_SOFT_RESET_0: every core held in reset at power-on
+        self.soft_reset = sum(i.reset_bit for i in infos.values())
+        self.symbols: dict[str, Symbols] = {}
+        self.windows = self._build_windows()
+        self.cores = {name: Core(self, infos[name]) for name in CORE_NAMES}
+        self.scheduler = Scheduler(self, quantum)
+        #: the coprocessor's identity in MMIO accesses it makes (STOREREG, LOADREG)
+        self._tensix = {t: CoreInfo(f"tensix thread {t}", -1, 0, 0, 0, 0, 0, None, None, 0,
+                                    None) for t in range(3)}
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _build_windows(self) -> list[Window]:
+        mm = self.mm
+        t = mm.tensix
+        mbase, msize = mm.mailbox
+        stride = t("INSTRN_BUF_STRIDE")
+        sync_w, mop_w = mm.llk("PC_BUF_TENSIX_SYNC_WORD"), mm.llk("PC_BUF_MOP_SYNC_WORD")
+        sem_w = mm.llk("PC_BUF_SEMAPHORE_BASE_WORD")
+        pc_bases = (t("PC_BUF_BASE"), t("PC1_BUF_BASE"), t("PC2_BUF_BASE"))
+        pc_size = pc_bases[1] - pc_bases[0]
+        mb0 = t("TENSIX_MAILBOX0_BASE")
+        mb_size = t("TENSIX_MAILBOX1_BASE") - mb0
+        cfg_base = t("TENSIX_CFG_BASE")
+        windows: list[Window] = [
+            L1Window(self, self.l1, mbase, msize, "mailboxes (L1)"),
+            TdmaRegs(self, mm),
+            DebugRegs(self, mm),
+            NocRegs(self, mm, 0),
+            NocRegs(self, mm, 1),
+            StreamRegs(self, mm),
+            MopConfig(self, t("TENSIX_MOP_CFG_BASE"), mm.llk("MOP_CFG_WORDS")),
+            DstWindow(self, mm.llk("RISCV_DEST_START_ADDR"), 0x8000),
+            GprWindow(self, t("REGFILE_BASE"), 0x1000),
+            *(InstructionPush(self, t("INSTRN_BUF_BASE") + k * stride, stride, k)
+              for k in range(3)),
+            *(PCBufWindow(self, b, pc_size, k, sync_w, mop_w, sem_w)
+              for k, b in enumerate(pc_bases)),
+            *(MailboxWindow(self, mb0 + k * mb_size, mb_size, k) for k in range(4)),
+            ConfigWindow(self, cfg_base, 0x10000, mm.cfg("CFG_STATE_SIZE") * 4),
+        ]
+        self.debug = next(w for w in windows if isinstance(w, DebugRegs))
+        self.streams = next(w for w in windows if isinstance(w, StreamRegs))
+        self.mailbox_window = windows[0]
+        return windows
+
+    def window_at(self, addr: int) -> Window | None:
+        for w in self.windows:
+            if w.contains(addr):
+                return w
+        return None
+
+    # -- what the windows ask of the tile ----------------------------------------------------
+
+    def tensix_push(self, thread: int, word: int, after_mop: bool) -> None:
+        """Push a Tensix word to thread ``thread`` (a TRISC's push enters before the MOP
+        expander, BRISC's after it: BRISC pushing a MOP or MOP_CFG word is not modelled)."""
+        if after_mop and (word >> 24) in (OP_MOP, OP_MOP_CFG):
+            raise Unmodelled("BRISC pushing a MOP/MOP_CFG word (its pushes bypass the MOP "
+                             "expander; this model has one queue per thread)")
+        self.cp.push(thread, [word])
+
+    def tensix_idle(self, thread: int) -> bool:
+        """No instruction of the thread is queued or waiting (an issued one has completed)."""
+        return self.cp.threads[thread].finished
+
+    def tensix_mop_queued(self, thread: int) -> bool:
+        """A MOP waits before the thread's MOP expander (it expands one when it takes it)."""
+        th = self.cp.threads[thread]
+        return any(w >> 24 == OP_MOP for w in th.program[th.pc:])
+
+    def tensix_fifo_empty(self, thread: int) -> bool:
+        return self.cp.threads[thread].finished
+
+    def wall_clock(self, core: CoreInfo | None = None) -> int:
+        """The tile's cycle counter as seen now (by ``core``, partway through its quantum)."""
+        return self.scheduler.now(self.cores[core.name] if core and core.name in self.cores
+                                  else None)
+
+    def noc_physical_xy(self, noc: int) -> tuple[int, int]:
+        """This tile's physical coordinate on NOC ``noc`` (NOC 1 counts from the far
+        corner); without harvesting, the translated coordinate of a Tensix tile is its
+        physical NOC 0 one."""
+        x, y = self.noc_virtual_xy
+        if noc == 0:
+            return x, y
+        c = self.msgs.const
+        return c("noc_size_x") - 1 - x, c("noc_size_y") - 1 - y
+
+    def set_soft_reset(self, value: int, by: str = "host") -> None:
+        """Write ``RISCV_DEBUG_REG_SOFT_RESET_0``: cores whose bit clears leave reset at their
+        reset PC; cores whose bit sets stop."""
+        old, self.soft_reset = self.soft_reset, value & 0xFFFFFFFF
+        for core in self.cores.values():
+            bit = core.info.reset_bit
+            if old & bit and not value & bit:
+                core.leave_reset(self._reset_pc(core.info))
+            elif value & bit and not old & bit:
+                core.enter_reset()
+
+    def _reset_pc(self, info: CoreInfo) -> int:
+        if info.reset_pc_reg is None:
+            return self.mm.mem("BOOT_CODE_BASE")
+        dbg = self.debug
+        names = {r: n for n, r in ((n, self.mm.tensix("RISCV_DEBUG_REG_" + n)) for n in (
+            "NCRISC_RESET_PC", "NCRISC_RESET_PC_OVERRIDE", "TRISC0_RESET_PC",
+            "TRISC1_RESET_PC", "TRISC2_RESET_PC", "TRISC_RESET_PC_OVERRIDE"))}
+        override = dbg.reg(names[info.reset_pc_override_reg])
+        if not override & info.reset_pc_override_bit:
+            raise TileError(f"{info.name} leaves reset without its reset-PC override set; "
+                            f"the default reset PC is not modelled")
+        return dbg.reg(names[info.reset_pc_reg])
+
+    # -- MMIO access from a core (called by the core's address space) ----------------------
+
+    def mmio_read(self, core: Core, window: Window, addr: int, size: int) -> int:
+        try:
+            value = window.read(core.info, addr, size)
+        except Unmodelled as e:
+            raise self.unmapped(core, addr, "read", e.what) from None
+        except Stall as s:
+            core.stall(s)
+            raise
+        core.saw_read(window, addr, size, value)
+        return value
+
+    def mmio_write(self, core: Core, window: Window, addr: int, size: int, value: int) -> None:
+        try:
+            window.write(core.info, addr, size, value)
+        except Unmodelled as e:
+            raise self.unmapped(core, addr, "write", e.what) from None
+        except Stall as s:
+            core.stall(s)
+            raise
+        core.saw_write()
+        self.scheduler.wrote(addr, size, by=core)
+
+    def unmapped(self, core: Core, addr: int, kind: str, what: str) -> UnmappedAccess:
+        return UnmappedAccess(f"{core.where()}: {kind} of {addr:#010x}: {what}")
+
+    def describe(self, addr: int) -> str:
+        """A name for an address: the mailbox field it is in, or the window."""
+        mbase, msize = self.mm.mailbox
+        if mbase <= addr < mbase + msize:
+            name = self.msgs.name_of(addr - mbase)
+            sync, _ = self.msgs.locate("subordinate_sync")
+            if name.startswith("subordinate_sync.map["):  # the bytes dm1, trisc0, ...
+                byte = addr - mbase - sync
+                for f in self.msgs.structs["subordinate_map_t"][1].values():
+                    if f.size == 1 and f.offset == byte:
+                        name = f"subordinate_sync.{f.name}"
+            return f"mailboxes.{name}"
+        w = self.window_at(addr)
+        return f"{w.name} +{addr - w.base:#x}" if w else f"{addr:#x}"
+
+    # -- running -----------------------------------------------------------------------------
+
+    def run(self, max_steps: int | None = 10_000_000,
+            until: Callable[[], bool] | None = None) -> RunResult:
+        """Advance every core and the coprocessor until ``until()`` holds (checked between
+        scheduler rounds) or, without ``until``, until nothing can move. Raises
+        :class:`~.errors.TileDeadlock` when nothing can move and ``until`` does not hold, and
+        :class:`~.errors.TileStepLimit` beyond ``max_steps`` RISC-V instructions."""
+        return self.scheduler.run(max_steps, until)
+
+    def trace(self, cores: list[str], fn: Callable[[str, int, str | None, str], None]) -> None:
+        """Call ``fn(core, pc, symbol, text)`` for every instruction the named cores execute;
+        ``"tensix"`` names the coprocessor (``core`` is then ``tensix<thread>`` and ``pc`` the
+        index of the instruction's word in the thread's stream)."""
+        for name in cores:
+            if name == "tensix":
+                self.cp.hook_add("insn", lambda cp, address, size, ev: fn(
+                    f"tensix{ev.thread}", address, None, ev.insn.text.expandtabs(1)))
+            else:
+                self.cores[name].trace(fn)
+
+    def core_report(self) -> dict[str, dict[str, Any]]:
+        return {name: c.report() for name, c in self.cores.items()}
+
+
+class _CoprocessorMemory:
+    """L1 and the MMIO registers as the coprocessor's Scalar Unit sees them."""
+
+    def __init__(self, tile: Tile) -> None:
+        self.tile = tile
+        self.l1_size = tile.mm.l1_size
+
+    def read(self, addr: int, size: int) -> int:
+        return self.tile.l1.read_int(addr, size)
+
+    def write(self, addr: int, size: int, value: int) -> None:
+        self.tile.l1.write_int(addr, size, value)
+        self.tile.scheduler.wrote(addr, size, by=None)
+
+    def _window(self, thread: int, addr: int) -> Window:
+        w = self.tile.window_at(addr)
+        if w is None:
+            raise TileError(f"Tensix thread {thread}: MMIO access to {addr:#010x}: no window "
+                            f"there")
+        return w
+
+    def mmio_read(self, thread: int, addr: int) -> int:
+        w = self._window(thread, addr)
+        try:
+            return w.read(self.tile._tensix[thread], addr, 4)
+        except (Unmodelled, Stall) as e:
+            raise TileError(f"Tensix thread {thread}: LOADREG from {addr:#010x}: {e}") from None
+
+    def mmio_write(self, thread: int, addr: int, value: int) -> None:
+        w = self._window(thread, addr)
+        try:
+            w.write(self.tile._tensix[thread], addr, 4, value)
+        except (Unmodelled, Stall) as e:
+            raise TileError(f"Tensix thread {thread}: STOREREG to {addr:#010x}: {e}") from None
+        self.tile.scheduler.wrote(addr, 4, by=None)
+
+
+__all__ = ["Tile"]

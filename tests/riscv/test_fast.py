@@ -1,0 +1,183 @@
+"""The compiled path against the exact one: random programs with every extension, identical
+registers, memory, pc and retired count; and the paths' boundaries (MMIO, code rewritten at
+run time, step limits)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from isaforge.riscv import AddressSpace, Hart, StopReason, assemble
+from tests.riscv.programs import (
+    ALL_OPS,
+    CODE,
+    initial_state,
+    make_hart,
+    render,
+)
+
+_insn = st.tuples(st.sampled_from(ALL_OPS), st.integers(0, 31), st.integers(0, 31),
+                  st.integers(0, 31), st.integers(0, 2**32 - 1))
+
+
+def _both(code: bytes, regs: list[int], data: bytes, steps: int) -> None:
+    exact, mem_e = make_hart(code, regs, data, fast=False)
+    quick, mem_q = make_hart(code, regs, data, fast=True)
+    assert exact.run(steps) == quick.run(steps)
+    assert (exact.pc, exact.instret) == (quick.pc, quick.instret)
+    assert exact.x.tolist() == quick.x.tolist()
+    assert np.array_equal(mem_e, mem_q)
+
+
+@settings(max_examples=150, deadline=None)
+@given(prog=st.lists(_insn, min_size=1, max_size=60), seed=st.integers(0, 2**16))
+def test_random_programs_same_on_both_paths(prog: list, seed: int) -> None:
+    regs, data = initial_state(random.Random(seed))
+    _both(assemble(render(prog), CODE), regs, data, 10_000)
+
+
+@settings(max_examples=30, deadline=None)
+@given(prog=st.lists(_insn, min_size=5, max_size=40), seed=st.integers(0, 2**16),
+       steps=st.integers(1, 30))
+def test_step_limits_stop_both_paths_at_the_same_place(prog: list, seed: int,
+                                                       steps: int) -> None:
+    regs, data = initial_state(random.Random(seed))
+    _both(assemble(render(prog), CODE), regs, data, steps)
+
+
+def test_loops_run_on_both_paths() -> None:
+    """A loop with a backward branch (the random programs only branch forward)."""
+    src = """
+        li a0, 0
+        li a1, 1000
+    loop:
+        sh2add a0, a1, a0
+        rori a0, a0, 3
+        addi a1, a1, -1
+        bnez a1, loop
+        ebreak
+    """
+    regs, data = initial_state(random.Random(1))
+    _both(assemble(src, CODE), regs, data, 100_000)
+
+
+def test_code_rewritten_at_run_time_is_decoded_again() -> None:
+    """A program that stores a new instruction over one it already ran: both paths run the
+    new one (the compiled path checks its decode cache against memory at every fetch)."""
+    new = int.from_bytes(assemble("addi a0, a0, 100"), "little")
+    src = f"""
+        li a0, 0
+        li t0, 2
+        la t1, patch
+    again:
+    patch:
+        addi a0, a0, 1
+        li t2, {new:#x}
+        sw t2, 0(t1)
+        addi t0, t0, -1
+        bnez t0, again
+        ebreak
+    """
+    for fast in (False, True):
+        h, _ = make_hart(assemble(src, CODE), [0] * 32, bytes(0x1000), fast)
+        assert h.run(1000) is StopReason.EBREAK
+        assert h.reg_read("a0") == 101
+
+
+def test_mmio_accesses_leave_the_compiled_path_and_come_back() -> None:
+    log: list[tuple[str, int, int, int]] = []
+    regs = {0x100: 0x11}
+
+    def read(a: int, s: int) -> int:
+        log.append(("r", a, s, regs.get(a, 0)))
+        return regs.get(a, 0)
+
+    def write(a: int, s: int, v: int) -> None:
+        log.append(("w", a, s, v))
+        regs[a] = v
+
+    src = """
+        lui t0, 0xffb00
+        li a1, 0
+        li a2, 5
+    loop:
+        lw a0, 0x100(t0)
+        addi a0, a0, 1
+        sw a0, 0x100(t0)
+        lbu a3, 0x100(t0)
+        addi a1, a1, 1
+        bne a1, a2, loop
+        ebreak
+    """
+    results = []
+    for fast in (False, True):
+        log.clear()
+        regs.clear()
+        regs[0xFFB00100] = 0x11
+        mem = np.zeros(0x2000, np.uint8)
+        code = assemble(src, CODE)
+        mem[CODE:CODE + len(code)] = np.frombuffer(code, np.uint8)
+        space = AddressSpace()
+        space.map_ram(0, mem)
+        space.map_mmio(0xFFB00000, 0x1000, read, write)
+        h = Hart("m", space, CODE)
+        h.fast = fast
+        assert h.run(1000) is StopReason.EBREAK
+        results.append((list(log), h.x.tolist(), h.instret))
+    assert results[0] == results[1]
+    assert results[0][1][10] == 0x16 and len(results[0][0]) == 15
+
+
+def test_a_shared_ram_array_is_seen_by_every_hart() -> None:
+    """Two harts over one L1 array: each sees what the other stored."""
+    l1 = np.zeros(0x4000, np.uint8)
+    code = assemble("li a0, 7\nsw a0, 0x100(zero)\nebreak\n", CODE)
+    l1[CODE:CODE + len(code)] = np.frombuffer(code, np.uint8)
+    code2 = assemble("lw a0, 0x100(zero)\nebreak\n", 0x2000)
+    l1[0x2000:0x2000 + len(code2)] = np.frombuffer(code2, np.uint8)
+    harts = []
+    for name, pc in (("b", CODE), ("nc", 0x2000)):
+        space = AddressSpace(name)
+        space.map_ram(0, l1)
+        space.map_ram(0xFFB00000, np.zeros(0x1000, np.uint8))  # each its own local memory
+        harts.append(Hart(name, space, pc))
+    assert harts[0].run(10) is StopReason.EBREAK
+    assert harts[1].run(10) is StopReason.EBREAK
+    assert harts[1].reg_read("a0") == 7
+
+
+def test_more_ram_windows_than_the_kernel_takes() -> None:
+    """Windows past the kernel's MAX_RAMS still work (through the exact path)."""
+    from isaforge.riscv.machine import fast
+
+    space = AddressSpace("many")
+    arrays = [np.zeros(0x1000, np.uint8) for _ in range(fast.MAX_RAMS + 2)]
+    for i, arr in enumerate(arrays):
+        space.map_ram(0x10000 * i, arr)
+    last = 0x10000 * (len(arrays) - 1)
+    code = assemble(f"li a0, 5\nli t0, {last + 0x800}\nsw a0, 0(t0)\nlw a1, 0(t0)\nebreak\n",
+                    last)
+    arrays[-1][:len(code)] = np.frombuffer(code, np.uint8)
+    h = Hart("many", space, last)
+    assert h.run(100) is StopReason.EBREAK
+    assert h.reg_read("a1") == 5 and arrays[-1][0x800] == 5
+
+
+def test_a_hook_added_during_a_run_takes_effect_at_once() -> None:
+    seen: list[int] = []
+    space = AddressSpace()
+    mem = np.zeros(0x2000, np.uint8)
+    code = assemble("lui t0, 0xffe40\nsw zero, 0(t0)\nnop\nnop\nebreak\n", CODE)
+    mem[CODE:CODE + len(code)] = np.frombuffer(code, np.uint8)
+    space.map_ram(0, mem)
+    h = Hart("h", space, CODE)
+
+    def write(a: int, s: int, v: int) -> None:
+        h.hook_add("insn", lambda hart, pc, size, word: seen.append(pc))
+
+    space.map_mmio(0xFFE40000, 0x100, None, write)
+    assert h.run(100) is StopReason.EBREAK
+    assert seen == [CODE + 8, CODE + 12, CODE + 16]
