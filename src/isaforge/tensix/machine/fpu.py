@@ -925,7 +925,8 @@ def _movd2x(dst: Dst, src: SrcRegs, dst_row: int, src_row: int, cfg: MathConfig,
             dst_to_src_cells(np.zeros(0, I64), cfg, lo)  # the same errors, before any change
         n, drow, srow = (4, int(dst_row) & 0x3FC, int(src_row) & 0x3C) if four_rows else (
             1, int(dst_row) & 0x3FF, int(src_row) & 0x3F)
-        kernels.movd2x(dst.bits, dst.phys_table(cfg.use_dst32b), cfg.use_dst32b, drow, n,
+        kernels.movd2x(dst.bits, dst.valid, dst.phys_table(cfg.use_dst32b), cfg.use_dst32b,
+                       drow, n,
                        src.cells, src.matrix_bank, srow, fpu_jit.MOV_STYLES[style], bool(lo))
         return
     if four_rows:
@@ -935,6 +936,7 @@ def _movd2x(dst: Dst, src: SrcRegs, dst_row: int, src_row: int, cfg: MathConfig,
         drows = np.array([dst_row & 0x3FF])
         srows = np.array([src_row & 0x3F])
     vals = dst.read32(drows) if cfg.use_dst32b else dst.read16(drows)
+    vals = np.where(dst.row_valid(drows, cfg.use_dst32b)[:, None], vals, 0)  # invalid: 0
     src.write(src.matrix_bank, srows, dst_to_src_cells(vals, cfg, lo))
 
 
@@ -965,8 +967,9 @@ def _write_moved(dst: Dst, rows: np.ndarray, cells: np.ndarray, cfg: MathConfig,
             low |= val16
         dst.write32(rows, (val16 << 16) | low)
         dst.set_valid(rows, True)
-    elif lo:
-        dst.write32(rows, (dst.read32(rows) & 0xFFFF0000) | val16)
+    elif lo:  # the high halves of an invalid row read as 0 and are written back so
+        old = np.where(dst.row_valid(rows, True)[:, None], dst.read32(rows), 0)
+        dst.write32(rows, (old & 0xFFFF0000) | val16)
         dst.set_valid(rows, True)
     else:
         dst.write16(rows, val16)
@@ -1032,13 +1035,15 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
 
 
 def movb2a(srca: SrcRegs, srcb: SrcRegs, *, srcb_row: int, srca_row: int,
-           four_rows: bool = False) -> None:
-    """MOVB2A: 1 or 4 aligned rows of ``SrcB[matrix_bank]`` -> ``SrcA[matrix_bank]``."""
+           four_rows: bool = False, flush: bool = True) -> None:
+    """MOVB2A: 1 or 4 aligned rows of ``SrcB[matrix_bank]`` -> ``SrcA[matrix_bank]``; with
+    ``flush`` (``ALU_ACC_CTRL_Zero_Flag_disabled_src`` clear) cells whose exponent field is
+    0 arrive as 0, as MOVA2D/MOVB2D flush them (the official simulator does so)."""
     kernels = _jit()
     if kernels is not None:
         n, mask = (4, 0x3C) if four_rows else (1, 0x3F)
         kernels.copy_rows(srca.cells, srca.matrix_bank, int(srca_row) & mask, srcb.cells,
-                          srcb.matrix_bank, int(srcb_row) & mask, n)
+                          srcb.matrix_bank, int(srcb_row) & mask, n, bool(flush))
         return
     if four_rows:
         brows = (srcb_row & 0x3C) + np.arange(4)
@@ -1046,4 +1051,7 @@ def movb2a(srca: SrcRegs, srcb: SrcRegs, *, srcb_row: int, srca_row: int,
     else:
         brows = np.array([srcb_row & 0x3F])
         arows = np.array([srca_row & 0x3F])
-    srca.write(srca.matrix_bank, arows, srcb.cells[srcb.matrix_bank][brows])
+    cells = srcb.cells[srcb.matrix_bank][brows]
+    if flush:
+        cells = np.where((cells & 0xFF) == 0, 0, cells)
+    srca.write(srca.matrix_bank, arows, cells)

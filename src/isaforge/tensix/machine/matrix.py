@@ -528,7 +528,8 @@ class MatrixUnit(Unit):
         else:  # MOVB2A
             four = bool(f["instr_mod"] >> 1 & 1)
             fpu.movb2a(self.srca, self.srcb, srcb_row=f["srcb"] + rwc.get(t, SRCB),
-                       srca_row=f["srca"] + rwc.get(t, SRCA), four_rows=four)
+                       srca_row=f["srca"] + rwc.get(t, SRCA), four_rows=four,
+                       flush=not regs.zero_flag_disabled_src)
         self.advance(t, f["addr_mode"])
 
     # -- ZEROACC, ZEROSRC, TRNSPSRCB --------------------------------------------------------
