@@ -506,7 +506,7 @@ def test_mutex_acquire_and_release() -> None:
 # ---- not implemented -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["SFPMAD", "PACR", "XMOV", "UNPACR", "SFPIADD"])
+@pytest.mark.parametrize("name", ["SFPMAD", "PACR_SETREG", "XMOV", "RSTDMA", "SFPIADD"])
 def test_unmodelled_instruction_is_a_clear_error(name: str) -> None:
     cp = Coprocessor()
     cp.set_stream(0, [ops()[name].opcode << 24])  # every operand 0

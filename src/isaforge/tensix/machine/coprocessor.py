@@ -58,7 +58,9 @@ from .adc import AdcUnit
 from .config import ConfigUnit
 from .dispatch import Entry, Execute, Fields, Unit, build
 from .frontend import FrontendUnit, Thread
+from .l1 import L1Memory
 from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
+from .pack import Packer
 from .regfiles import Dst, SrcClient, SrcRegs
 from .scalar import ScalarUnit
 from .scalar_mem import Memory, ScalarMemoryUnit
@@ -80,6 +82,7 @@ from .state import (
     UBPolicy,
 )
 from .sync import SyncUnit
+from .unpack import Unpackers
 
 #: the hook kinds a Coprocessor supports
 HOOK_KINDS = ("insn", "ub", "reg_write")
@@ -118,10 +121,12 @@ class Units:
     matrix: MatrixUnit
     sfpu: Sfpu
     scalar_mem: ScalarMemoryUnit
+    unpack: Unpackers
+    pack: Packer
 
     def all(self) -> tuple[Unit, ...]:
         return (self.frontend, self.config, self.sync, self.adc, self.scalar, self.matrix,
-                self.sfpu, self.scalar_mem)
+                self.sfpu, self.scalar_mem, self.unpack, self.pack)
 
 
 class Coprocessor:
@@ -140,11 +145,13 @@ class Coprocessor:
 
     ``memory`` (a :class:`~.scalar_mem.Memory`: L1 and the MMIO registers, which a Tensix
     tile provides) is what LOADIND, STOREIND, LOADREG, STOREREG and the AT* atomics reach;
-    without one they are not implemented.
+    the unpackers and packers reach its L1 as one array (:class:`~.l1.L1Access`). Without
+    one, the coprocessor has its own L1 (:class:`~.l1.L1Memory`, 1.5 MiB, no MMIO
+    registers), ``memory.l1``.
     """
 
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
-        self.memory = memory
+        self.memory: Memory = memory if memory is not None else L1Memory()
         self.dst = Dst()
         self.srca = SrcRegs("SrcA")
         self.srcb = SrcRegs("SrcB")
@@ -177,6 +184,10 @@ class Coprocessor:
             sfpu=Sfpu(self.dst, self.lreg, self.lane_config, self.rwc, self.config,
                       self.thread_config, matrix, report),
             scalar_mem=ScalarMemoryUnit(self.gpr, lambda: self.memory, report),
+            unpack=Unpackers(self.dst, self.srca, self.srcb, self.adc, self.config,
+                             self.thread_config, lambda: self.memory, report),
+            pack=Packer(self.dst, self.adc, self.config, self.thread_config,
+                        lambda: self.memory, report),
         )
         #: opcode -> (execute, wait, name, unit): the one dispatch table
         self._table: list[Entry | None] = build(self.units.all(), self._not_implemented)
