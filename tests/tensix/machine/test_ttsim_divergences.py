@@ -79,3 +79,42 @@ def test_movb2a_flushes_exponent_zero_cells_unless_disabled() -> None:
     assert (flushed[::2] == 0).all() and (flushed[1::2] != 0).all()
     kept = _movb2a(1)
     assert (kept[::2] != 0).all() and (kept[::2] & 0xFF == 0).all()
+
+
+# ---- the format of MOVD2B and MOVB2D (also found by the differential run) ------------------
+# ttsim converts the moves into and out of SrcB by the implied format of SrcB's bank (not
+# SrcA's), and MOVB2D first masks each cell by SrcB's format (FP16 drops the high 3 exponent
+# bits, every format but TF32 the low 3 mantissa bits), then converts by SrcA's.
+
+
+def test_movb2d_converts_by_the_srcb_banks_implied_format() -> None:
+    cp = Coprocessor()
+    cp.load_src("a", 0, np.full((64, 16), 1.0), "fp16")  # SrcA's bank implies FP16
+    cp.load_src("b", 0, np.full((64, 16), 1.5), "bf16")  # SrcB's bank implies BF16
+    run(cp, "TTI_MOVB2D(0, 0, 0, 4, 0)")
+    assert (cp.dst.read("bf16", range(4)).astype(np.float32) == 1.5).all()
+
+
+def test_movd2b_converts_by_the_srcb_banks_implied_format() -> None:
+    cp = Coprocessor()
+    cp.config.set("ALU_ACC_CTRL_Fp32_enabled", 1)
+    value = np.float32(1 + 2 ** -9)  # kept by TF32, not by BF16
+    cp.dst.write("fp32", np.full((512, 16), value, np.float32))
+    cp.load_src("a", 0, np.zeros((64, 16)), "bf16")  # SrcA's bank implies BF16
+    cp.load_src("b", 0, np.zeros((64, 16)), "tf32")  # SrcB's bank implies TF32
+    run(cp, "TTI_MOVD2B(0, 0, 0, 0, 4)")
+    assert (cp.srcb.dump(0, "tf32", [0]) == value).all()
+
+
+def test_movb2d_masks_by_srcb_format_then_converts_by_srca_format() -> None:
+    cp = Coprocessor()
+    cp.thread_config.set(0, "DISABLE_IMPLIED_SRCA_FMT_Base", 1)
+    cp.thread_config.set(0, "DISABLE_IMPLIED_SRCB_FMT_Base", 1)
+    cp.config.set("ALU_FORMAT_SPEC_REG0_SrcA", 1)  # FP16: converts to FP16
+    cp.config.set("ALU_FORMAT_SPEC_REG1_SrcB", 7)  # BFP4_b: drops the low 3 mantissa bits
+    cp.load_src("b", 0, np.full((64, 16), 1 + 2 ** -10), "fp16")
+    run(cp, "TTI_MOVB2D(0, 0, 0, 4, 0)")
+    assert (cp.dst.read("fp16", range(4)) == 1.0).all()
+    cp.config.set("ALU_FORMAT_SPEC_REG1_SrcB", 1)  # FP16 keeps them
+    run(cp, "TTI_MOVB2D(0, 0, 0, 4, 0)")
+    assert (cp.dst.read("fp16", range(4)) == np.float16(1 + 2 ** -10)).all()

@@ -977,7 +977,7 @@ def _write_moved(dst: Dst, rows: np.ndarray, cells: np.ndarray, cfg: MathConfig,
 
 
 def _src2dst(dst: Dst, src: SrcRegs, drow0: int, n: int, srow0: int, sstep: int,
-             col0: bool, cfg: MathConfig, lo: bool) -> bool:
+             col0: bool, cfg: MathConfig, lo: bool, premask: int = F.SRC_MASK) -> bool:
     """MOVA2D/MOVB2D on the compiled path; False when it is not available."""
     kernels = _jit()
     if kernels is None:
@@ -986,8 +986,19 @@ def _src2dst(dst: Dst, src: SrcRegs, drow0: int, n: int, srow0: int, sstep: int,
     tf32 = not cfg.fp16a_force and int(cfg.srca_fmt) == F.DataFormat.TF32
     kernels.src2dst(dst.bits, dst.valid, dst.phys_table(False), dst.phys_table(True), drow0, n,
                     src.cells, src.matrix_bank, srow0, sstep, bool(col0),
-                    not cfg.zero_flag_disabled_src, bf16, tf32, bool(lo))
+                    not cfg.zero_flag_disabled_src, bf16, tf32, bool(lo), premask)
     return True
+
+
+def movb2d_premask(srcb_fmt: int) -> int:
+    """The bits of a SrcB cell MOVB2D keeps before converting by SrcA's format: SrcB's own
+    format first drops what it does not hold, the high 3 exponent bits for FP16 and the low 3
+    mantissa bits for every format but TF32 (the official simulator)."""
+    if int(srcb_fmt) == F.DataFormat.FLOAT16:
+        return F.SRC_MASK & ~0xE0
+    if int(srcb_fmt) == F.DataFormat.TF32:
+        return F.SRC_MASK
+    return F.SRC_MASK & ~0x700
 
 
 def mova2d(dst: Dst, srca: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConfig,
@@ -1008,8 +1019,10 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
            four_rows: bool = False, bcast_row_to8: bool = False, bcast_col0: bool = False,
            use_dst32b_lo: bool = False) -> None:
     """MOVB2D: 1 or 4 rows of ``SrcB[matrix_bank]`` -> Dst; ``bcast_row_to8`` copies one SrcB
-    row into 8 Dst rows, ``bcast_col0`` replicates column 0 across the row. The conversion
-    follows SrcA's format, as on the hardware."""
+    row into 8 Dst rows, ``bcast_col0`` replicates column 0 across the row. The cells are first
+    masked by ``cfg.srcb_fmt`` (:func:`movb2d_premask`), then converted by ``cfg.srca_fmt``;
+    the caller passes SrcB's implied format for both unless the thread disables implied
+    formats."""
     src_row, dst_row = int(src_row), int(dst_row)
     if bcast_row_to8:
         fast = (dst_row & 0x3F8, 8, src_row & 0x3F, 0)
@@ -1017,7 +1030,8 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
         fast = (dst_row & 0x3FC, 4, src_row & 0x3C, 1)
     else:
         fast = (dst_row & 0x3FF, 1, src_row & 0x3F, 1)
-    if _src2dst(dst, srcb, *fast, bcast_col0, cfg, use_dst32b_lo):
+    premask = movb2d_premask(cfg.srcb_fmt)
+    if _src2dst(dst, srcb, *fast, bcast_col0, cfg, use_dst32b_lo, premask):
         return
     if bcast_row_to8:
         srows = np.full(8, src_row & 0x3F)
@@ -1028,7 +1042,7 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
     else:
         srows = np.array([src_row & 0x3F])
         drows = np.array([dst_row & 0x3FF])
-    cells = srcb.cells[srcb.matrix_bank][srows]
+    cells = srcb.cells[srcb.matrix_bank][srows] & premask
     if bcast_col0:
         cells = np.repeat(cells[:, :1], 16, axis=1)
     _write_moved(dst, drows & 0x3FF, cells, cfg, use_dst32b_lo)

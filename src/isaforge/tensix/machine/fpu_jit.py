@@ -585,10 +585,11 @@ def _k_movd2x(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, is32: bool
 def _k_src2dst(bits: np.ndarray, valid: np.ndarray, table16: np.ndarray,
                table32: np.ndarray, drow0: int, n: int, cells: np.ndarray, bank: int,
                srow0: int, sstep: int, col0: bool, flush: bool, bf16: bool, tf32: bool,
-               lo: bool) -> None:
+               lo: bool, premask: int) -> None:
     """MOVA2D/MOVB2D (see :func:`.fpu._write_moved`): Src rows ``srow0 + k * sstep`` (column 0
-    only with ``col0``) -> Dst view rows ``drow0 + k`` (k < n). Writing the low halves of an
-    invalid Dst32b row clears its high halves (the row read as 0)."""
+    only with ``col0``, cells masked by ``premask``) -> Dst view rows ``drow0 + k`` (k < n).
+    Writing the low halves of an invalid Dst32b row clears its high halves (the row read as
+    0)."""
     for k in range(n):
         drow = (drow0 + k) & 0x3FF
         row = (srow0 + k * sstep) & 0x3F
@@ -597,7 +598,7 @@ def _k_src2dst(bits: np.ndarray, valid: np.ndarray, table16: np.ndarray,
             for c in range(16):
                 bits[p, c] = 0
         for c in range(16):
-            cell = np.int64(cells[bank, row, 0 if col0 else c])
+            cell = np.int64(cells[bank, row, 0 if col0 else c]) & premask
             if flush and (cell & 0xFF) == 0:
                 cell = 0
             if bf16:

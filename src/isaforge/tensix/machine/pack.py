@@ -293,8 +293,17 @@ class Packer(Unit):
         elif r.out in L.BFP_FORMATS:
             shared, mags = L.bfp_pack(v, r.out)
             exp = st.exp_addr
-            l1[exp:exp + len(shared)] = shared.astype(np.uint8)
             l1[data:data + size_bytes] = L.pack_datums_to_bytes(mags, out_size)
+            # each group of 16 writes its exponent, then its datums: where the sections
+            # overlap (Exp_section_size too small), a later group's exponent wins over an
+            # earlier group's datums and a later group's datums over an earlier exponent
+            g = np.arange(len(shared))
+            at = exp + g
+            group_bytes = 2 * out_size
+            inside = (at >= data) & (at < data + size_bytes)
+            over = np.where(inside, (at - data) // group_bytes, -1)
+            last = g > over
+            l1[at[last]] = shared[last].astype(np.uint8)
             mem.l1_written(exp, len(shared))
             mem.l1_written(data, size_bytes)
         else:
