@@ -386,15 +386,18 @@ def _random_src(rng: np.random.Generator) -> np.ndarray:
     return (logical << 13).astype(np.uint32)
 
 
-def _random_dst(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    bits = rng.integers(0, 1 << 16, (1024, 16), dtype=np.uint16)
-    valid = rng.random(1024) < 0.8
+def _random_dst(rng: np.random.Generator, rows: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """Random Dst bits and valid bits in the first ``rows`` physical rows (the rest 0)."""
+    bits = np.zeros((1024, 16), np.uint16)
+    bits[:rows] = rng.integers(0, 1 << 16, (rows, 16), dtype=np.uint16)
+    valid = np.ones(1024, bool)
+    valid[:rows] = rng.random(rows) < 0.8
     return bits, valid
 
 
 def gen_mov(rng: np.random.Generator) -> Case:
     c = Case("mov")
-    c.dst, c.valid = _random_dst(rng)
+    c.dst, c.valid = _random_dst(rng, 256)  # Dst rows below are < 128: physical < 256
     c.srca, c.srcb = _random_src(rng), _random_src(rng)
     fp32 = int(rng.integers(2))
     c.set("ALU_ACC_CTRL_Fp32_enabled", fp32)
@@ -414,36 +417,36 @@ def gen_mov(rng: np.random.Generator) -> Case:
         c.set("ALU_FORMAT_SPEC_REG1_SrcB", int(rng.choice(fa)))
     for _ in range(int(rng.integers(0, 3))):
         mode = int(rng.choice([0, 1, 2, 3]))
-        where = {0: int(rng.integers(0, 1024 if not fp32 else 512)), 1: int(rng.integers(64)),
+        where = {0: int(rng.integers(0, 128)), 1: int(rng.integers(16)),
                  2: int(rng.integers(2)), 3: 0}[mode]
         use32 = 0
         if mode == 1 and fp32 and rng.random() < 0.5:
-            use32, where = 1, int(rng.integers(32))
+            use32, where = 1, int(rng.integers(8))
         c.pre.append((t, encode("ZEROACC", clear_mode=mode, use_32_bit_mode=use32,
                                 where=where)))
     kind = str(rng.choice(["MOVD2A", "MOVD2B", "MOVB2A", "MOVA2D", "MOVB2D"]))
     if kind == "MOVD2A":
         lo = 0
         c.insns.append((t, encode(kind, dest_32b_lo=lo, src=4 * int(rng.integers(16)),
-                                  instr_mod=2, dst=4 * int(rng.integers(256)))))
+                                  instr_mod=2, dst=4 * int(rng.integers(32)))))
     elif kind == "MOVD2B":
         lo = int(rng.integers(2)) if fp32 else 0
         c.insns.append((t, encode(kind, dest_32b_lo=lo, src=4 * int(rng.integers(16)),
                                   instr_mod=int(rng.choice([0, 2])),
-                                  dst=4 * int(rng.integers(256)))))
+                                  dst=4 * int(rng.integers(32)))))
     elif kind == "MOVB2A":
         c.insns.append((t, encode(kind, srca=4 * int(rng.integers(16)), instr_mod=2,
                                   srcb=4 * int(rng.integers(16)))))
     elif kind == "MOVA2D":
         c.insns.append((t, encode(kind, dest_32b_lo=int(rng.integers(2)) if fp32 else 0,
                                   src=8 * int(rng.integers(8)), instr_mod=2,
-                                  dst=8 * int(rng.integers(128)))))
+                                  dst=8 * int(rng.integers(16)))))
     else:
         mod = int(rng.choice([2, 3, 4, 5]))
         n = 8 if mod & 2 else 4
         c.insns.append((t, encode(kind, dest_32b_lo=int(rng.integers(2)) if fp32 else 0,
                                   src=n * int(rng.integers(64 // n)), movb2d_instr_mod=mod,
-                                  dst=n * int(rng.integers(1024 // n)) & 0x7FF)))
+                                  dst=n * int(rng.integers(128 // n)))))
     return c
 
 
@@ -472,8 +475,8 @@ def gen_unpack(rng: np.random.Generator) -> Case:
         x_dim = 16 * int(rng.integers(1, 9))
         y_dim = int(rng.integers(1, 4))
         z_dim = int(rng.integers(1, 3))
-        count = 16 * int(rng.integers(1, 5 if haloize else 17))
-        x0 = 0 if (tileize or haloize) else 16 * int(rng.integers(0, 3))
+        count = 16 * int(rng.integers(1, 5)) if haloize else int(rng.integers(1, 257))
+        x0 = 0 if (tileize or haloize) else int(rng.integers(0, 40))
         y0, z0 = int(rng.integers(0, 2)), int(rng.integers(0, 2))
         rel = 16 * int(rng.integers(0, 8))
         offset = int(rng.integers(0, 4))
@@ -555,7 +558,7 @@ def gen_pack(rng: np.random.Generator) -> Case:
     c = Case("pack")
     t = 2
     read32, inter, out = PACK_CONVERSIONS[int(rng.integers(len(PACK_CONVERSIONS)))]
-    c.dst, c.valid = _random_dst(rng)
+    c.dst, c.valid = _random_dst(rng, 256)  # what the PACRs below can reach
     c.set("PCK_DEST_RD_CTRL_Read_32b_data", read32)
     c.set("PCK_DEST_RD_CTRL_Round_10b_mant", int((read32, inter, out) == (1, 1, 1)))
     if inter == 14:
@@ -620,39 +623,44 @@ FAMILIES: dict[str, Callable[[np.random.Generator], Case]] = {
 
 
 def save_vectors(path: Path, cases: list[tuple[Case, dict, State]]) -> None:
-    """The cases, the Config words ttsim kept and its results, as one .npz file (layout in
-    tests/tensix/test_ttsim_vectors.py)."""
+    """The cases, their Config words and ttsim's results, as one .npz file (the layout
+    tests/tensix/test_ttsim_vectors.py reads). Results are stored as the XOR of the state
+    after with the state before (``*_delta``), which compresses to almost nothing where an
+    instruction changed little."""
     n = len(cases)
     kcfg = max(len(w) for _, w, _ in cases)
     npre = max(len(c.pre) for c, _, _ in cases) or 1
     nins = max(len(c.insns) for c, _, _ in cases)
-    cfg = np.full((n, kcfg, 3), 0xFFFFFFFF, np.uint32)
-    pre = np.full((n, npre, 2), 0xFFFFFFFF, np.uint32)
-    ins = np.full((n, nins, 2), 0xFFFFFFFF, np.uint32)
-    for i, (c, words, _) in enumerate(cases):
+    none = 0xFFFFFFFF
+    cfg = np.full((n, kcfg, 3), none, np.uint32)
+    pre = np.full((n, npre, 2), none, np.uint32)
+    ins = np.full((n, nins, 2), none, np.uint32)
+    done = np.ones((n, nins), bool)
+    for i, (c, words, s) in enumerate(cases):
         for j, ((bank, index), value) in enumerate(sorted(words.items())):
             cfg[i, j] = (bank, index, value)
         for j, (pipe, word) in enumerate(c.pre):
             pre[i, j] = (pipe, word)
         for j, (pipe, word) in enumerate(c.insns):
             ins[i, j] = (pipe, word)
+        done[i, :len(s.done)] = s.done
 
-    def stack(get: Callable) -> np.ndarray:
-        return np.stack([get(c, s) for c, _, s in cases])
+    def pair(name: str, before: Callable, after: Callable) -> dict[str, np.ndarray]:
+        b = np.stack([before(c) for c, _, _ in cases])
+        a = np.stack([after(s) for _, _, s in cases]).astype(b.dtype)
+        return {f"{name}_in": b, f"{name}_delta": b ^ a}
 
-    np.savez_compressed(
-        path, cfg=cfg, pre=pre, insns=ins, l1_base=np.uint32(L1_BASE),
-        dst_in=stack(lambda c, s: c.dst), valid_in=stack(lambda c, s: c.valid),
-        srca_in=stack(lambda c, s: _to_cells(c.srca)),
-        srcb_in=stack(lambda c, s: _to_cells(c.srcb)),
-        src_meta_in=stack(lambda c, s: c.src_meta), adc_in=stack(lambda c, s: c.adc),
-        l1_in=stack(lambda c, s: c.l1),
-        dst_out=stack(lambda c, s: s.dst), valid_out=stack(lambda c, s: s.valid),
-        srca_out=stack(lambda c, s: _to_cells(s.srca)),
-        srcb_out=stack(lambda c, s: _to_cells(s.srcb)),
-        src_meta_out=stack(lambda c, s: s.src_meta), adc_out=stack(lambda c, s: s.adc),
-        rwc_out=stack(lambda c, s: s.rwc), l1_out=stack(lambda c, s: s.l1),
-        done=stack(lambda c, s: np.array(s.done + [True] * (nins - len(s.done)))))
+    arrays = {"cfg": cfg, "pre": pre, "insns": ins, "done": done,
+              "l1_base": np.uint32(L1_BASE),
+              **pair("dst", lambda c: c.dst, lambda s: s.dst),
+              **pair("valid", lambda c: c.valid, lambda s: s.valid),
+              **pair("srca", lambda c: _to_cells(c.srca), lambda s: _to_cells(s.srca)),
+              **pair("srcb", lambda c: _to_cells(c.srcb), lambda s: _to_cells(s.srcb)),
+              **pair("src_meta", lambda c: c.src_meta, lambda s: s.src_meta),
+              **pair("adc", lambda c: c.adc, lambda s: s.adc),
+              **pair("l1", lambda c: c.l1, lambda s: s.l1),
+              "rwc_out": np.stack([s.rwc for _, _, s in cases])}
+    np.savez_compressed(path, **arrays)
 
 
 # --------------------------------------------------------------------------------------------
@@ -672,7 +680,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="differences, one JSON object per case")
     ap.add_argument("--write-vectors", type=Path, metavar="DIR",
                     help="write the cases both agree on as DIR/ttsim_<family>.npz")
-    ap.add_argument("--vectors", type=int, default=64, help="cases per vector file")
+    ap.add_argument("--vectors", type=int, action="append", metavar="N",
+                    help="cases per vector file (once, or once per --family; default 32)")
     ap.add_argument("--verbose", action="store_true", help="print each case as it runs")
     args = ap.parse_args(argv)
     args.build.mkdir(parents=True, exist_ok=True)
@@ -680,7 +689,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     report = args.out.open("w")
     try:
-        for family in args.family or sorted(FAMILIES):
+        for index, family in enumerate(args.family or sorted(FAMILIES)):
             tally: Counter = Counter()
             kinds: Counter = Counter()
             agreed: list[tuple[Case, dict, State]] = []
@@ -721,8 +730,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.write_vectors and agreed:
                 args.write_vectors.mkdir(parents=True, exist_ok=True)
                 path = args.write_vectors / f"ttsim_{family}.npz"
-                save_vectors(path, agreed[:args.vectors])
-                print(f"    wrote {min(len(agreed), args.vectors)} cases to {path}")
+                limits = args.vectors or [32]
+                k = limits[min(index, len(limits) - 1)]
+                save_vectors(path, agreed[:k])
+                print(f"    wrote {min(len(agreed), k)} cases to {path}")
     finally:
         sim.close()
         report.close()

@@ -118,3 +118,17 @@ def test_movb2d_masks_by_srcb_format_then_converts_by_srca_format() -> None:
     cp.config.set("ALU_FORMAT_SPEC_REG1_SrcB", 1)  # FP16 keeps them
     run(cp, "TTI_MOVB2D(0, 0, 0, 4, 0)")
     assert (cp.dst.read("fp16", range(4)) == np.float16(1 + 2 ** -10)).all()
+
+
+def test_movb2d_flushes_before_masking() -> None:
+    """The exponent-0 flush looks at the cell as SrcB holds it: a cell whose exponent is only
+    in the 3 high bits FP16 drops is not flushed, it arrives with exponent 0."""
+    cp = Coprocessor()
+    cp.thread_config.set(0, "DISABLE_IMPLIED_SRCA_FMT_Base", 1)
+    cp.thread_config.set(0, "DISABLE_IMPLIED_SRCB_FMT_Base", 1)
+    cp.config.set("ALU_FORMAT_SPEC_REG0_SrcA", 5)  # BF16: converts to BF16
+    cp.config.set("ALU_FORMAT_SPEC_REG1_SrcB", 1)  # FP16: drops exponent bits 7..5
+    cp.load_src("b", 0, np.zeros((64, 16)), "bf16")
+    cp.srcb.cells[0, :4] = (0x155 << 8) | 0xE0
+    run(cp, "TTI_MOVB2D(0, 0, 0, 4, 0)")
+    assert (cp.dst.read("raw", range(4)) == 0x2A00).all()

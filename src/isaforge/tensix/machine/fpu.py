@@ -49,7 +49,7 @@ Arithmetic (the model of the official simulator, which the oracle vectors in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -1019,8 +1019,9 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
            four_rows: bool = False, bcast_row_to8: bool = False, bcast_col0: bool = False,
            use_dst32b_lo: bool = False) -> None:
     """MOVB2D: 1 or 4 rows of ``SrcB[matrix_bank]`` -> Dst; ``bcast_row_to8`` copies one SrcB
-    row into 8 Dst rows, ``bcast_col0`` replicates column 0 across the row. The cells are first
-    masked by ``cfg.srcb_fmt`` (:func:`movb2d_premask`), then converted by ``cfg.srca_fmt``;
+    row into 8 Dst rows, ``bcast_col0`` replicates column 0 across the row. Exponent-0 cells are
+    flushed (unless disabled), then masked by ``cfg.srcb_fmt`` (:func:`movb2d_premask`), then
+    converted by ``cfg.srca_fmt``;
     the caller passes SrcB's implied format for both unless the thread disables implied
     formats."""
     src_row, dst_row = int(src_row), int(dst_row)
@@ -1042,10 +1043,14 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
     else:
         srows = np.array([src_row & 0x3F])
         drows = np.array([dst_row & 0x3FF])
-    cells = srcb.cells[srcb.matrix_bank][srows] & premask
+    cells = srcb.cells[srcb.matrix_bank][srows]
+    if not cfg.zero_flag_disabled_src:  # the flush looks at the cell before the mask
+        cells = np.where((cells & 0xFF) == 0, 0, cells)
+    cells = cells & premask
     if bcast_col0:
         cells = np.repeat(cells[:, :1], 16, axis=1)
-    _write_moved(dst, drows & 0x3FF, cells, cfg, use_dst32b_lo)
+    _write_moved(dst, drows & 0x3FF, cells, replace(cfg, zero_flag_disabled_src=True),
+                 use_dst32b_lo)
 
 
 def movb2a(srca: SrcRegs, srcb: SrcRegs, *, srcb_row: int, srca_row: int,

@@ -587,9 +587,9 @@ def _k_src2dst(bits: np.ndarray, valid: np.ndarray, table16: np.ndarray,
                srow0: int, sstep: int, col0: bool, flush: bool, bf16: bool, tf32: bool,
                lo: bool, premask: int) -> None:
     """MOVA2D/MOVB2D (see :func:`.fpu._write_moved`): Src rows ``srow0 + k * sstep`` (column 0
-    only with ``col0``, cells masked by ``premask``) -> Dst view rows ``drow0 + k`` (k < n).
-    Writing the low halves of an invalid Dst32b row clears its high halves (the row read as
-    0)."""
+    only with ``col0``; flushed, then masked by ``premask``) -> Dst view rows ``drow0 + k``.
+    Writing the low halves of an invalid Dst32b row clears its high halves (the row read as 0;
+    k < n)."""
     for k in range(n):
         drow = (drow0 + k) & 0x3FF
         row = (srow0 + k * sstep) & 0x3F
@@ -598,9 +598,10 @@ def _k_src2dst(bits: np.ndarray, valid: np.ndarray, table16: np.ndarray,
             for c in range(16):
                 bits[p, c] = 0
         for c in range(16):
-            cell = np.int64(cells[bank, row, 0 if col0 else c]) & premask
+            cell = np.int64(cells[bank, row, 0 if col0 else c])
             if flush and (cell & 0xFF) == 0:
                 cell = 0
+            cell &= premask
             if bf16:
                 val16 = ((cell >> 3) & 0xFF00) | (cell & 0xFF)
             else:
