@@ -54,7 +54,7 @@ def test_api_random_bf16_tiles_match_numpy_to_bf16_precision() -> None:
         data = L.encode(L.tilize(m), 5)
         l1[at:at + len(data)] = data
     res = cp.run(max_steps=10_000)
-    assert res.per_thread[0] == 3 and res.per_thread[2] == 20  # 3 unpack, 16 PACRs + sync
+    assert res.per_thread[0] == 3 and res.per_thread[2] == 20  # 3 unpack; 16 PACRs + 4
     c = L.untilize(L.decode(l1[C_AT:C_AT + 2048], 5, 1024))
     want = a.astype(np.float64) @ b
     # HiFi4 BF16 products are exact; the Matrix Unit aligns each group of eight products to

@@ -44,7 +44,7 @@ Usage::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +60,7 @@ from .dispatch import Entry, Execute, Fields, Unit, build
 from .frontend import FrontendUnit, Thread
 from .l1 import L1Memory
 from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
-from .pack import Packer
+from .pack import PACR_OPCODE, Packer
 from .regfiles import Dst, SrcClient, SrcRegs
 from .scalar import ScalarUnit
 from .scalar_mem import Memory, ScalarMemoryUnit
@@ -191,6 +191,9 @@ class Coprocessor:
         )
         #: opcode -> (execute, wait, name, unit): the one dispatch table
         self._table: list[Entry | None] = build(self.units.all(), self._not_implemented)
+        #: opcode -> runs of it executed at once (MVMUL, PACR) by a thread running alone
+        self._runners: dict[int, Callable[[int, Collection[int], int], int]] = {
+            MVMUL_OPCODE: self.units.matrix.mvmul_run, PACR_OPCODE: self.units.pack.pacr_run}
         self.hooks = Hooks(HOOK_KINDS, on_change=self._hooks_changed)
         self._tracing = False  # an ``insn`` hook is registered
         #: :meth:`run` sets the step count runs of MVMULs may reach (0: one at a time)
@@ -320,8 +323,8 @@ class Coprocessor:
         (:class:`StepLimitError` beyond it); ``None`` means no bound."""
         start = self.steps
         done = self.finished
-        # a thread running alone may execute MVMULs in runs (MatrixUnit.mvmul_run), never
-        # beyond the step at which the limit below is noticed
+        # a thread running alone may execute MVMULs and PACRs in runs (MatrixUnit.mvmul_run,
+        # Packer.pacr_run), never beyond the step at which the limit below is noticed
         self._run_cap = start + max_steps + 1 if max_steps is not None else 1 << 62
         try:
             while not done:
@@ -368,10 +371,11 @@ class Coprocessor:
             th.blocked = f"{ins.text.expandtabs(1)}: {reason}"
             return False
         th.blocked = None
-        if ins.opcode == MVMUL_OPCODE and self._run_cap > self.steps + 1 \
+        runner = self._runners.get(ins.opcode)
+        if runner is not None and self._run_cap > self.steps + 1 \
                 and not self._tracing and self._alone(t):
-            n = self.units.matrix.mvmul_run(t, th.pending, self._run_cap - self.steps)
-            if n:  # n MVMULs back to back: n rounds in which no other thread had work
+            n = runner(t, th.pending, self._run_cap - self.steps)
+            if n:  # n instructions back to back: n rounds in which no other thread had work
                 if n == len(th.pending):
                     th.pending.clear()
                 else:

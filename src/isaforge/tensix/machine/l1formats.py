@@ -270,6 +270,21 @@ def unpack_to_src(bits: np.ndarray, exp: np.ndarray | None, in_fmt: int, out_fmt
     raise UnpackError(f"unpacking format {in_fmt} is not implemented")
 
 
+@functools.cache
+def _cells_table() -> np.ndarray:
+    """The Src cell of every 19-bit logical value (2 MiB, made once)."""
+    from .formats import src_from_logical
+
+    table = src_from_logical(np.arange(1 << 19, dtype=U32)).astype(U32)
+    table.flags.writeable = False
+    return table
+
+
+def src_cells(logical: np.ndarray) -> np.ndarray:
+    """Logical 19-bit Src values -> Src cells (the physical order), by table."""
+    return _cells_table().take(logical & 0x7FFFF)
+
+
 def unpack_to_dst(bits: np.ndarray, exp: np.ndarray | None, in_fmt: int, out_fmt: int,
                   unsigned: bool = False, e4m3: bool = False) -> tuple[np.ndarray, bool]:
     """L1 datum bits -> Dst storage: ``(values, is32)``. FP32/TF32 with output FP32 or TF32,
@@ -303,6 +318,11 @@ def read_datums(l1: np.ndarray, start_bit: int, count: int, size: int, row_width
     """``count`` datums of ``size`` bits from L1: datum ``i`` at bit ``start_bit + size *
     (i % row_width) + 8 * row_stride * (i // row_width)`` (little-endian; 2- and 4-bit datums
     from the low bits of their byte first). Returns int64 values."""
+    if size >= 8 and start_bit % 8 == 0 and 8 * row_stride == size * row_width:
+        # contiguous whole bytes: a view of L1
+        start = start_bit // 8
+        dtype = {8: np.uint8, 16: "<u2", 32: "<u4"}[size]
+        return l1[start:start + count * size // 8].view(dtype).astype(I64)
     i = np.arange(count, dtype=I64)
     addr = start_bit + size * (i % row_width) + 8 * row_stride * (i // row_width)
     byte = addr >> 3
@@ -405,13 +425,12 @@ def pack_read(raw: np.ndarray, read32: bool, inter: int, round10: bool = False,
 def pack_relu(v: np.ndarray, mode: int, threshold: int, inter: int, read32: bool
               ) -> np.ndarray:
     """Stage 2, ReLU on the intermediate value (``STACC_RELU_ApplyRelu``: 1 zero negatives,
-    2 also zero values at or below the threshold, 3 clamp values above it)."""
+    2 also zero values at or below the threshold, 3 clamp values above it; a threshold with
+    bit 15 set is undefined behaviour, which the caller reports)."""
     if mode == 0:
         return v
     if mode > 3:
         raise PackError(f"ApplyRelu={mode} is not implemented")
-    if threshold & 0x8000:
-        raise PackError(f"a negative ReLU threshold ({threshold:#x})", undefined=True)
     if inter == DataFormat.FLOAT16 and read32:  # the 19-bit value of FP32 Dst -> FP16
         thr, sign = threshold << 3, 0x40000
     elif inter in (1, 2, 5, 6):
@@ -737,6 +756,7 @@ __all__ = [
     "pack_read",
     "pack_relu",
     "read_datums",
+    "src_cells",
     "tilize",
     "unpack_to_dst",
     "unpack_to_src",

@@ -49,8 +49,7 @@ import numpy as np
 
 from . import l1formats as L
 from .dispatch import Execute, Fields, Report, Unit, Wait
-from .formats import src_from_logical
-from .l1 import Refused, l1_array
+from .l1 import L1Access, Refused, l1_array
 from .regfiles import Dst, SrcClient, SrcRegs
 from .state import (
     UNP0,
@@ -183,6 +182,16 @@ class Unpackers(Unit):
         self.memory = memory
         self.report_ub = report_ub
         self._cache: dict[tuple[int, int, bool, int], tuple[tuple[int, int], UnpackRegs]] = {}
+        self._mem: object = None
+        self._mem_checked: L1Access | None = None
+
+    def _l1(self) -> L1Access:
+        """The memory's L1 access (checked once per memory object)."""
+        mem = self.memory()
+        if mem is not self._mem:
+            self._mem_checked = l1_array(mem)
+            self._mem = mem
+        return self._mem_checked
 
     def handlers(self) -> Mapping[str, Execute]:
         return {"UNPACR": self.unpacr}
@@ -241,7 +250,7 @@ class Unpackers(Unit):
         multi, context, adc_t = self._context(t, f, which)
         r = self.regs(t, which, multi, context)
         self._check(r, which)
-        l1 = l1_array(self.memory()).l1
+        l1 = self._l1().l1
         in_bits = L.datum_bits(r.in_fmt)
         out_bits = L.datum_bits(r.out_fmt)
         bfp = r.in_fmt in L.BFP_FORMATS
@@ -308,11 +317,10 @@ class Unpackers(Unit):
             raise Refused(e.message) from None
         if f["ZeroWrite2"]:
             values = np.zeros_like(values)
-        pos = out + np.arange(count)
         if r.to_dst:
-            self._to_dst(t, values, pos, is32, r)
+            self._to_dst(t, values, out + np.arange(count), is32, r)
         else:
-            self._to_src(t, which, values, pos, r)
+            self._to_src(t, which, values, out, r)
         self._finish(t, adc_t, which, f, r)
 
     def _check(self, r: UnpackRegs, which: int) -> None:
@@ -331,10 +339,30 @@ class Unpackers(Unit):
         if which == 1 and r.haloize:
             self.report_ub("transpose (Haloize_mode) on unpacker 1")
 
-    def _to_src(self, t: int, which: int, logical: np.ndarray, pos: np.ndarray,
+    def _to_src(self, t: int, which: int, logical: np.ndarray, first: int,
                 r: UnpackRegs) -> None:
+        """Write the logical values to the unpacker's Src bank from output datum ``first``
+        on."""
         src = self.src[which]
         bank = src.unpacker_bank
+        count = len(logical)
+        cursor = int(src.unpacker_row[t])
+        if first % 16 == 0 and count % 16 == 0 and not r.haloize:
+            # whole rows: one slice (what a tile's unpack is)
+            row0 = first // 16
+            if which == 1:
+                row0 += cursor
+            elif row0 >= 4:
+                row0 -= 4
+                if not r.set_ovrd_with_addr:
+                    row0 = row0 + cursor if row0 + count // 16 <= 16 else -1
+            else:
+                row0 = -1
+            if 0 <= row0 and row0 + count // 16 <= 64:
+                src.cells[bank, row0:row0 + count // 16] = \
+                    L.src_cells(logical).reshape(-1, 16)
+                return
+        pos = first + np.arange(count)
         row, col = pos // 16, pos % 16
         if which == 1:
             if (row >= 64).any():
@@ -354,7 +382,7 @@ class Unpackers(Unit):
                 row = (row + int(src.unpacker_row[t])) & 0x3F
             if r.haloize:
                 row, col = (row & ~15) | col, row & 15
-        src.cells[bank, row, col] = src_from_logical(logical)
+        src.cells[bank, row, col] = L.src_cells(logical)
 
     def _to_dst(self, t: int, values: np.ndarray, pos: np.ndarray, is32: bool,
                 r: UnpackRegs) -> None:

@@ -12,7 +12,7 @@
 # Matrix Unit), thread 1 multiplies (the kernel of tensix/data/matmul_kernel.s: MVMUL computes
 # Dst = SrcB x SrcA, waiting at the Wait Gate for both banks), runs the SFPU over Dst rows 0..63
 # and posts semaphore 1 (MATH_PACK); thread 2 waits for it and packs Dst16b rows 0..63 with 16
-# PACRs of four rows.
+# PACRs of four rows, replayed from the REPLAY buffer as LLK's MOP issues them.
 
 .config ALU_ACC_CTRL_Fp32_enabled 1
 .semaphore 1 0 1
@@ -159,7 +159,7 @@ TTI_SEMPOST(2)                                        # MATH_PACK: Dst is ready
 .thread 2
 ttsetc16 37,4                                         # ADDR_MOD_PACK_SEC0: next four rows
 TTI_SETADCXX(4, 15, 0)                                # packer: 16 datums per interface
-TTI_SEMWAIT(4, 2, 1)                                  # hold PACR while MATH_PACK is 0
+ttreplay 0,16,0,1                                     # record the tile's 16 PACRs
 TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -176,4 +176,6 @@ TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)
+TTI_SEMWAIT(4, 2, 1)                                  # hold PACR while MATH_PACK is 0
+ttreplay 0,16,0,0                                     # pack: the 16 PACRs, as one run
 TTI_SEMGET(2)
