@@ -90,7 +90,12 @@ def test_a_run_equals_one_pacr_at_a_time(out: int) -> None:
             cp.hook_add("insn", lambda *args: None)
         runs: list[int] = []
         real = cp.units.pack.pacr_run
-        cp._runners[0x41] = lambda t, w, n: runs.append(real(t, w, n)) or runs[-1]
+        def spy(t: int, w: list[int], n: int, runs: list[int] = runs,
+                real: object = real) -> int:
+            runs.append(real(t, w, n))  # type: ignore[operator]
+            return runs[-1]
+
+        cp._runners[0x41] = spy
         cp.run(max_steps=100)
         assert runs == ([] if one_at_a_time else [8])
         results.append((_l1(cp), cp.adc.v[2].copy(), cp.units.pack.state.key()))
