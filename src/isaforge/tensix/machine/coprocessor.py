@@ -14,8 +14,9 @@ that executes it and to its own Wait Gate condition, if any. The units get the s
 use, not the machine: :class:`~.frontend.FrontendUnit` (NOP), :class:`~.config.ConfigUnit`
 (SETC16, WRCFG, RDCFG, RMWCIB*), :class:`~.sync.SyncUnit` (semaphores, STALLWAIT, SEMWAIT,
 mutexes), :class:`~.adc.AdcUnit`, :class:`~.scalar.ScalarUnit`, :class:`~.matrix.MatrixUnit`
-(MVMUL, ELW*, pools, moves, SETRWC/INCRWC; arithmetic in :mod:`.fpu` and :mod:`.fpu_jit`) and
-:class:`~.sfpu.Sfpu`.
+(MVMUL, ELW*, pools, moves, SETRWC/INCRWC; arithmetic in :mod:`.fpu` and :mod:`.fpu_jit`),
+:class:`~.sfpu.Sfpu`, :class:`~.unpack.Unpackers` (UNPACR) and :class:`~.pack.Packer`
+(PACR), which reach L1 (:mod:`.l1`).
 
 The machine never prints: hooks report what happens (:meth:`Coprocessor.hook_add`, the
 kinds of :mod:`isaforge.core.hooks`):
@@ -160,7 +161,7 @@ class Coprocessor:
         self.config = Config()
         self.adc = ADCs()
         self.gpr = GPRs()
-        #: the packers' state SETDMAREG's special form reads (PACR is not modelled)
+        #: the packers' counts SETDMAREG's special form reads (PACR does not keep them)
         self.packers = Packers()
         self.lreg = np.zeros((N_LREGS, LANES), dtype=np.uint32)
         #: the Vector Unit's per-lane LaneConfig (18 bits each; SFPCONFIG VD=15 writes it):
