@@ -912,7 +912,9 @@ def movd2a(dst: Dst, srca: SrcRegs, *, dst_row: int, src_row: int, cfg: MathConf
 
 def movd2b(dst: Dst, srcb: SrcRegs, *, dst_row: int, src_row: int, cfg: MathConfig,
            four_rows: bool = False, use_dst32b_lo: bool = False) -> None:
-    """MOVD2B: as MOVD2A into ``SrcB[matrix_bank]``; the conversion follows SrcA's format."""
+    """MOVD2B: as MOVD2A into ``SrcB[matrix_bank]``; the conversion follows ``cfg.srca_fmt``,
+    for which the Matrix Unit passes SrcB's implied bank format (or, with implied formats
+    disabled, SrcA's configured one), as the official simulator does."""
     _movd2x(dst, srcb, dst_row, src_row, cfg, four_rows, use_dst32b_lo)
 
 
