@@ -11,6 +11,12 @@ from and written to ``.npy`` files with SPECs:
 * ``dst:FMT[:ROW]``: Dst through the view FMT selects (fp32, int32, raw32: Dst32b, 512 rows;
   bf16, fp16, int8, int16, raw: Dst16b, 1024 rows). Loading marks the rows valid.
 * ``gpr:THREAD``: the 64 GPRs of a thread (uint32).
+* ``l1:ADDR:FORMAT`` (load) / ``l1:ADDR:FORMAT:COUNT`` (dump): L1 from byte ADDR, datums of
+  an L1 format (fp32, tf32, fp16, bf16, bfp8_b, bfp4_b, bfp2_b, fp8, int8, uint8, int32,
+  uint16; :mod:`.machine.l1formats`) in L1 order: the file's values flattened, COUNT datums
+  out (float32, or the integer type). BFP formats hold their exponent section first (one
+  byte per 16 datums, padded to 16 bytes), as the unpackers read it and the packers write it.
+  ``l1formats.tilize`` / ``untilize`` convert a 32x32 matrix to and from tile order.
 
 The trace (``--trace``) prints one line per executed instruction: ``rwc`` gives the thread,
 the disassembly and the thread's RWCs afterwards (``rwc_a=16(cr=0) rwc_b=8(cr=0)
@@ -36,6 +42,8 @@ from .isa import N_GPRS, N_THREADS
 from .listing import listing, looks_like_listing, relist
 from .machine import Coprocessor, Executed, UBEvent
 from .machine import formats as F
+from .machine import l1formats as L
+from .machine.l1 import L1_SIZE
 from .program import load_file
 from .tile.cli import boot_cmd
 
@@ -145,8 +153,26 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         if len(parts) != 2:
             raise SpecError(f"SPEC '{spec}': expected gpr:THREAD")
         return kind, {"thread": _int_part(parts[1], "thread", spec, N_THREADS)}
+    if kind == "l1":
+        if len(parts) not in (3, 4):
+            raise SpecError(f"SPEC '{spec}': expected l1:ADDR:FORMAT (load) or "
+                            f"l1:ADDR:FORMAT:COUNT (dump)")
+        if parts[2].lower() not in L.FORMAT_NAMES:
+            raise SpecError(f"SPEC '{spec}': unknown L1 format '{parts[2]}' "
+                            f"(expected one of {', '.join(sorted(L.FORMAT_NAMES))})")
+        count = _int_part(parts[3], "count", spec, L1_SIZE * 4 + 1) if len(parts) == 4 else None
+        return kind, {"addr": _int_part(parts[1], "address", spec, L1_SIZE),
+                      "fmt": parts[2].lower(), "count": count}
     raise SpecError(f"SPEC '{spec}': unknown register file '{parts[0]}' "
-                    f"(srca:BANK:FMT, srcb:BANK:FMT, dst:FMT, gpr:THREAD)")
+                    f"(srca:BANK:FMT, srcb:BANK:FMT, dst:FMT, gpr:THREAD, l1:ADDR:FORMAT)")
+
+
+def _l1_span(cp: Coprocessor, spec: str, addr: int, size: int) -> np.ndarray:
+    l1 = cp.memory.l1  # type: ignore[attr-defined]
+    if addr + size > len(l1):
+        raise SpecError(f"SPEC '{spec}': {size} bytes at {addr:#x} go beyond L1 "
+                        f"({len(l1):#x} bytes)")
+    return l1[addr:addr + size]
 
 
 def load_spec(cp: Coprocessor, spec: str, values: np.ndarray) -> None:
@@ -159,6 +185,10 @@ def load_spec(cp: Coprocessor, spec: str, values: np.ndarray) -> None:
         if v.ndim != 2:
             raise SpecError(f"SPEC '{spec}': Dst values must be 2-D (rows, 16), not {v.shape}")
         cp.dst.write(p["fmt"], v, np.arange(p["row"], p["row"] + v.shape[0]))
+    elif kind == "l1":
+        code, unsigned = L.format_code(p["fmt"])
+        data = L.encode(v.reshape(-1), code, unsigned)
+        _l1_span(cp, spec, p["addr"], len(data))[:] = data
     else:
         if v.shape != (N_GPRS,):
             raise SpecError(f"SPEC '{spec}': GPR values must have shape ({N_GPRS},), "
@@ -175,6 +205,13 @@ def dump_spec(cp: Coprocessor, spec: str) -> np.ndarray:
     if kind == "dst":
         full = cp.dst.read(p["fmt"])
         return full[p["row"]:]
+    if kind == "l1":
+        code, unsigned = L.format_code(p["fmt"])
+        count = p["count"]
+        if count is None:
+            raise SpecError(f"SPEC '{spec}': a dump of L1 needs a count (l1:ADDR:FORMAT:COUNT)")
+        data = _l1_span(cp, spec, p["addr"], L.l1_size(code, count))
+        return L.decode(data, code, count, unsigned)
     return cp.gpr.v[p["thread"]].copy()
 
 
@@ -193,9 +230,11 @@ def _read_npy(path: str) -> np.ndarray:
 @tensix_cli.command("run")
 @click.argument("program", type=click.Path(dir_okay=False))
 @click.option("--load", "loads", multiple=True, metavar="SPEC=FILE.npy",
-              help="fill a register file before running (srca:0:bf16, dst:fp32, gpr:1, ...)")
+              help="fill a register file or L1 before running (srca:0:bf16, dst:fp32, gpr:1, "
+                   "l1:0x1000:bf16, ...)")
 @click.option("--dump", "dumps", multiple=True, metavar="SPEC=OUT.npy",
-              help="write a register file after running (same SPECs; dst:raw for the bits)")
+              help="write a register file after running (same SPECs; dst:raw for the bits; "
+                   "l1:ADDR:FORMAT:COUNT)")
 @click.option("--trace", type=click.Choice(["rwc", "insn", "all"]),
               help="print each executed instruction (with the RWCs, the word, or both)")
 @click.option("--max-steps", type=click.IntRange(min=1), default=1_000_000, show_default=True,
@@ -215,8 +254,10 @@ def run_cmd(program: str, loads: tuple[str, ...], dumps: tuple[str, ...], trace:
     for spec, path in load_targets:
         load_spec(cp, spec, _read_npy(path))
     dump_targets = [_split_assignment(item, "--dump") for item in dumps]
-    for spec, _ in dump_targets:
-        parse_spec(spec)  # a bad SPEC fails before the run, not after it
+    for spec, _ in dump_targets:  # a bad SPEC fails before the run, not after it
+        kind, p = parse_spec(spec)
+        if kind == "l1" and p["count"] is None:
+            raise SpecError(f"SPEC '{spec}': a dump of L1 needs a count (l1:ADDR:FORMAT:COUNT)")
 
     if trace is not None:
         def show(machine: Coprocessor, address: int, size: int, ev: Executed) -> None:

@@ -506,7 +506,7 @@ def test_mutex_acquire_and_release() -> None:
 # ---- not implemented -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["DOTPV", "PACR", "XMOV", "UNPACR", "CONV3S1"])
+@pytest.mark.parametrize("name", ["DOTPV", "PACR_SETREG", "XMOV", "RSTDMA", "CONV3S1"])
 def test_unmodelled_instruction_is_a_clear_error(name: str) -> None:
     cp = Coprocessor()
     cp.set_stream(0, [ops()[name].opcode << 24])  # every operand 0

@@ -150,7 +150,13 @@ def test_atcas_waits_for_its_value_then_sets() -> None:
     assert mem.read(0x604, 4) == 5
 
 
-def test_without_memory_they_are_not_implemented() -> None:
-    cp = Coprocessor()
-    with pytest.raises(NotImplementedInstruction, match="LOADIND"):
-        run(cp, "TTI_LOADIND(1, 4, 2, 5, 3)")
+def test_without_a_tile_they_reach_the_coprocessors_own_l1_and_no_mmio() -> None:
+    cp = Coprocessor()  # no tile: its own L1 (machine.l1.L1Memory), no MMIO registers
+    cp.memory.write(0x230 + 0x14, 4, 0xCAFEBABE)
+    cp.gpr.set(0, 3, 0x23)
+    cp.gpr.set(0, 2, 0x0014)
+    run(cp, "TTI_LOADIND(1, 4, 2, 5, 3)")
+    assert cp.gpr.get(0, 5) == 0xCAFEBABE
+    assert int.from_bytes(cp.memory.l1[0x244:0x248].tobytes(), "little") == 0xCAFEBABE
+    with pytest.raises(NotImplementedInstruction, match="no tile"):
+        run(cp, "TTI_STOREREG(0, 0x4400)")

@@ -16,15 +16,20 @@ Where each instruction is executed (the unit's class, constructed with the state
     matrix.py       MVMUL ELWADD ELWSUB ELWMUL GMPOOL GAPOOL MOV* ZEROACC      MatrixUnit
                     ZEROSRC TRNSPSRCB SETDVALID CLEARDVALID UNPACR_NOP SETRWC INCRWC
     sfpu/           every SFP instruction (SFPLOAD ... SFPLOADMACRO)            Sfpu
+    unpack.py       UNPACR                                                    Unpackers
+    pack.py         PACR                                                      Packer
     rwc.py          the RWC arithmetic (SETRWC, INCRWC, ApplyAddrMod)
     fpu.py          the Matrix Unit's arithmetic, bit for bit (numpy reference)
     fpu_jit.py      its compiled (numba) twins
     regfiles.py     Dst, SrcA, SrcB
     formats.py      the numeric formats of the register files
+    l1.py           the coprocessor's L1 (L1Access, the standalone L1Memory)
+    l1formats.py    the L1 formats, the unpackers' and packer's conversions (numpy)
+    l1formats_jit.py  the packer's compiled path
     state.py        RWCs, ThreadConfig, Config, ADCs, GPRs, semaphores, UB policy, errors
 
-A new unit (unpackers, packers) is a module with a :class:`~.dispatch.Unit` subclass that
-:class:`Coprocessor` constructs and adds to its table.
+A new unit is a module with a :class:`~.dispatch.Unit` subclass that :class:`Coprocessor`
+constructs and adds to its table.
 """
 
 from .coprocessor import HOOK_KINDS, Coprocessor, Executed, RunResult, Units

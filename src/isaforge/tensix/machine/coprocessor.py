@@ -14,8 +14,9 @@ that executes it and to its own Wait Gate condition, if any. The units get the s
 use, not the machine: :class:`~.frontend.FrontendUnit` (NOP), :class:`~.config.ConfigUnit`
 (SETC16, WRCFG, RDCFG, RMWCIB*), :class:`~.sync.SyncUnit` (semaphores, STALLWAIT, SEMWAIT,
 mutexes), :class:`~.adc.AdcUnit`, :class:`~.scalar.ScalarUnit`, :class:`~.matrix.MatrixUnit`
-(MVMUL, ELW*, pools, moves, SETRWC/INCRWC; arithmetic in :mod:`.fpu` and :mod:`.fpu_jit`) and
-:class:`~.sfpu.Sfpu`.
+(MVMUL, ELW*, pools, moves, SETRWC/INCRWC; arithmetic in :mod:`.fpu` and :mod:`.fpu_jit`),
+:class:`~.sfpu.Sfpu`, :class:`~.unpack.Unpackers` (UNPACR) and :class:`~.pack.Packer`
+(PACR), which reach L1 (:mod:`.l1`).
 
 The machine never prints: hooks report what happens (:meth:`Coprocessor.hook_add`, the
 kinds of :mod:`isaforge.core.hooks`):
@@ -44,7 +45,7 @@ Usage::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +59,9 @@ from .adc import AdcUnit
 from .config import ConfigUnit
 from .dispatch import Entry, Execute, Fields, Unit, build
 from .frontend import FrontendUnit, Thread
+from .l1 import L1Memory
 from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
+from .pack import PACR_OPCODE, Packer
 from .regfiles import Dst, SrcClient, SrcRegs
 from .scalar import ScalarUnit
 from .scalar_mem import Memory, ScalarMemoryUnit
@@ -80,6 +83,7 @@ from .state import (
     UBPolicy,
 )
 from .sync import SyncUnit
+from .unpack import Unpackers
 
 #: the hook kinds a Coprocessor supports
 HOOK_KINDS = ("insn", "ub", "reg_write")
@@ -118,10 +122,12 @@ class Units:
     matrix: MatrixUnit
     sfpu: Sfpu
     scalar_mem: ScalarMemoryUnit
+    unpack: Unpackers
+    pack: Packer
 
     def all(self) -> tuple[Unit, ...]:
         return (self.frontend, self.config, self.sync, self.adc, self.scalar, self.matrix,
-                self.sfpu, self.scalar_mem)
+                self.sfpu, self.scalar_mem, self.unpack, self.pack)
 
 
 class Coprocessor:
@@ -140,11 +146,13 @@ class Coprocessor:
 
     ``memory`` (a :class:`~.scalar_mem.Memory`: L1 and the MMIO registers, which a Tensix
     tile provides) is what LOADIND, STOREIND, LOADREG, STOREREG and the AT* atomics reach;
-    without one they are not implemented.
+    the unpackers and packers reach its L1 as one array (:class:`~.l1.L1Access`). Without
+    one, the coprocessor has its own L1 (:class:`~.l1.L1Memory`, 1.5 MiB, no MMIO
+    registers), ``memory.l1``.
     """
 
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
-        self.memory = memory
+        self.memory: Memory = memory if memory is not None else L1Memory()
         self.dst = Dst()
         self.srca = SrcRegs("SrcA")
         self.srcb = SrcRegs("SrcB")
@@ -153,7 +161,7 @@ class Coprocessor:
         self.config = Config()
         self.adc = ADCs()
         self.gpr = GPRs()
-        #: the packers' state SETDMAREG's special form reads (PACR is not modelled)
+        #: the packers' counts SETDMAREG's special form reads (PACR does not keep them)
         self.packers = Packers()
         self.lreg = np.zeros((N_LREGS, LANES), dtype=np.uint32)
         #: the Vector Unit's per-lane LaneConfig (18 bits each; SFPCONFIG VD=15 writes it):
@@ -177,9 +185,16 @@ class Coprocessor:
             sfpu=Sfpu(self.dst, self.lreg, self.lane_config, self.rwc, self.config,
                       self.thread_config, matrix, report),
             scalar_mem=ScalarMemoryUnit(self.gpr, lambda: self.memory, report),
+            unpack=Unpackers(self.dst, self.srca, self.srcb, self.adc, self.config,
+                             self.thread_config, lambda: self.memory, report),
+            pack=Packer(self.dst, self.adc, self.config, self.thread_config,
+                        lambda: self.memory, report),
         )
         #: opcode -> (execute, wait, name, unit): the one dispatch table
         self._table: list[Entry | None] = build(self.units.all(), self._not_implemented)
+        #: opcode -> runs of it executed at once (MVMUL, PACR) by a thread running alone
+        self._runners: dict[int, Callable[[int, Collection[int], int], int]] = {
+            MVMUL_OPCODE: self.units.matrix.mvmul_run, PACR_OPCODE: self.units.pack.pacr_run}
         self.hooks = Hooks(HOOK_KINDS, on_change=self._hooks_changed)
         self._tracing = False  # an ``insn`` hook is registered
         #: :meth:`run` sets the step count runs of MVMULs may reach (0: one at a time)
@@ -311,8 +326,8 @@ class Coprocessor:
         (:class:`StepLimitError` beyond it); ``None`` means no bound."""
         start = self.steps
         done = self.finished
-        # a thread running alone may execute MVMULs in runs (MatrixUnit.mvmul_run), never
-        # beyond the step at which the limit below is noticed
+        # a thread running alone may execute MVMULs and PACRs in runs (MatrixUnit.mvmul_run,
+        # Packer.pacr_run), never beyond the step at which the limit below is noticed
         self._run_cap = start + max_steps + 1 if max_steps is not None else 1 << 62
         try:
             while not done:
@@ -359,10 +374,11 @@ class Coprocessor:
             th.blocked = f"{ins.text.expandtabs(1)}: {reason}"
             return False
         th.blocked = None
-        if ins.opcode == MVMUL_OPCODE and self._run_cap > self.steps + 1 \
+        runner = self._runners.get(ins.opcode)
+        if runner is not None and self._run_cap > self.steps + 1 \
                 and not self._tracing and self._alone(t):
-            n = self.units.matrix.mvmul_run(t, th.pending, self._run_cap - self.steps)
-            if n:  # n MVMULs back to back: n rounds in which no other thread had work
+            n = runner(t, th.pending, self._run_cap - self.steps)
+            if n:  # n instructions back to back: n rounds in which no other thread had work
                 if n == len(th.pending):
                     th.pending.clear()
                 else:

@@ -9,9 +9,8 @@ name -> ``execute(thread, fields)``) and those that may hold themselves back at 
 once per instruction. An instruction no unit executes gets an entry that raises
 :class:`~.state.NotImplementedInstruction`.
 
-Adding a unit (the unpackers, the packers): a new module with a :class:`Unit` subclass, and
-one line in :class:`~.coprocessor.Coprocessor` that constructs it and passes it to
-:func:`build`.
+Adding a unit: a new module with a :class:`Unit` subclass, and one line in
+:class:`~.coprocessor.Coprocessor` that constructs it and passes it to :func:`build`.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ Arithmetic (the model of the official simulator, which the oracle vectors in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -912,7 +912,9 @@ def movd2a(dst: Dst, srca: SrcRegs, *, dst_row: int, src_row: int, cfg: MathConf
 
 def movd2b(dst: Dst, srcb: SrcRegs, *, dst_row: int, src_row: int, cfg: MathConfig,
            four_rows: bool = False, use_dst32b_lo: bool = False) -> None:
-    """MOVD2B: as MOVD2A into ``SrcB[matrix_bank]``; the conversion follows SrcA's format."""
+    """MOVD2B: as MOVD2A into ``SrcB[matrix_bank]``; the conversion follows ``cfg.srca_fmt``,
+    for which the Matrix Unit passes SrcB's implied bank format (or, with implied formats
+    disabled, SrcA's configured one), as the official simulator does."""
     _movd2x(dst, srcb, dst_row, src_row, cfg, four_rows, use_dst32b_lo)
 
 
@@ -925,7 +927,8 @@ def _movd2x(dst: Dst, src: SrcRegs, dst_row: int, src_row: int, cfg: MathConfig,
             dst_to_src_cells(np.zeros(0, I64), cfg, lo)  # the same errors, before any change
         n, drow, srow = (4, int(dst_row) & 0x3FC, int(src_row) & 0x3C) if four_rows else (
             1, int(dst_row) & 0x3FF, int(src_row) & 0x3F)
-        kernels.movd2x(dst.bits, dst.phys_table(cfg.use_dst32b), cfg.use_dst32b, drow, n,
+        kernels.movd2x(dst.bits, dst.valid, dst.phys_table(cfg.use_dst32b), cfg.use_dst32b,
+                       drow, n,
                        src.cells, src.matrix_bank, srow, fpu_jit.MOV_STYLES[style], bool(lo))
         return
     if four_rows:
@@ -935,6 +938,7 @@ def _movd2x(dst: Dst, src: SrcRegs, dst_row: int, src_row: int, cfg: MathConfig,
         drows = np.array([dst_row & 0x3FF])
         srows = np.array([src_row & 0x3F])
     vals = dst.read32(drows) if cfg.use_dst32b else dst.read16(drows)
+    vals = np.where(dst.row_valid(drows, cfg.use_dst32b)[:, None], vals, 0)  # invalid: 0
     src.write(src.matrix_bank, srows, dst_to_src_cells(vals, cfg, lo))
 
 
@@ -965,8 +969,9 @@ def _write_moved(dst: Dst, rows: np.ndarray, cells: np.ndarray, cfg: MathConfig,
             low |= val16
         dst.write32(rows, (val16 << 16) | low)
         dst.set_valid(rows, True)
-    elif lo:
-        dst.write32(rows, (dst.read32(rows) & 0xFFFF0000) | val16)
+    elif lo:  # the high halves of an invalid row read as 0 and are written back so
+        old = np.where(dst.row_valid(rows, True)[:, None], dst.read32(rows), 0)
+        dst.write32(rows, (old & 0xFFFF0000) | val16)
         dst.set_valid(rows, True)
     else:
         dst.write16(rows, val16)
@@ -974,7 +979,7 @@ def _write_moved(dst: Dst, rows: np.ndarray, cells: np.ndarray, cfg: MathConfig,
 
 
 def _src2dst(dst: Dst, src: SrcRegs, drow0: int, n: int, srow0: int, sstep: int,
-             col0: bool, cfg: MathConfig, lo: bool) -> bool:
+             col0: bool, cfg: MathConfig, lo: bool, premask: int = F.SRC_MASK) -> bool:
     """MOVA2D/MOVB2D on the compiled path; False when it is not available."""
     kernels = _jit()
     if kernels is None:
@@ -983,8 +988,19 @@ def _src2dst(dst: Dst, src: SrcRegs, drow0: int, n: int, srow0: int, sstep: int,
     tf32 = not cfg.fp16a_force and int(cfg.srca_fmt) == F.DataFormat.TF32
     kernels.src2dst(dst.bits, dst.valid, dst.phys_table(False), dst.phys_table(True), drow0, n,
                     src.cells, src.matrix_bank, srow0, sstep, bool(col0),
-                    not cfg.zero_flag_disabled_src, bf16, tf32, bool(lo))
+                    not cfg.zero_flag_disabled_src, bf16, tf32, bool(lo), premask)
     return True
+
+
+def movb2d_premask(srcb_fmt: int) -> int:
+    """The bits of a SrcB cell MOVB2D keeps before converting by SrcA's format: SrcB's own
+    format first drops what it does not hold, the high 3 exponent bits for FP16 and the low 3
+    mantissa bits for every format but TF32 (the official simulator)."""
+    if int(srcb_fmt) == F.DataFormat.FLOAT16:
+        return F.SRC_MASK & ~0xE0
+    if int(srcb_fmt) == F.DataFormat.TF32:
+        return F.SRC_MASK
+    return F.SRC_MASK & ~0x700
 
 
 def mova2d(dst: Dst, srca: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConfig,
@@ -1005,8 +1021,11 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
            four_rows: bool = False, bcast_row_to8: bool = False, bcast_col0: bool = False,
            use_dst32b_lo: bool = False) -> None:
     """MOVB2D: 1 or 4 rows of ``SrcB[matrix_bank]`` -> Dst; ``bcast_row_to8`` copies one SrcB
-    row into 8 Dst rows, ``bcast_col0`` replicates column 0 across the row. The conversion
-    follows SrcA's format, as on the hardware."""
+    row into 8 Dst rows, ``bcast_col0`` replicates column 0 across the row. Exponent-0 cells are
+    flushed (unless disabled), then masked by ``cfg.srcb_fmt`` (:func:`movb2d_premask`), then
+    converted by ``cfg.srca_fmt``;
+    the caller passes SrcB's implied format for both unless the thread disables implied
+    formats."""
     src_row, dst_row = int(src_row), int(dst_row)
     if bcast_row_to8:
         fast = (dst_row & 0x3F8, 8, src_row & 0x3F, 0)
@@ -1014,7 +1033,8 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
         fast = (dst_row & 0x3FC, 4, src_row & 0x3C, 1)
     else:
         fast = (dst_row & 0x3FF, 1, src_row & 0x3F, 1)
-    if _src2dst(dst, srcb, *fast, bcast_col0, cfg, use_dst32b_lo):
+    premask = movb2d_premask(cfg.srcb_fmt)
+    if _src2dst(dst, srcb, *fast, bcast_col0, cfg, use_dst32b_lo, premask):
         return
     if bcast_row_to8:
         srows = np.full(8, src_row & 0x3F)
@@ -1026,19 +1046,25 @@ def movb2d(dst: Dst, srcb: SrcRegs, *, src_row: int, dst_row: int, cfg: MathConf
         srows = np.array([src_row & 0x3F])
         drows = np.array([dst_row & 0x3FF])
     cells = srcb.cells[srcb.matrix_bank][srows]
+    if not cfg.zero_flag_disabled_src:  # the flush looks at the cell before the mask
+        cells = np.where((cells & 0xFF) == 0, 0, cells)
+    cells = cells & premask
     if bcast_col0:
         cells = np.repeat(cells[:, :1], 16, axis=1)
-    _write_moved(dst, drows & 0x3FF, cells, cfg, use_dst32b_lo)
+    _write_moved(dst, drows & 0x3FF, cells, replace(cfg, zero_flag_disabled_src=True),
+                 use_dst32b_lo)
 
 
 def movb2a(srca: SrcRegs, srcb: SrcRegs, *, srcb_row: int, srca_row: int,
-           four_rows: bool = False) -> None:
-    """MOVB2A: 1 or 4 aligned rows of ``SrcB[matrix_bank]`` -> ``SrcA[matrix_bank]``."""
+           four_rows: bool = False, flush: bool = True) -> None:
+    """MOVB2A: 1 or 4 aligned rows of ``SrcB[matrix_bank]`` -> ``SrcA[matrix_bank]``; with
+    ``flush`` (``ALU_ACC_CTRL_Zero_Flag_disabled_src`` clear) cells whose exponent field is
+    0 arrive as 0, as MOVA2D/MOVB2D flush them (the official simulator does so)."""
     kernels = _jit()
     if kernels is not None:
         n, mask = (4, 0x3C) if four_rows else (1, 0x3F)
         kernels.copy_rows(srca.cells, srca.matrix_bank, int(srca_row) & mask, srcb.cells,
-                          srcb.matrix_bank, int(srcb_row) & mask, n)
+                          srcb.matrix_bank, int(srcb_row) & mask, n, bool(flush))
         return
     if four_rows:
         brows = (srcb_row & 0x3C) + np.arange(4)
@@ -1046,4 +1072,7 @@ def movb2a(srca: SrcRegs, srcb: SrcRegs, *, srcb_row: int, srca_row: int,
     else:
         brows = np.array([srcb_row & 0x3F])
         arows = np.array([srca_row & 0x3F])
-    srca.write(srca.matrix_bank, arows, srcb.cells[srcb.matrix_bank][brows])
+    cells = srcb.cells[srcb.matrix_bank][brows]
+    if flush:
+        cells = np.where((cells & 0xFF) == 0, 0, cells)
+    srca.write(srca.matrix_bank, arows, cells)

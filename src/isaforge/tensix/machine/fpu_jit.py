@@ -553,17 +553,19 @@ def _k_gmpool(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, is32: bool
         valid[table[(row + r) & 0x3FF]] = True
 
 
-def _k_movd2x(bits: np.ndarray, table: np.ndarray, is32: bool, drow0: int, n: int,
-              cells: np.ndarray, bank: int, srow0: int, style: int, lo: bool) -> None:
+def _k_movd2x(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, is32: bool, drow0: int,
+              n: int, cells: np.ndarray, bank: int, srow0: int, style: int, lo: bool) -> None:
     """MOVD2A/MOVD2B (see :func:`.fpu.dst_to_src_cells`): Dst view rows ``drow0 + k`` -> Src rows
-    ``srow0 + k`` (k < n); ``style`` 0 BF16, 1 FP16/Int8, 2 TF32."""
+    ``srow0 + k`` (k < n); ``style`` 0 BF16, 1 FP16/Int8, 2 TF32. An invalid Dst row reads
+    as 0."""
     for k in range(n):
         p = table[(drow0 + k) & 0x3FF]
         row = (srow0 + k) & 0x3F
+        live = valid[p]
         for c in range(16):
-            v = np.int64(bits[p, c])
+            v = np.int64(bits[p, c]) if live else np.int64(0)
             if is32:
-                v = (v << 16) | np.int64(bits[p + 8, c])
+                v = (v << 16) | (np.int64(bits[p + 8, c]) if live else np.int64(0))
                 if lo:
                     v = ((v << 16) | (v & 0xFFFF)) & 0xFFFFFFFF
                 if style == 2:
@@ -583,17 +585,23 @@ def _k_movd2x(bits: np.ndarray, table: np.ndarray, is32: bool, drow0: int, n: in
 def _k_src2dst(bits: np.ndarray, valid: np.ndarray, table16: np.ndarray,
                table32: np.ndarray, drow0: int, n: int, cells: np.ndarray, bank: int,
                srow0: int, sstep: int, col0: bool, flush: bool, bf16: bool, tf32: bool,
-               lo: bool) -> None:
+               lo: bool, premask: int) -> None:
     """MOVA2D/MOVB2D (see :func:`.fpu._write_moved`): Src rows ``srow0 + k * sstep`` (column 0
-    only with ``col0``) -> Dst view rows ``drow0 + k`` (k < n)."""
+    only with ``col0``; flushed, then masked by ``premask``) -> Dst view rows ``drow0 + k``.
+    Writing the low halves of an invalid Dst32b row clears its high halves (the row read as 0;
+    k < n)."""
     for k in range(n):
         drow = (drow0 + k) & 0x3FF
         row = (srow0 + k * sstep) & 0x3F
         p = table32[drow] if tf32 or lo else table16[drow]
+        if lo and not tf32 and not valid[p]:
+            for c in range(16):
+                bits[p, c] = 0
         for c in range(16):
             cell = np.int64(cells[bank, row, 0 if col0 else c])
             if flush and (cell & 0xFF) == 0:
                 cell = 0
+            cell &= premask
             if bf16:
                 val16 = ((cell >> 3) & 0xFF00) | (cell & 0xFF)
             else:
@@ -610,11 +618,15 @@ def _k_src2dst(bits: np.ndarray, valid: np.ndarray, table16: np.ndarray,
 
 
 def _k_copy_rows(dst: np.ndarray, dbank: int, drow0: int, src: np.ndarray, sbank: int,
-                 srow0: int, n: int) -> None:
-    """MOVB2A: ``n`` Src rows from one register file to another (19-bit cells)."""
+                 srow0: int, n: int, flush: bool) -> None:
+    """MOVB2A: ``n`` Src rows from one register file to another (19-bit cells); with ``flush``
+    a cell whose exponent field is 0 arrives as 0."""
     for k in range(n):
         for c in range(16):
-            dst[dbank, (drow0 + k) & 0x3F, c] = src[sbank, (srow0 + k) & 0x3F, c] & 0x7FFFF
+            cell = src[sbank, (srow0 + k) & 0x3F, c] & 0x7FFFF
+            if flush and (cell & 0xFF) == 0:
+                cell = 0
+            dst[dbank, (drow0 + k) & 0x3F, c] = cell
 
 
 def _x86_avx2() -> bool:

@@ -502,7 +502,14 @@ class MatrixUnit(Unit):
     def _move_all_columns(self, t: int, f: Fields, op: str) -> None:
         regs = self.math_regs(t)
         self.sync_dst_config(t, regs)
-        cfg = self.math_config(t, regs)
+        if op in ("MOVD2B", "MOVB2D"):
+            # the moves into and out of SrcB take the implied format of SrcB's bank in both
+            # roles (the official simulator; SrcA's configured formats otherwise)
+            implied = int(self.srcb.implied_fmt[self.srcb.matrix_bank])
+            cfg = regs.math_config(implied if regs.implied_a else regs.srca_fmt,
+                                   implied if regs.implied_b else regs.srcb_fmt)
+        else:
+            cfg = self.math_config(t, regs)
         dst, rwc = self.dst, self.rwc
         dst_row = self.dst_base(t, f.get("dst", 0), regs) & 0x3FF
         lo = bool(f.get("dest_32b_lo", 0))
@@ -528,7 +535,8 @@ class MatrixUnit(Unit):
         else:  # MOVB2A
             four = bool(f["instr_mod"] >> 1 & 1)
             fpu.movb2a(self.srca, self.srcb, srcb_row=f["srcb"] + rwc.get(t, SRCB),
-                       srca_row=f["srca"] + rwc.get(t, SRCA), four_rows=four)
+                       srca_row=f["srca"] + rwc.get(t, SRCA), four_rows=four,
+                       flush=not regs.zero_flag_disabled_src)
         self.advance(t, f["addr_mode"])
 
     # -- ZEROACC, ZEROSRC, TRNSPSRCB --------------------------------------------------------

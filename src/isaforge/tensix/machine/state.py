@@ -423,7 +423,8 @@ class Packers:
     PACR.md, so only packer 0 exists here): ``acc_tile_size[thread]`` (16 bits),
     ``last_tile_size`` and ``last_thread`` (the thread that packed last, -1: none),
     ``all_zero_flags`` (32 bits), a 32-bin ``exp_histogram`` of saturating byte counters and
-    ``exp_histogram_max``. PACR is not modelled, so only SETDMAREG (which can reset
+    ``exp_histogram_max``. PACR does not keep these counts and histograms (unmodelled; its
+    own state is :class:`~.pack.PackerState`), so only SETDMAREG (which can reset
     ``acc_tile_size``) and the user change these; they start at zero (nothing packed)."""
 
     def __init__(self) -> None:

@@ -254,9 +254,15 @@ class _CoprocessorMemory:
     def __init__(self, tile: Tile) -> None:
         self.tile = tile
         self.l1_size = tile.mm.l1_size
+        #: the unpackers' and packers' view (machine.l1.L1Access): the tile's L1 bytes
+        self.l1 = tile.l1.data
 
     def read(self, addr: int, size: int) -> int:
         return self.tile.l1.read_int(addr, size)
+
+    def l1_written(self, addr: int, size: int) -> None:
+        """A packer wrote ``[addr, addr + size)``: wake the cores watching it."""
+        self.tile.scheduler.wrote(addr, size, by=None)
 
     def write(self, addr: int, size: int, value: int) -> None:
         self.tile.l1.write_int(addr, size, value)

@@ -1,0 +1,427 @@
+"""The two unpackers: UNPACR moves datums from L1 to SrcA (unpacker 0), SrcB (unpacker 1) or
+Dst (unpacker 0), converting their format.
+
+One UNPACR (thread ``t``, ``Unpack_block_selection`` = which unpacker) reads
+``ch1.X - ch0.X + 1`` consecutive datums of its input tile and writes them to consecutive
+positions of the unpacker's Src bank (or of Dst). The model follows the ISA documentation's
+functional model of UNPACR (Wormhole; Blackhole's instruction has the same fields) where the
+official simulator (tenstorrent/ttsim, Blackhole) agrees, and the simulator where they differ
+on Blackhole (rows of 32 datums for 16- and 32-bit formats in tileize mode, SrcA rows wrapping
+at 64, the conversions of :mod:`.l1formats`):
+
+* **context** (``OvrdThreadId``, the documentation's MultiContextMode): context
+  ``CfgContextId + UNPACK_MISC_CFG_CfgContextOffset`` selects the per-context base and offset
+  addresses, X dimension (unpacker 0), output address (unpacker 0), unpack-to-Dst bit and,
+  with ``Ovrd_data_format``, formats; the address counters are the ``AddrCntContextId``
+  thread's (X, Y) and the issuing thread's (Z, W). Without it: context 0, the thread's own
+  counters, the tile descriptor's X dimension and formats;
+* **input address**: ``(Base + (Offset & 0xFFFF) + 1) * 16`` bytes, then (BFP formats without
+  ``Force_shared_exp``) the exponent section (one byte per 16 datums of the whole tile, padded
+  to 16 bytes), then the datums; the first datum is ``((W * ZDim + Z) * YDim + Y) * XDim + X``
+  (tile descriptor dimensions, ``THCON_SECn_REG0`` words 0..2; a 0 Z or W dimension means 1);
+  tileize mode (``Tileize_mode``) starts a new L1 row of 16 datums (8-bit and smaller
+  formats) or 32 datums (wider ones) every ``Shift_amount`` row stride;
+* **output address**: ``Y * Ystride + Z * Zstride + W * Wstride`` bytes (``UNPn_ADDR_CTRL_*_REG_1``,
+  channel 1 counters) over the output datum size, plus (unpacker 0, MultiContextMode) the
+  context's ``Dest_cntx`` address, which replaces it unless unpacking to Dst or
+  ``add_dest_addr_cntr``. Unpacker 0's first four rows do not exist: datums addressed there
+  are dropped; the rest land 4 rows lower (SrcA rows wrap at 64; with
+  ``SRCA_SET_SetOvrdWithAddr`` clear, rows 0..15 relative to the unpacker's row cursor).
+  SrcB rows add the unpacker's row cursor. Unpacking to Dst (``Unpack_If_Sel``) writes Dst32b
+  rows for 32-bit output formats, Dst16b rows otherwise, and marks them valid;
+* the unpacker writes its current Src bank, waiting at the Wait Gate until that bank belongs to
+  the unpackers; ``SetDatValid`` then hands the bank to the Matrix Unit, latches the output
+  format as the bank's implied format and moves to the other bank (the row cursor restarts at
+  ``SRC?_SET_Base * 16``); without it ``Unpack_Src_Reg_Set_Upd`` advances the cursor by 16 +
+  that base; ``AddrMode`` then adds to channel 0 Z/Y and channel 1 Z/Y (2 bits each).
+
+Not modelled (:class:`~.state.NotImplementedInstruction`): decompression, row search,
+context counters (``AutoIncContextID``, ``CfgContextCntInc``), upsampling, column shifts,
+``srcb_bcast``, the Blackhole L1 FIFO wrap (``Unpack_limit_address``), SrcA burst write drops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import l1formats as L
+from .dispatch import Execute, Fields, Report, Unit, Wait
+from .l1 import L1Access, Refused, l1_array
+from .regfiles import Dst, SrcClient, SrcRegs
+from .state import (
+    UNP0,
+    ADCs,
+    Config,
+    NotImplementedInstruction,
+    ThreadConfig,
+    W,
+    X,
+    Y,
+    Z,
+)
+
+I64 = np.int64
+
+#: THCON_SECn words of each unpacker (tile descriptor at word 0 of the section)
+_SECTION = (64, 112)
+
+
+@dataclass(frozen=True)
+class UnpackRegs:
+    """What an UNPACR of one unpacker reads from Config and ThreadConfig, for one context
+    (read once per configuration, see :meth:`Unpackers.regs`)."""
+
+    in_fmt: int
+    out_fmt: int
+    uncompressed: bool
+    no_bfp_exp_section: bool
+    x_dim: int
+    y_dim: int
+    z_dim: int
+    w_dim: int
+    base: int
+    offset: int
+    force_shared_exp: bool
+    shared_exp: int
+    tileize: bool
+    row_stride: int
+    haloize: bool
+    to_dst: bool
+    dest_cntx: int
+    add_dest_addr_cntr: bool
+    ch1_strides: tuple[int, int, int]
+    base1: int
+    unsigned: bool
+    e4m3: bool
+    upsample: int
+    col_shift: int
+    src_reg_set_upd: bool
+    set_ovrd_with_addr: bool
+    set_base: int
+
+
+def read_regs(config: Config, thread_config: ThreadConfig, t: int, which: int, multi: bool,
+              context: int) -> UnpackRegs:
+    """The :class:`UnpackRegs` of unpacker ``which`` for thread ``t`` in ``context``."""
+    bank = thread_config.get(t, "CFG_STATE_ID_StateID")
+    sec = f"THCON_SEC{which}_"
+    words = config.words[bank]
+    w0 = int(words[_SECTION[which]])
+    w1 = int(words[_SECTION[which] + 1])
+    w2 = int(words[_SECTION[which] + 2])
+
+    def c(name: str) -> int:
+        return config.get(name, bank)
+
+    in_fmt = w0 & 0xF
+    out_fmt = c(f"{sec}REG2_Out_data_format")
+    uncompressed = bool(w0 >> 4 & 1)
+    x_dim = w0 >> 16
+    if multi:
+        uncompressed = bool(c(f"{sec}REG2_Disable_zero_compress_cntx{context}"))
+        if which == 0:
+            x_dim = c(f"{sec}REG5_Tile_x_dim_cntx{context & 3}")
+        if c(f"{sec}REG2_Ovrd_data_format"):
+            in_fmt = c(f"{sec}REG7_Unpack_data_format_cntx{context}")
+            out_fmt = c(f"{sec}REG7_Unpack_out_data_format_cntx{context}")
+    if multi and context:
+        reg = 3 if context < 4 else 4
+        base = c(f"{sec}REG{reg}_Base_cntx{context}_address")
+        offset = c(f"{sec}REG7_Offset_cntx{context & 3}_address")
+    else:
+        base = c(f"{sec}REG3_Base_address")
+        offset = c(f"{sec}REG7_Offset_address")
+    if which == 0 and multi:
+        to_dst = bool(c(f"{sec}REG2_Unpack_if_sel_cntx{context}"))
+        dest_cntx = c(f"{sec}REG5_Dest_cntx{context & 3}_address")
+    else:
+        to_dst = bool(c(f"{sec}REG2_Unpack_If_Sel")) if which == 0 else False
+        dest_cntx = 0
+    unp = f"UNP{which}_"
+    shifts = [c(f"{sec}REG2_Shift_amount_cntx{k}") for k in range(4)]
+    side = "SrcB" if which else "SrcA"
+    return UnpackRegs(
+        in_fmt=in_fmt, out_fmt=out_fmt, uncompressed=uncompressed,
+        no_bfp_exp_section=bool(w0 >> 5 & 1),
+        x_dim=x_dim, y_dim=w1 & 0xFF, z_dim=(w1 >> 16 & 0xFF) or 1, w_dim=(w2 & 0xFF) or 1,
+        base=base, offset=offset,
+        force_shared_exp=bool(c(f"{sec}REG2_Force_shared_exp")),
+        shared_exp=c(f"{unp}FORCED_SHARED_EXP_shared_exp"),
+        tileize=bool(c(f"{sec}REG2_Tileize_mode")),
+        row_stride=(shifts[0] << 4) | (shifts[1] << 8) | (shifts[2] << 12),
+        haloize=bool(c(f"{sec}REG2_Haloize_mode")),
+        to_dst=to_dst, dest_cntx=dest_cntx,
+        add_dest_addr_cntr=bool(c(f"{unp}ADD_DEST_ADDR_CNTR_add_dest_addr_cntr")),
+        ch1_strides=(c(f"{unp}ADDR_CTRL_XY_REG_1_Ystride"), c(f"{unp}ADDR_CTRL_ZW_REG_1_Zstride"),
+                     c(f"{unp}ADDR_CTRL_ZW_REG_1_Wstride")),
+        base1=c(f"{unp}ADDR_BASE_REG_1_Base"),
+        unsigned=bool(c(f"ALU_FORMAT_SPEC_REG0_{side}Unsigned")),
+        e4m3=bool(c(f"{sec}REG1_Unp_LF8_4b_exp")),
+        upsample=c(f"{sec}REG2_Upsample_rate"),
+        col_shift=0 if which or c(f"{sec}REG2_Tileize_mode") else shifts[context & 3],
+        src_reg_set_upd=bool(c(f"{sec}REG2_Unpack_Src_Reg_Set_Upd")),
+        set_ovrd_with_addr=bool(thread_config.get(t, "SRCA_SET_SetOvrdWithAddr")),
+        set_base=thread_config.get(t, "SRCB_SET_Base" if which else "SRCA_SET_Base"),
+    )
+
+
+class Unpackers(Unit):
+    """Unpacker 0 (SrcA, Dst) and unpacker 1 (SrcB): UNPACR."""
+
+    def __init__(self, dst: Dst, srca: SrcRegs, srcb: SrcRegs, adc: ADCs, config: Config,
+                 thread_config: ThreadConfig, memory: Callable[[], object],
+                 report_ub: Report) -> None:
+        self.dst = dst
+        self.src = (srca, srcb)
+        self.adc = adc
+        self.config = config
+        self.thread_config = thread_config
+        self.memory = memory
+        self.report_ub = report_ub
+        self._cache: dict[tuple[int, int, bool, int], tuple[tuple[int, int], UnpackRegs]] = {}
+        self._mem: object = None
+        self._mem_checked: L1Access | None = None
+
+    def _l1(self) -> L1Access:
+        """The memory's L1 access (checked once per memory object)."""
+        mem = self.memory()
+        if mem is not self._mem:
+            self._mem_checked = l1_array(mem)
+            self._mem = mem
+        return self._mem_checked
+
+    def handlers(self) -> Mapping[str, Execute]:
+        return {"UNPACR": self.unpacr}
+
+    def waits(self) -> Mapping[str, Wait]:
+        return {"UNPACR": self.unpacr_wait}
+
+    def regs(self, t: int, which: int, multi: bool, context: int) -> UnpackRegs:
+        """The :class:`UnpackRegs`, read again only after a configuration write."""
+        key = (t, which, multi, context)
+        version = (self.config.version, self.thread_config.version)
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] == version:
+            return hit[1]
+        regs = read_regs(self.config, self.thread_config, t, which, multi, context)
+        self._cache[key] = (version, regs)
+        return regs
+
+    def unpacr_wait(self, t: int, f: Fields) -> str | None:
+        """UNPACR waits for its Src bank to belong to the unpackers."""
+        src = self.src[f["Unpack_block_selection"]]
+        if src.allowed_client[src.unpacker_bank] == SrcClient.UNPACKERS:
+            return None
+        return (f"UNPACR waiting for {src.name} bank {src.unpacker_bank} to belong to the "
+                "unpackers")
+
+    def _context(self, t: int, f: Fields, which: int) -> tuple[bool, int, int]:
+        """(MultiContextMode, context, the thread whose X/Y counters are used)."""
+        for name in ("RowSearch", "SearchCacheFlush", "AutoIncContextID", "CfgContextCntInc",
+                     "srcb_bcast"):
+            if f[name]:
+                raise Refused(f"{name}={f[name]}")
+        if not f["OvrdThreadId"]:
+            return False, 0, t
+        offset = self.thread_config.get(t, f"UNPACK_MISC_CFG_CfgContextOffset_{which}")
+        context = (f["CfgContextId"] + offset) & 7
+        if which == 1 and context >= 2:
+            self.report_ub(f"unpacker 1 context {context} (it has 2)")
+            context &= 1
+        adc_thread = f["AddrCntContextId"]
+        if adc_thread == 3:
+            self.report_ub("UNPACR AddrCntContextId 3")
+            adc_thread = t
+        return True, context, adc_thread
+
+    def unpacr(self, t: int, f: Fields) -> None:
+        """UNPACR (see the module's documentation)."""
+        try:
+            self._unpacr(t, f)
+        except Refused as e:
+            raise NotImplementedInstruction(f"thread {t}: not implemented: UNPACR: {e}"
+                                            ) from None
+
+    def _unpacr(self, t: int, f: Fields) -> None:
+        which = f["Unpack_block_selection"]
+        multi, context, adc_t = self._context(t, f, which)
+        r = self.regs(t, which, multi, context)
+        self._check(r, which)
+        l1 = self._l1().l1
+        in_bits = L.datum_bits(r.in_fmt)
+        out_bits = L.datum_bits(r.out_fmt)
+        bfp = r.in_fmt in L.BFP_FORMATS
+
+        # input address
+        addr = (((r.base + (r.offset & 0xFFFF) + 1) & 0xFFFFFFF) << 4)
+        exp_addr = addr
+        if bfp and not r.force_shared_exp:
+            if r.in_fmt in (2, 6) or not r.no_bfp_exp_section:
+                n = r.x_dim * r.y_dim * r.z_dim * r.w_dim
+                addr += ((n + 15) // 16 + 15) // 16 * 16
+        xy = self.adc.v[adc_t, UNP0 + which, 0]
+        zw = self.adc.v[t, UNP0 + which, 0]
+        x_pos, y_pos = int(xy[X, 0]), int(xy[Y, 0])
+        x_end = int(self.adc.v[adc_t, UNP0 + which, 1, X, 0]) + 1
+        first = ((int(zw[W, 0]) * r.z_dim + int(zw[Z, 0])) * r.y_dim + y_pos) * r.x_dim + x_pos
+        count = x_end - x_pos
+        if count <= 0:
+            raise Refused(f"unpacker ADC channel 0 X {x_pos} beyond channel 1 X {x_end - 1}")
+        if r.tileize:
+            width = 16 if in_bits <= 8 else 32
+            stride = r.row_stride
+        else:
+            width, stride = 16, 2 * in_bits
+        start = addr * 8 + first * in_bits
+        if (r.tileize or r.haloize) and start % 128:
+            self.report_ub("tileize/transpose input not at a 16-byte boundary")
+        last = start + in_bits * (min(count, width) - 1) + 8 * stride * ((count - 1) // width)
+        if last + in_bits > len(l1) * 8 or start < 0:
+            self.report_ub(f"UNPACR reads beyond L1 ({start // 8:#x}..{last // 8:#x})")
+            return
+        bits = L.read_datums(l1, start, count, in_bits, width, stride)
+        exps = None
+        if bfp:
+            if r.force_shared_exp:
+                exps = np.full(count, r.shared_exp, dtype=I64)
+            else:
+                e_index = (exp_addr * 16 + first + np.arange(count)) >> 4
+                if int(e_index[-1]) >= len(l1):
+                    self.report_ub("UNPACR reads exponents beyond L1")
+                    return
+                exps = l1[e_index].astype(I64)
+
+        # output address (in datums)
+        out_bytes = (out_bits + 7) // 8 if out_bits >= 8 else 1
+        ch1 = self.adc.v[t, UNP0 + which, 1]
+        ys, zs, ws = r.ch1_strides
+        out = r.base1 + int(ch1[Y, 0]) * ys + int(ch1[Z, 0]) * zs + int(ch1[W, 0]) * ws
+        if out % out_bytes:
+            self.report_ub(f"unpacker output address {out} is not aligned to {out_bytes} bytes")
+        out //= out_bytes
+        if multi and which == 0:
+            out = out + r.dest_cntx if (r.to_dst or r.add_dest_addr_cntr) else r.dest_cntx
+
+        try:
+            if r.to_dst:
+                values, is32 = L.unpack_to_dst(bits, exps, r.in_fmt, r.out_fmt, r.unsigned,
+                                               r.e4m3)
+            else:
+                values = L.unpack_to_src(bits, exps, r.in_fmt, r.out_fmt, r.unsigned, r.e4m3)
+        except L.UnpackError as e:
+            if e.undefined:
+                self.report_ub(e.message)
+            raise Refused(e.message) from None
+        if f["ZeroWrite2"]:
+            values = np.zeros_like(values)
+        if r.to_dst:
+            self._to_dst(t, values, out + np.arange(count), is32, r)
+        else:
+            self._to_src(t, which, values, out, r)
+        self._finish(t, adc_t, which, f, r)
+
+    def _check(self, r: UnpackRegs, which: int) -> None:
+        if not r.uncompressed:
+            raise Refused("compressed data (decompression)")
+        if r.upsample:
+            raise Refused("unpacker upsampling")
+        if r.col_shift:
+            raise Refused("unpacker column shift (Shift_amount outside tileize mode)")
+        if r.tileize and L.datum_bits(r.in_fmt) < 8:
+            self.report_ub("tileize mode with a datum narrower than 8 bits")
+        if r.tileize and which == 1:
+            raise Refused("tileize mode on unpacker 1")
+        if r.to_dst and r.haloize:
+            self.report_ub("unpack to Dst with transpose (Haloize_mode)")
+        if which == 1 and r.haloize:
+            self.report_ub("transpose (Haloize_mode) on unpacker 1")
+
+    def _to_src(self, t: int, which: int, logical: np.ndarray, first: int,
+                r: UnpackRegs) -> None:
+        """Write the logical values to the unpacker's Src bank from output datum ``first``
+        on."""
+        src = self.src[which]
+        bank = src.unpacker_bank
+        count = len(logical)
+        cursor = int(src.unpacker_row[t])
+        if first % 16 == 0 and count % 16 == 0 and not r.haloize:
+            # whole rows: one slice (what a tile's unpack is)
+            row0 = first // 16
+            if which == 1:
+                row0 += cursor
+            elif row0 >= 4:
+                row0 -= 4
+                if not r.set_ovrd_with_addr:
+                    row0 = row0 + cursor if row0 + count // 16 <= 16 else -1
+            else:
+                row0 = -1
+            if 0 <= row0 and row0 + count // 16 <= 64:
+                src.cells[bank, row0:row0 + count // 16] = \
+                    L.src_cells(logical).reshape(-1, 16)
+                return
+        pos = first + np.arange(count)
+        row, col = pos // 16, pos % 16
+        if which == 1:
+            if (row >= 64).any():
+                self.report_ub(f"SrcB row {int(row.max())} (the bank has 64)")
+            row = (row + int(src.unpacker_row[t])) & 0x3F
+        else:
+            keep = row >= 4
+            if not keep.all():
+                logical, row, col = logical[keep], row[keep], col[keep]
+            row = row - 4
+            if r.set_ovrd_with_addr:
+                row = row & 0x3F
+            else:
+                if (row >= 16).any():
+                    self.report_ub("SrcA row beyond 16 rows of the row cursor "
+                                   "(SRCA_SET_SetOvrdWithAddr clear)")
+                row = (row + int(src.unpacker_row[t])) & 0x3F
+            if r.haloize:
+                row, col = (row & ~15) | col, row & 15
+        src.cells[bank, row, col] = L.src_cells(logical)
+
+    def _to_dst(self, t: int, values: np.ndarray, pos: np.ndarray, is32: bool,
+                r: UnpackRegs) -> None:
+        row = pos // 16 - 4
+        col = pos % 16
+        if r.set_ovrd_with_addr:
+            self.report_ub("unpack to Dst with SRCA_SET_SetOvrdWithAddr set")
+            row = row & 15
+        else:
+            row = row & 0x3FF
+        dst = self.dst
+        config = self.config
+        bank = self.thread_config.get(t, "CFG_STATE_ID_StateID")
+        dst.remap_addrs = bool(config.get("DEST_ACCESS_CFG_remap_addrs", bank))
+        dst.swizzle_32b = bool(config.get("DEST_ACCESS_CFG_swizzle_32b", bank))
+        phys = dst.phys_table(is32)[row & 0x3FF]
+        v = values.astype(I64)
+        if is32:
+            dst.bits[phys, col] = (v >> 16) & 0xFFFF
+            dst.bits[phys + 8, col] = v & 0xFFFF
+        else:
+            dst.bits[phys, col] = v & 0xFFFF
+        dst.valid[phys] = True
+
+    def _finish(self, t: int, adc_t: int, which: int, f: Fields, r: UnpackRegs) -> None:
+        mode = f["AddrMode"]
+        incs = ((0, Z, mode & 3), (0, Y, mode >> 2 & 3), (1, Z, mode >> 4 & 3),
+                (1, Y, mode >> 6 & 3))
+        adc = self.adc
+        for thread in {t, adc_t}:
+            for ch, dim, inc in incs:
+                adc.set(thread, UNP0 + which, ch, dim,
+                        adc.get(thread, UNP0 + which, ch, dim) + inc, cr=False)
+        src = self.src[which]
+        if f["SetDatValid"]:
+            src.implied_fmt[src.unpacker_bank] = r.out_fmt
+            src.give_to_matrix_unit(t, r.set_base)
+        elif r.src_reg_set_upd:
+            src.unpacker_row[t] = (int(src.unpacker_row[t]) + 16 + (r.set_base << 4)) & 0x3F
+
+
+__all__ = ["UnpackRegs", "Unpackers", "read_regs"]
