@@ -101,7 +101,8 @@ class Processor:
                  "fast_regs", "gen", "gpr", "gpu", "header", "ib", "ib_level", "image",
                  "image_key", "insn_hooks", "is_me5", "jmptbl",
                  "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
-                 "packets", "pc", "pipe", "pipe_thresh", "rb", "sp_reg", "sqe", "stack0",
+                 "packets", "pc", "pipe", "pipe_thresh", "pipe_void", "rb", "sp_reg", "sqe",
+                 "stack0",
                  "steps", "reps", "tw", "waitin_pending", "midblock")
 
     def __init__(self, emu: Host, name: str, image: list[int], base: int) -> None:
@@ -121,7 +122,7 @@ class Processor:
         self.data_mode = DATA_ADDR
         self.control = np.zeros(0x1000, dtype=np.uint32)
         self.sqe = np.zeros(0x100, dtype=np.uint32)
-        self.pipe = np.zeros(0x100, dtype=np.uint32)
+        self.pipe = array("I", bytes(4 * 0x100))  # (item access: a third of numpy's cost)
         self.jmptbl = [0] * 0x80
         self.draw = DrawState()
         self.rb = ListQueue()
@@ -162,6 +163,8 @@ class Processor:
         self.nrt_data = self.db.pipe_reg("NRT_DATA")
         self.lpac_cntl = self.db.gpu_reg("CP_LPAC_SQE_CNTL")
         self.pipe_thresh = 0xFFFF if self.gen >= 6 else 0xFFFFFF
+        # per pipe register: typed void (writing $addr alone triggers it; see set_addr)
+        self.pipe_void = tuple(self.db.pipe_reg_is_void(n) for n in range(0x100))
         ctl_writes = {c[k] for k in ("PACKET_TABLE_WRITE", "REG_WRITE", "IB1_DWORDS",
                                      "IB2_DWORDS", "SDS_DWORDS", "DRAW_STATE_SET_HDR",
                                      "DRAW_STATE_SEL") if c[k] is not None}
@@ -380,7 +383,7 @@ class Processor:
         if self.tw is not None:
             self.tw.gpr.add(n)
         if v > self.pipe_thresh:
-            if self.db.pipe_reg_is_void(v >> 24):
+            if self.pipe_void[v >> 24]:
                 self.wr_pipe(v >> 24, 0)
             self.data_mode = DATA_PIPE
 
