@@ -38,6 +38,7 @@ M32 = 0xFFFFFFFF
 STACK_DEPTH = 8
 DATA_ADDR, DATA_USRADDR, DATA_PIPE = 0, 1, 2  # where $data writes go: $addr, $usraddr, pipe
 SDS_KICK, SDS_PENDING, SDS_READY = 0x050, 0x051, 0x052  # a6xx control registers (SdsQueue)
+_IB_END: dict[int, int] = {}  # the header of the IN_IB_END an empty IB ends with, by packet id
 
 
 class StepLimitError(EmulationError):
@@ -455,7 +456,11 @@ class Processor:
         if hdr is None:
             if isinstance(q, (RegionQueue, SdsQueue)) and self.emu.ib_end_id is not None:
                 lvl = int(self.control[self.c["IB_LEVEL"]]) & 3
-                fake = ListQueue([pkt7_header(self.emu.ib_end_id, 0)])
+                end = self.emu.ib_end_id
+                fake_hdr = _IB_END.get(end)
+                if fake_hdr is None:
+                    fake_hdr = _IB_END[end] = pkt7_header(end, 0)
+                fake = ListQueue([fake_hdr])
                 self.ib[lvl] = fake  # type: ignore[assignment]
                 return fake[0]
             raise Idle
