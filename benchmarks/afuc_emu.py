@@ -1,11 +1,15 @@
 """afuc emulator throughput on a630_sqe.fw, against Mesa (prints figures; not a test).
 
-    python benchmarks/afuc_emu.py [--packets N] [--reg-writes N] [--repeat N] [--quick]
+    python benchmarks/afuc_emu.py [--packets N] [--reg-writes N] [--type3 N] [--repeat N]
+                                  [--quick]
 
 Streams (generated here, as issue 17 describes them):
 
 * s1: CP_ME_INIT, then N (40,000) type-4 packets of 8 registers each;
-* s2: CP_ME_INIT, then N (30,000) CP_REG_WRITE packets.
+* s2: CP_ME_INIT, then N (30,000) CP_REG_WRITE packets;
+* then, Python API only: CP_ME_INIT and N (10,000) packets of one of the type-3 handlers
+  real streams hit (CP_MEM_WRITE of 2 dwords, CP_SET_DRAW_STATE of one group,
+  CP_INDIRECT_BUFFER of an IB holding 2 type-4 packets, CP_REG_WRITE).
 
 For each: whole processes (wall time, median of --repeat; start-up included) of
 ``isaforge afuc trace`` (every instruction, Mesa's -e format), ``afuc debug`` fed Mesa's
@@ -44,6 +48,9 @@ FW = Path(os.environ.get("ISAFORGE_REFDATA", ROOT.parent / "shared" / "refdata")
 # seconds for the default sizes, issue 17's first table (Mesa: afuc-disasm -e, wall median)
 MESA = {"s1": 3.51, "s2": 3.90}
 CP_ME_INIT, CP_REG_WRITE = 0x48, 0x6D
+CP_MEM_WRITE, CP_SET_DRAW_STATE, CP_INDIRECT_BUFFER = 0x3D, 0x43, 0x3F
+IB_ADDR = 0x200000  # the IB the CP_INDIRECT_BUFFER stream runs
+IB_WORDS = [pkt4_header(0x8800, 2), 1, 2, pkt4_header(0x8810, 1), 3]
 
 
 def s1(n: int) -> list[int]:
@@ -57,6 +64,19 @@ def s2(n: int) -> list[int]:
     words = [pkt7_header(CP_ME_INIT, 1), 0]
     for i in range(n):
         words += [pkt7_header(CP_REG_WRITE, 3), 0, 0xA00E + i % 16, i]
+    return words
+
+
+def type3(op: int, n: int) -> list[int]:
+    """CP_ME_INIT, then n packets ``op`` (payloads as the module docstring says)."""
+    payload = {CP_MEM_WRITE: lambda i: [0x10000 + 8 * (i % 4096), 0, i, i + 1],
+               CP_SET_DRAW_STATE: lambda i: [0x00030004 | (i % 4) << 24, 0x20000 + 64 * i, 0],
+               CP_INDIRECT_BUFFER: lambda i: [IB_ADDR, 0, len(IB_WORDS)],
+               CP_REG_WRITE: lambda i: [0, 0xA00E + i % 16, i]}[op]
+    words = [pkt7_header(CP_ME_INIT, 1), 0]
+    for i in range(n):
+        p = payload(i)
+        words += [pkt7_header(op, len(p)), *p]
     return words
 
 
@@ -79,6 +99,7 @@ def debug_script(words: list[int]) -> str:
 
 def counts(fw: bytes, words: list[int], exact: bool) -> Emulator:
     emu = Emulator(fw)
+    emu.load_memory(IB_ADDR, IB_WORDS)
     emu.feed(words)
     emu.run(max_steps=1 << 40, exact=exact)
     return emu
@@ -88,6 +109,7 @@ def api_time(fw: bytes, words: list[int], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
         emu = Emulator(fw)
+        emu.load_memory(IB_ADDR, IB_WORDS)
         emu.run()  # boot (compiled blocks are shared by emulators of one firmware)
         emu.feed(words)
         t = time.process_time()
@@ -116,6 +138,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--packets", type=int, default=40_000, help="s1's type-4 packets")
     ap.add_argument("--reg-writes", type=int, default=30_000, help="s2's CP_REG_WRITEs")
+    ap.add_argument("--type3", type=int, default=10_000, help="packets of each type-3 stream")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--src", help="measure the isaforge sources in this directory instead")
     ap.add_argument("--quick", action="store_true", help="no debugger run (the slowest)")
@@ -156,6 +179,16 @@ def main() -> None:
             if default:
                 print(f"    vs Mesa: trace {mesa / trace:.2f}x (goal >= 2x), run "
                       f"{mesa / run:.2f}x, API {mesa / api:.0f}x (goal >= 100x)")
+
+    print(f"type-3 handlers, Python API, no trace, in-process (best of {opt.repeat}), "
+          f"CP_ME_INIT + {opt.type3:,} packets:")
+    for op, name in ((CP_MEM_WRITE, "CP_MEM_WRITE"), (CP_SET_DRAW_STATE, "CP_SET_DRAW_STATE"),
+                     (CP_INDIRECT_BUFFER, "CP_INDIRECT_BUFFER"), (CP_REG_WRITE, "CP_REG_WRITE")):
+        words = type3(op, opt.type3)
+        fast, exact = counts(fw, words, False), counts(fw, words, True)
+        same = fast.effects_raw == exact.effects_raw and fast.steps == exact.steps
+        api = api_time(fw, words, opt.repeat)
+        report(f"{name} (fast == exact: {same})", api, fast.packets, fast.instructions)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from typing import Any
 from ...core.errors import EmulationError
 from ...core.isa import sign_extend
 from ..isa import REG_ADDR, REG_DATA, REG_LR, REG_MEMDATA, REG_REGDATA, REG_REM, REG_USRADDR
-from .processor import DATA_ADDR, DATA_USRADDR, M32, Processor
+from .processor import DATA_ADDR, DATA_PIPE, DATA_USRADDR, M32, Processor
 from .stream import HEADERS
 
 BRANCHES = {"brnei", "breqi", "brneb", "breqb", "call", "ret", "iret", "bl", "jumpa", "jumpr",
@@ -76,8 +76,10 @@ class CodeGen:
     rb_ready = False  # the next inlined $data read is known to find a word in the RB
 
     def wr_data_inline(self, expr: str) -> list[str]:
-        """A $data write of a GPU register in the fast path, inlined; anything else (pipe
-        registers, side effects, hooks) goes through :meth:`Processor.wr_data`."""
+        """A $data write of a GPU or pipe register in the fast path, inlined (a write of
+        NRT_DATA also writes its memory dword and moves NRT_ADDR on, as
+        :meth:`Processor.wr_pipe` does); anything else (side effects, hooks) goes through
+        :meth:`Processor.wr_data`."""
         lpac = self.proc.lpac_cntl if self.proc is not None else None
         return [
             f"v_ = {expr}",
@@ -85,6 +87,14 @@ class CodeGen:
             "o_ = g[r_]",
             f"if o_ <= 0xffff and o_ != {lpac if lpac is not None else -1} and fr:",
             "    g[r_] = o_ + 1; gpu[o_] = v_; app(('reg', o_, v_, nm))",
+            "elif o_ > 0xffff and fr:",  # a pipe register (NRT_DATA: also a memory dword)
+            "    n_ = o_ >> 24; pp_ = m.pipe",
+            "    if not o_ & 0x40000: g[r_] = (o_ + 0x01000000) & M",
+            "    pp_[n_] = v_; app(('pipe', n_, v_, nm))",
+            "    if n_ == m.nrt_data:",
+            "        lo_ = m.nrt_addr; a_ = int(pp_[lo_]) | int(pp_[lo_ + 1]) << 32",
+            "        m.emu.mem[a_ & ~3] = v_ & M; app(('mem', a_ & ~3, v_ & M, nm))",
+            "        if not a_ & 3: a_ += 4; pp_[lo_] = a_ & M; pp_[lo_ + 1] = (a_ >> 32) & M",
             "else:",
             "    m.wr_data(v_)",
         ]
@@ -137,6 +147,9 @@ class CodeGen:
                 mode = DATA_ADDR if n == REG_ADDR else DATA_USRADDR
                 out.append(f"v_ = {expr}")
                 out.append(f"if v_ <= 0xffff: m.data_mode = {mode}; g[{n}] = v_")
+                # a pipe register that is not triggered by $addr alone (see set_addr)
+                out.append(f"elif not m.pipe_void[v_ >> 24]: m.data_mode = {DATA_PIPE}; "
+                           f"g[{n}] = v_")
                 out.append(f"else: m.set_addr({n}, v_)")
             else:
                 out.extend(self.wr(n, expr, traced))

@@ -38,6 +38,7 @@ M32 = 0xFFFFFFFF
 STACK_DEPTH = 8
 DATA_ADDR, DATA_USRADDR, DATA_PIPE = 0, 1, 2  # where $data writes go: $addr, $usraddr, pipe
 SDS_KICK, SDS_PENDING, SDS_READY = 0x050, 0x051, 0x052  # a6xx control registers (SdsQueue)
+_IB_END: dict[int, int] = {}  # the header of the IN_IB_END an empty IB ends with, by packet id
 
 
 class StepLimitError(EmulationError):
@@ -101,7 +102,8 @@ class Processor:
                  "fast_regs", "gen", "gpr", "gpu", "header", "ib", "ib_level", "image",
                  "image_key", "insn_hooks", "is_me5", "jmptbl",
                  "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
-                 "packets", "pc", "pipe", "pipe_thresh", "rb", "sp_reg", "sqe", "stack0",
+                 "packets", "pc", "pipe", "pipe_thresh", "pipe_void", "rb", "sp_reg", "sqe",
+                 "stack0",
                  "steps", "reps", "tw", "waitin_pending", "midblock")
 
     def __init__(self, emu: Host, name: str, image: list[int], base: int) -> None:
@@ -121,7 +123,7 @@ class Processor:
         self.data_mode = DATA_ADDR
         self.control = np.zeros(0x1000, dtype=np.uint32)
         self.sqe = np.zeros(0x100, dtype=np.uint32)
-        self.pipe = np.zeros(0x100, dtype=np.uint32)
+        self.pipe = array("I", bytes(4 * 0x100))  # (item access: a third of numpy's cost)
         self.jmptbl = [0] * 0x80
         self.draw = DrawState()
         self.rb = ListQueue()
@@ -162,6 +164,8 @@ class Processor:
         self.nrt_data = self.db.pipe_reg("NRT_DATA")
         self.lpac_cntl = self.db.gpu_reg("CP_LPAC_SQE_CNTL")
         self.pipe_thresh = 0xFFFF if self.gen >= 6 else 0xFFFFFF
+        # per pipe register: typed void (writing $addr alone triggers it; see set_addr)
+        self.pipe_void = tuple(self.db.pipe_reg_is_void(n) for n in range(0x100))
         ctl_writes = {c[k] for k in ("PACKET_TABLE_WRITE", "REG_WRITE", "IB1_DWORDS",
                                      "IB2_DWORDS", "SDS_DWORDS", "DRAW_STATE_SET_HDR",
                                      "DRAW_STATE_SEL") if c[k] is not None}
@@ -380,7 +384,7 @@ class Processor:
         if self.tw is not None:
             self.tw.gpr.add(n)
         if v > self.pipe_thresh:
-            if self.db.pipe_reg_is_void(v >> 24):
+            if self.pipe_void[v >> 24]:
                 self.wr_pipe(v >> 24, 0)
             self.data_mode = DATA_PIPE
 
@@ -452,7 +456,11 @@ class Processor:
         if hdr is None:
             if isinstance(q, (RegionQueue, SdsQueue)) and self.emu.ib_end_id is not None:
                 lvl = int(self.control[self.c["IB_LEVEL"]]) & 3
-                fake = ListQueue([pkt7_header(self.emu.ib_end_id, 0)])
+                end = self.emu.ib_end_id
+                fake_hdr = _IB_END.get(end)
+                if fake_hdr is None:
+                    fake_hdr = _IB_END[end] = pkt7_header(end, 0)
+                fake = ListQueue([fake_hdr])
                 self.ib[lvl] = fake  # type: ignore[assignment]
                 return fake[0]
             raise Idle
