@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"
 EXAMPLES = SRC / "isaforge" / "examples"
 PROGRAMS = EXAMPLES / "theia" / "programs"
-TENSIX_KERNEL = REPO / "examples" / "batch" / "tensix" / "matmul_hifi4.s"
+TENSIX_KERNEL = SRC / "isaforge" / "tensix" / "data" / "matmul_kernel.s"
 BATCH_EXAMPLE = REPO / "examples" / "batch"
 
 #: a T-Language program that never ends (its loop condition is always true)

@@ -44,3 +44,34 @@ def test_bad_input_is_one_line_and_status_1(tmp_path: Path) -> None:
         assert r.exit_code == 1, (args, r.output)
         assert r.stderr.startswith("isaforge: ") and message in r.stderr, r.stderr
         assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_mopcfg_option_sets_the_fidelity_phases_of_the_bundled_kernel(tmp_path: Path) -> None:
+    """``--mopcfg 1:1=N`` writes MopCfg[1] of the math thread after the program's own
+    directives: N = 4 is what the kernel sets itself (same Dst), N = 1 is LoFi (other Dst);
+    malformed or out-of-range writes are one line, status 1."""
+    from importlib import resources
+
+    import numpy as np
+
+    kernel = str(resources.files("isaforge") / "tensix" / "data" / "matmul_kernel.s")
+    rng = np.random.default_rng(5)
+    for name in ("a", "b"):
+        np.save(tmp_path / f"{name}.npy", rng.uniform(-2, 2, (64, 16)).astype(np.float32))
+
+    def run(*extra: str) -> np.ndarray:
+        out = tmp_path / "c.npy"
+        r = CliRunner().invoke(main, ["tensix", "run", kernel, *extra,
+                                      "--load", f"srca:0:bf16={tmp_path / 'a.npy'}",
+                                      "--load", f"srcb:0:bf16={tmp_path / 'b.npy'}",
+                                      "--dump", f"dst:fp32={out}"])
+        assert r.exit_code == 0, r.output
+        return np.load(out).view(np.uint32)
+
+    own = run()
+    assert (run("--mopcfg", "1:1=4") == own).all()
+    assert (run("--mopcfg", "1:1=1") != own).any()
+    for bad, what in (("1:1", "expects THREAD:INDEX=VALUE"), ("3:1=2", "thread 3 is out"),
+                      ("1:9=2", "index 9 is out"), ("1:x=2", "index must be a number")):
+        r = CliRunner().invoke(main, ["tensix", "run", kernel, "--mopcfg", bad])
+        assert r.exit_code == 1 and what in r.stderr, r.output

@@ -38,7 +38,7 @@ from ..core.cli import guarded, preset, read_input, write_output
 from ..core.errors import EmulationError, FirmwareError
 from .asm import assemble_bytes
 from .decode import disassemble
-from .isa import N_GPRS, N_THREADS
+from .isa import N_GPRS, N_MOPCFG, N_THREADS
 from .listing import listing, looks_like_listing, relist
 from .machine import Coprocessor, Executed, UBEvent
 from .machine import formats as F
@@ -215,6 +215,27 @@ def dump_spec(cp: Coprocessor, spec: str) -> np.ndarray:
     return cp.gpr.v[p["thread"]].copy()
 
 
+def _mopcfg_write(item: str) -> tuple[int, int, int]:
+    """``THREAD:INDEX=VALUE`` of ``--mopcfg``."""
+    where, eq, value = item.partition("=")
+    thread, colon, index = where.partition(":")
+    if not eq or not colon:
+        raise SpecError(f"--mopcfg expects THREAD:INDEX=VALUE, not '{item}'")
+    out = []
+    for part, what, limit in ((thread, "thread", N_THREADS), (index, "index", N_MOPCFG),
+                              (value, "value", 1 << 32)):
+        try:
+            v = int(part, 0)
+        except ValueError:
+            raise SpecError(f"--mopcfg '{item}': the {what} must be a number, not "
+                            f"'{part}'") from None
+        if not 0 <= v < limit:
+            raise SpecError(f"--mopcfg '{item}': the {what} {v} is out of range "
+                            f"(0..{limit - 1})")
+        out.append(v)
+    return out[0], out[1], out[2]
+
+
 def _read_npy(path: str) -> np.ndarray:
     try:
         arr = np.load(path, allow_pickle=False)
@@ -241,13 +262,20 @@ def _read_npy(path: str) -> np.ndarray:
               help="stop with an error after this many executed instructions")
 @click.option("--ub", type=click.Choice(["stop", "continue"]), default="stop",
               show_default=True, help="on undefined behaviour: stop, or report and continue")
+@click.option("--mopcfg", "mopcfgs", multiple=True, metavar="THREAD:INDEX=VALUE",
+              help="write a thread's MopCfg register after the program's own .mopcfg "
+                   "directives, as its RISC-V core would (e.g. 1:1=2: two fidelity phases "
+                   "for the bundled matmul kernel)")
 @guarded
 def run_cmd(program: str, loads: tuple[str, ...], dumps: tuple[str, ...], trace: str | None,
-            max_steps: int, ub: str) -> None:
+            max_steps: int, ub: str, mopcfgs: tuple[str, ...]) -> None:
     """Run PROG.s (.thread sections of instructions plus .mopcfg/.gpr/.semaphore/.config
     directives) on the Tensix coprocessor's three threads."""
+    writes = [_mopcfg_write(item) for item in mopcfgs]
     cp = Coprocessor(ub=ub)
     cp.load_program(load_file(program))
+    for thread, index, value in writes:
+        cp.threads[thread].mop.cfg[index] = value
     load_targets = [_split_assignment(item, "--load") for item in loads]
     for spec, _ in load_targets:
         parse_spec(spec)
