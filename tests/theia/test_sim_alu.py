@@ -11,7 +11,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from isaforge.theia import alu
+from isaforge.theia.machine import alu
 
 u32 = st.integers(0, 0xFFFF_FFFF)
 M = 0xFFFF_FFFF

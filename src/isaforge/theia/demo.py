@@ -9,7 +9,7 @@ from rich.table import Table
 
 from ..core.demo import show_word_round_trips
 from .asm import assemble
-from .disasm import disassemble
+from .decode import disassemble
 
 
 def demo(console: Console, table: Table, lines: int) -> bool:
@@ -24,7 +24,7 @@ def run_demo(console: Console, table: Table) -> bool:
     """Compile the bundled T-Language program sum_loop (VP + CP), run it on a 4-VP GPU and
     check that VP 2 wrote the per-lane sums of 1..10 times (1, 2, 3) to OMEM."""
     from .compiler import HEADER_FILE, compile_cp, compile_vp
-    from .gpu import Gpu
+    from .machine.gpu import Gpu
 
     folder = resources.files("isaforge") / "examples" / "theia" / "programs"
     vp = compile_vp((folder / "sum_loop.vp").read_text(), filename="sum_loop.vp")

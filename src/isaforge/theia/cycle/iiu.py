@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from ..alu import (
+from ..machine.alu import (
     OP_ADD,
     OP_DIV,
     OP_IO,

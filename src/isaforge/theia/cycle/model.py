@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.errors import EmulationError
-from ..alu import (
+from ..machine.alu import (
     MASK32,
     OP_ADD,
     OP_DIV,

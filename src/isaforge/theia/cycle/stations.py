@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..alu import OP_ADD, OP_DIV, OP_IO, OP_LOGIC, OP_MUL, OP_SQRT, Lanes
+from ..machine.alu import OP_ADD, OP_DIV, OP_IO, OP_LOGIC, OP_MUL, OP_SQRT, Lanes
 
 RS_NONE, RS_ADD0, RS_ADD1, RS_DIV, RS_MUL, RS_SQRT, RS_LOGIC, RS_IO = range(8)
 NUM_STATIONS = 7  # ids 1..7

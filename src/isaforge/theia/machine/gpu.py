@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.errors import EmulationError
+from ...core.errors import EmulationError
 from .ccb import CMD_START, CMD_STOP, Message, route
 from .cp import ControlProcessor
 from .memory import CopyRequest, MainMemory, MemoryController, TMem
