@@ -19,6 +19,10 @@ NEVER = 1 << 62  # a cycle that never comes
 # opcode -> the station(s) it may use (ADD has two)
 OPCODE_STATION = {OP_ADD: RS_ADD0, OP_DIV: RS_DIV, OP_MUL: RS_MUL, OP_SQRT: RS_SQRT,
                   OP_LOGIC: RS_LOGIC, OP_IO: RS_IO}
+# opcode -> its one station (0: ADD, which has two, and NOP / opcode 7, which have none)
+FIXED_STATION = tuple(0 if o == OP_ADD else OPCODE_STATION.get(o, 0) for o in range(8))
+# the stations whose busy line the RTL's issue unit checks (quirk rtl_structural)
+RTL_CHECKED = (RS_ADD0, RS_ADD1, RS_DIV, RS_MUL, RS_IO)
 
 
 class Op:
