@@ -1,4 +1,4 @@
-"""The compiled fast path (isaforge.theia.jit) against the plain alu interpreter
+"""The compiled fast path (isaforge.theia.machine.jit) against the plain alu interpreter
 (VectorProcessor.step_reference) on random instruction words and register states."""
 
 from __future__ import annotations

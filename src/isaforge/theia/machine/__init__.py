@@ -6,7 +6,8 @@
   compiles its straight-line code into Python functions;
 * :mod:`.cp`: the control processor; :mod:`.memory`: main memory, TMEM and the memory
   controller; :mod:`.ccb`: the control command bus;
-* :mod:`.gpu`: the whole GPU (CP, MCU, CCB, VPs) with its run loop and hooks;
+* :mod:`.gpu`: the whole GPU (CP, MCU, CCB, VPs) with its run loop, and :mod:`.hooks`:
+  what its hooks report;
 * :mod:`.loader`: a program as the test bench is given one; :mod:`.dumps`: what a run
   leaves behind (``rf.vp.N.log``, ``OMEM.vp.N.log``, OMEM as a picture).
 """

@@ -7,7 +7,7 @@ fields: operand lanes with their sign and swizzle folded in, constant register i
 offsets only where the addressing mode uses them. The function has the signature
 ``block(r, w, vp) -> next_pc`` where ``r`` is the register file as a flat list (row * 3 +
 lane), ``w`` the written-lane bits per row (bytearray, x=4 y=2 z=1) and ``vp`` the
-:class:`~isaforge.theia.vp.VectorProcessor` (for OMEM/TMEM and counters).
+:class:`~isaforge.theia.machine.vp.VectorProcessor` (for OMEM/TMEM and counters).
 
 The semantics are those of :mod:`isaforge.theia.machine.alu`;
 :meth:`VectorProcessor.step_reference` executes the same instructions through ``alu`` one by
