@@ -612,6 +612,8 @@ class VPCycleModel:
         steps = self.steps
         mt_on = self.mt_on
         ended = i0.ended
+        iiu = i0  # the unit stepping (thread 1's after thread 0's in an SMT cycle)
+        resume = i0.resume_at  # RTL: the cycle thread 0 fetches a waiting branch again
         smt = rf[2][2] & 1  # R2.z bit 0 (changes only when a result commits)
         if mt_on and not smt:
             self._smt_off()
@@ -660,20 +662,20 @@ class VPCycleModel:
                 i1.enabled = active == 1
                 i1.one_more = not en[1]
             look = False  # the unit waits or ended, or the run finished: look around
-            iiu = i0
             while True:  # the issue units of this cycle: thread 0, then (SMT) thread 1
                 # ---- one cycle of the issue unit's state machine (its one definition) ----
                 w = imem[iiu.prev_pc]
                 st = iiu.state
                 fifo = iiu.fifo
-                if t == iiu.resume_at and st != RESET:
-                    # RTL: the branch with a dependency is fetched again
-                    iiu.resume_at = NEVER
-                    fifo.clear()
-                    st = FETCH
-                eof = w >> 58 & 1
-                if eof and iiu.eof_stops:  # RTL: the first EOF ends the run (this is thread
-                    self.finish(t)  # 0's unit, which is never in RESET with the quirk)
+                if t == resume:  # (thread 0's unit: only it waits for a re-fetch)
+                    resume = NEVER
+                    if st != RESET:  # RTL: the branch with a dependency is fetched again
+                        iiu.resume_at = NEVER
+                        fifo.clear()
+                        st = FETCH
+                if stop_at_eof and w >> 58 & 1 and iiu.eof_stops:
+                    # RTL: the first EOF ends the run (thread 0's unit: never in RESET then)
+                    self.finish(t)
                     look = True
                     break
                 cu = c  # the commit this unit sees
@@ -686,16 +688,7 @@ class VPCycleModel:
                         cu = None  # SMT: each thread listens to the commits of its RF half
                 if st in ISSUES:
                     inc = False
-                    nxt = st
-                    if not iiu.enabled:
-                        if fifo:
-                            nxt = FIFO_UPDATE
-                    elif eof:  # EOF: the thread ends (the RTL just never issues it)
-                        if not stop_at_eof:
-                            iiu.ended = True
-                            self.idle_hint = look = True
-                            nxt = RESET
-                    else:
+                    if iiu.enabled and not w >> 58 & 1:
                         op = issue(iiu, w, t, iiu.latched if st == ISSUE_FWD else None, cu)
                         if w >> 57 & 1:
                             nxt = UPDATE_PC
@@ -704,6 +697,14 @@ class VPCycleModel:
                             inc = not (bdr and op is not None and op.waits)
                         else:
                             nxt = FETCH
+                    elif not iiu.enabled:
+                        nxt = FIFO_UPDATE if fifo else st
+                    elif stop_at_eof:  # EOF: the RTL just never issues it
+                        nxt = st
+                    else:  # EOF: the thread ends
+                        iiu.ended = True
+                        self.idle_hint = look = True
+                        nxt = RESET
                     # end of the cycle: the FIFO, the PC (the instruction memory's address)
                     if st == ISSUE_FWD and fifo:
                         fifo.popleft()
@@ -719,7 +720,6 @@ class VPCycleModel:
                         iiu.pc = (pc + 1) & PC_MASK
                     iiu.state = nxt
                 elif st == FETCH and not iiu.bubble:
-                    busy = True
                     if iiu.enabled:  # the station, a structural hazard? (station_for, inlined)
                         opc = w >> 48 & 7
                         busy = False
@@ -743,7 +743,8 @@ class VPCycleModel:
                             if n and not smu.has_room(n):
                                 busy = True
                                 smu.stalls += 1
-                    nxt = FETCH
+                    else:
+                        busy = True
                     if cu is not None:
                         if rtl_sb:
                             iiu.sb[cu.dst] = 0
@@ -754,6 +755,7 @@ class VPCycleModel:
                             nxt = FIFO_UPDATE
                         else:  # busy, or the second cycle of an SMT slot
                             # (the commit is queued below, so nothing is skipped)
+                            nxt = FETCH
                             iiu.stall_cycles += 1
                             if smt:
                                 self.idle_hint = look = True
@@ -766,6 +768,7 @@ class VPCycleModel:
                         if fifo:
                             nxt = FIFO_UPDATE
                         elif busy or (smt and not iiu.one_more):
+                            nxt = FETCH
                             iiu.stall_cycles += 1
                             self.idle_hint = look = True
                         else:
@@ -776,7 +779,7 @@ class VPCycleModel:
                     iiu.latched = cu
                     pc = iiu.pc
                     iiu.prev_pc = pc
-                    if inc and not eof:
+                    if inc and not w >> 58 & 1:
                         iiu.pc = (pc + 1) & PC_MASK
                     iiu.state = nxt
                 elif st == RESET:  # out of reset: one cycle, then FETCH
@@ -817,7 +820,7 @@ class VPCycleModel:
                                 # time after its producer commits (test_branches_1)
                                 if cu is not None and (cu.rs == bop.dep1 or cu.rs == bop.dep0):
                                     # the PC still holds the branch's address (not advanced)
-                                    iiu.resume_at = t + q.timing.branch_dep_reissue - 1
+                                    iiu.resume_at = resume = t + q.timing.branch_dep_reissue - 1
                                     sb = iiu.sb
                                     for i in range(256):
                                         if sb[i] == cu.rs:
@@ -857,7 +860,7 @@ class VPCycleModel:
                     iiu.prev_pc = pc
                     if setpc >= 0:
                         iiu.pc = setpc
-                    elif inc and not eof:
+                    elif inc and not w >> 58 & 1:
                         iiu.pc = (pc + 1) & PC_MASK
                     iiu.state = nxt
                 if smt:
@@ -869,6 +872,7 @@ class VPCycleModel:
                     if t & 1 == self.mt_phase:
                         self.pre ^= 1
                     look = True
+                    iiu = i0
                 break
             if look and self.done:
                 break
