@@ -43,6 +43,7 @@ from .states import FETCH, FIFO_DEPTH, FIFO_UPDATE, ISSUE, ISSUE_FWD, PC_MASK, R
 from .stations import FIXED_STATION, NEVER, NUM_STATIONS, RS_ADD0, RS_ADD1, RS_IO, Op, Station
 
 MASK64 = (1 << 64) - 1
+EOF_BIT = 1 << 58  # (the run loop tests it in every cycle: one operation, not two)
 ISSUES = (ISSUE, ISSUE_FWD)
 OMEM_WORDS = 1 << 16
 DEFAULT_MAX_CYCLES = 50_000_000
@@ -673,7 +674,7 @@ class VPCycleModel:
                         iiu.resume_at = NEVER
                         fifo.clear()
                         st = FETCH
-                if stop_at_eof and w >> 58 & 1 and iiu.eof_stops:
+                if w & EOF_BIT and iiu.eof_stops:
                     # RTL: the first EOF ends the run (thread 0's unit: never in RESET then)
                     self.finish(t)
                     look = True
@@ -688,7 +689,7 @@ class VPCycleModel:
                         cu = None  # SMT: each thread listens to the commits of its RF half
                 if st in ISSUES:
                     inc = False
-                    if iiu.enabled and not w >> 58 & 1:
+                    if iiu.enabled and not w & EOF_BIT:
                         op = issue(iiu, w, t, iiu.latched if st == ISSUE_FWD else None, cu)
                         if w >> 57 & 1:
                             nxt = UPDATE_PC
@@ -779,20 +780,50 @@ class VPCycleModel:
                     iiu.latched = cu
                     pc = iiu.pc
                     iiu.prev_pc = pc
-                    if inc and not w >> 58 & 1:
+                    if inc and not w & EOF_BIT:
                         iiu.pc = (pc + 1) & PC_MASK
+                    iiu.state = nxt
+                elif st == FETCH:  # designed: the bubble after a branch; the word at the new
+                    iiu.bubble = False  # PC arrives next cycle
+                    if fifo:
+                        fifo.popleft()
+                    if cu is not None:
+                        if len(fifo) < FIFO_DEPTH:
+                            fifo.append(cu)
+                        else:
+                            self.fifo_overflows += 1
+                    iiu.latched = cu
+                    iiu.prev_pc = iiu.pc
+                elif st == UPDATE_PC and not bnc:  # designed: wait for the branch's result
+                    nxt = UPDATE_PC
+                    target = iiu.branch_target
+                    if target is not None:  # its own result came: load the target
+                        iiu.branch_op = None
+                        iiu.branch_target = None
+                        nxt = FETCH
+                        iiu.bubble = True
+                    elif fifo:
+                        nxt = FIFO_UPDATE
+                    elif cu is None or smt:  # (a commit is queued below: no skipping)
+                        self.idle_hint = look = True
+                    if cu is not None:
+                        if len(fifo) < FIFO_DEPTH:
+                            fifo.append(cu)
+                        else:
+                            self.fifo_overflows += 1
+                    iiu.latched = cu
+                    iiu.prev_pc = iiu.pc
+                    if target is not None and target >= 0:
+                        iiu.pc = target
                     iiu.state = nxt
                 elif st == RESET:  # out of reset: one cycle, then FETCH
                     iiu.state = FETCH
                     iiu.prev_pc = iiu.pc
-                else:
-                    pop = True  # take the FIFO's oldest entry
+                else:  # FIFO_UPDATE, and the RTL's UPDATE_PC
                     inc = False  # advance the PC
                     setpc = -1  # load the PC
                     nxt = st
-                    if st == FETCH:  # designed: the bubble after a branch; the word at the new
-                        iiu.bubble = False  # PC arrives next cycle
-                    elif st == FIFO_UPDATE:
+                    if st == FIFO_UPDATE:
                         if fifo and rtl_sb:
                             iiu.sb[fifo[0].dst] = 0
                         if iiu.branch_op is not None and not bnc:
@@ -803,52 +834,38 @@ class VPCycleModel:
                             inc = smt or not refetch
                         else:
                             nxt = FETCH
-                    else:  # UPDATE_PC
+                    else:
+                        # RTL: the FIFO is popped (the entry is lost); the PC is loaded
+                        # whenever the commit bus shows a result of the station this
+                        # instruction would use that meets its branch condition (any
+                        # thread's result, any cycle in this state)
                         bop = iiu.branch_op
-                        if bnc:
-                            # RTL: the FIFO is popped (the entry is lost); the PC is loaded
-                            # whenever the commit bus shows a result of the station this
-                            # instruction would use that meets its branch condition (any
-                            # thread's result, any cycle in this state)
-                            if (c is not None and w >> 57 & 1
-                                    and c.rs == iiu.station_for(w, t)[0]):
-                                zero, sign = flags(c.result)
-                                if branch_taken(w >> 54 & 7, zero, sign):
-                                    setpc = iiu.target(w)
-                            if not smt and bop is not None and bop.waits and bdr:
-                                # measured, not derived: the branch is fetched again a fixed
-                                # time after its producer commits (test_branches_1)
-                                if cu is not None and (cu.rs == bop.dep1 or cu.rs == bop.dep0):
-                                    # the PC still holds the branch's address (not advanced)
-                                    iiu.resume_at = resume = t + q.timing.branch_dep_reissue - 1
-                                    sb = iiu.sb
-                                    for i in range(256):
-                                        if sb[i] == cu.rs:
-                                            sb[i] = 0
-                                setpc = -1
-                                self.idle_hint = look = True
-                            else:
-                                d1, d0 = iiu.deps(w, None) if w >> 57 & 1 else (0, 0)
-                                if not (d1 or d0):
-                                    iiu.branch_op = None
-                                    nxt = FETCH
-                                elif fifo:
-                                    nxt = FIFO_UPDATE
+                        if (c is not None and w >> 57 & 1
+                                and c.rs == iiu.station_for(w, t)[0]):
+                            zero, sign = flags(c.result)
+                            if branch_taken(w >> 54 & 7, zero, sign):
+                                setpc = iiu.target(w)
+                        if not smt and bop is not None and bop.waits and bdr:
+                            # measured, not derived: the branch is fetched again a fixed
+                            # time after its producer commits (test_branches_1)
+                            if cu is not None and (cu.rs == bop.dep1 or cu.rs == bop.dep0):
+                                # the PC still holds the branch's address (not advanced)
+                                iiu.resume_at = resume = t + q.timing.branch_dep_reissue - 1
+                                sb = iiu.sb
+                                for i in range(256):
+                                    if sb[i] == cu.rs:
+                                        sb[i] = 0
+                            setpc = -1
+                            self.idle_hint = look = True
                         else:
-                            pop = False
-                            if iiu.branch_target is not None:  # designed: its own result came
-                                if iiu.branch_target >= 0:
-                                    setpc = iiu.branch_target
+                            d1, d0 = iiu.deps(w, None) if w >> 57 & 1 else (0, 0)
+                            if not (d1 or d0):
                                 iiu.branch_op = None
-                                iiu.branch_target = None
                                 nxt = FETCH
-                                iiu.bubble = True
                             elif fifo:
                                 nxt = FIFO_UPDATE
-                            elif cu is None or smt:  # (a commit is queued below: no skipping)
-                                self.idle_hint = look = True
                     # end of the cycle: the FIFO, the PC (the instruction memory's address)
-                    if pop and fifo:
+                    if fifo:
                         fifo.popleft()
                     if cu is not None:
                         if len(fifo) < FIFO_DEPTH:
@@ -860,7 +877,7 @@ class VPCycleModel:
                     iiu.prev_pc = pc
                     if setpc >= 0:
                         iiu.pc = setpc
-                    elif inc and not w >> 58 & 1:
+                    elif inc and not w & EOF_BIT:
                         iiu.pc = (pc + 1) & PC_MASK
                     iiu.state = nxt
                 if smt:
