@@ -8,9 +8,9 @@ station, a branch or the last results, with nothing due on the commit bus) are s
 jump, so a 66-cycle DIV costs one step, not 66.
 
 The issue unit's state machine is written once, in :meth:`VPCycleModel.run`: the loop is its
-definition (a call per cycle would cost a third of the speed). Each word is decoded once into
-a plan (``_plan``); without a trace the commit takes inlined fast paths, and
-``tests/theia/test_cycle_rtl.py`` checks that untraced runs equal traced ones.
+definition (a method call per cycle cost a quarter to a third of the speed). Each word is
+decoded once into a plan (``_plan``); without a trace the commit takes inlined fast paths,
+and ``tests/theia/test_cycle_rtl.py`` checks that untraced runs equal traced ones.
 """
 
 from __future__ import annotations
@@ -819,51 +819,62 @@ class VPCycleModel:
                 elif st == RESET:  # out of reset: one cycle, then FETCH
                     iiu.state = FETCH
                     iiu.prev_pc = iiu.pc
-                else:  # FIFO_UPDATE, and the RTL's UPDATE_PC
-                    inc = False  # advance the PC
+                elif st == FIFO_UPDATE:  # a queued commit is taken
+                    inc = False
+                    if fifo:
+                        if rtl_sb:
+                            iiu.sb[fifo[0].dst] = 0
+                        fifo.popleft()
+                    if iiu.branch_op is not None and not bnc:
+                        nxt = UPDATE_PC
+                    elif (iiu.enabled and not w >> 57 & 1 and (not smt or iiu.one_more)
+                            and not iiu.station_for(w, t)[1]):
+                        nxt = ISSUE
+                        inc = smt or not refetch
+                    else:
+                        nxt = FETCH
+                    if cu is not None:
+                        if len(fifo) < FIFO_DEPTH:
+                            fifo.append(cu)
+                        else:
+                            self.fifo_overflows += 1
+                    iiu.latched = cu
+                    pc = iiu.pc
+                    iiu.prev_pc = pc
+                    if inc and not w & EOF_BIT:
+                        iiu.pc = (pc + 1) & PC_MASK
+                    iiu.state = nxt
+                else:  # the RTL's UPDATE_PC
                     setpc = -1  # load the PC
                     nxt = st
-                    if st == FIFO_UPDATE:
-                        if fifo and rtl_sb:
-                            iiu.sb[fifo[0].dst] = 0
-                        if iiu.branch_op is not None and not bnc:
-                            nxt = UPDATE_PC
-                        elif (iiu.enabled and not w >> 57 & 1 and (not smt or iiu.one_more)
-                                and not iiu.station_for(w, t)[1]):
-                            nxt = ISSUE
-                            inc = smt or not refetch
-                        else:
-                            nxt = FETCH
+                    # RTL: the FIFO is popped (the entry is lost); the PC is loaded whenever
+                    # the commit bus shows a result of the station this instruction would use
+                    # that meets its branch condition (any thread's result, any cycle here)
+                    bop = iiu.branch_op
+                    if (c is not None and w >> 57 & 1
+                            and c.rs == iiu.station_for(w, t)[0]):
+                        zero, sign = flags(c.result)
+                        if branch_taken(w >> 54 & 7, zero, sign):
+                            setpc = iiu.target(w)
+                    if not smt and bop is not None and bop.waits and bdr:
+                        # measured, not derived: the branch is fetched again a fixed time
+                        # after its producer commits (test_branches_1)
+                        if cu is not None and (cu.rs == bop.dep1 or cu.rs == bop.dep0):
+                            # the PC still holds the branch's address (not advanced)
+                            iiu.resume_at = resume = t + q.timing.branch_dep_reissue - 1
+                            sb = iiu.sb
+                            for i in range(256):
+                                if sb[i] == cu.rs:
+                                    sb[i] = 0
+                        setpc = -1
+                        self.idle_hint = look = True
                     else:
-                        # RTL: the FIFO is popped (the entry is lost); the PC is loaded
-                        # whenever the commit bus shows a result of the station this
-                        # instruction would use that meets its branch condition (any
-                        # thread's result, any cycle in this state)
-                        bop = iiu.branch_op
-                        if (c is not None and w >> 57 & 1
-                                and c.rs == iiu.station_for(w, t)[0]):
-                            zero, sign = flags(c.result)
-                            if branch_taken(w >> 54 & 7, zero, sign):
-                                setpc = iiu.target(w)
-                        if not smt and bop is not None and bop.waits and bdr:
-                            # measured, not derived: the branch is fetched again a fixed
-                            # time after its producer commits (test_branches_1)
-                            if cu is not None and (cu.rs == bop.dep1 or cu.rs == bop.dep0):
-                                # the PC still holds the branch's address (not advanced)
-                                iiu.resume_at = resume = t + q.timing.branch_dep_reissue - 1
-                                sb = iiu.sb
-                                for i in range(256):
-                                    if sb[i] == cu.rs:
-                                        sb[i] = 0
-                            setpc = -1
-                            self.idle_hint = look = True
-                        else:
-                            d1, d0 = iiu.deps(w, None) if w >> 57 & 1 else (0, 0)
-                            if not (d1 or d0):
-                                iiu.branch_op = None
-                                nxt = FETCH
-                            elif fifo:
-                                nxt = FIFO_UPDATE
+                        d1, d0 = iiu.deps(w, None) if w >> 57 & 1 else (0, 0)
+                        if not (d1 or d0):
+                            iiu.branch_op = None
+                            nxt = FETCH
+                        elif fifo:
+                            nxt = FIFO_UPDATE
                     # end of the cycle: the FIFO, the PC (the instruction memory's address)
                     if fifo:
                         fifo.popleft()
@@ -873,12 +884,9 @@ class VPCycleModel:
                         else:
                             self.fifo_overflows += 1
                     iiu.latched = cu
-                    pc = iiu.pc
-                    iiu.prev_pc = pc
+                    iiu.prev_pc = iiu.pc
                     if setpc >= 0:
                         iiu.pc = setpc
-                    elif inc and not w & EOF_BIT:
-                        iiu.pc = (pc + 1) & PC_MASK
                     iiu.state = nxt
                 if smt:
                     if iiu is i0:
