@@ -10,7 +10,11 @@ not livelock switched on):
 * ``div``: the ``alu`` loop with a DIV in it (division is the slowest lane operation).
 
 The first run of each program includes compiling its blocks; the figure is the best of
-three runs of a fresh Gpu. Usage: python benchmarks/theia_sim.py [--iterations N]
+``--repeat`` runs of a fresh Gpu, in CPU time (other processes on the machine change it
+less than wall time). ``--hooks`` also runs the ``alu`` loop with an ``insn`` hook (a
+counter), and with a ``mem_write`` hook that is never called (the loop writes no OMEM): the
+price of the hooked blocks. Usage: python benchmarks/theia_sim.py [--iterations N]
+[--repeat R] [--hooks]
 """
 
 from __future__ import annotations
@@ -59,31 +63,48 @@ def program(body: str, n: int) -> list[int]:
     return assemble(PROLOGUE.format(n=n) + LOOP_TEST.format(end=end) + body + LOOP_TAIL)
 
 
-def measure(name: str, code: list[int], quirks: tuple[str, ...]) -> None:
+CALLS = [0]
+
+
+def _count(*args: object) -> None:
+    CALLS[0] += 1
+
+
+def measure(name: str, code: list[int], quirks: tuple[str, ...], repeat: int,
+            hook: str | None = None) -> None:
     best = None
-    for _ in range(3):
+    for _ in range(repeat):
         gpu = Gpu(cores=4, quirks=quirks)
+        if hook is not None:
+            gpu.hook_add(hook, _count)
         gpu.load_vp(2, code)
-        t = time.perf_counter()
+        t = time.process_time()
         result = gpu.run(max_steps=10**9)
-        dt = time.perf_counter() - t
+        dt = time.process_time() - t
         if best is None or dt < best[0]:
             best = (dt, result.vp_instructions)
     assert best is not None
     dt, n = best
     label = "RTL quirks" if quirks else "as designed"
-    print(f"{name:7s} {label:12s} {n:>10,d} instructions in {dt:6.3f} s = "
+    if hook is not None:
+        label = f"{hook} hook"
+    print(f"{name:7s} {label:15s} {n:>10,d} instructions in {dt:6.3f} s = "
           f"{n / dt / 1e6:5.2f} M instructions/s")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iterations", type=int, default=200_000)
+    ap.add_argument("--repeat", type=int, default=3, help="runs per figure (the best is shown)")
+    ap.add_argument("--hooks", action="store_true", help="also measure hooked runs")
     args = ap.parse_args()
     for name, body in BODIES.items():
         code = program(body, args.iterations)
-        measure(name, code, ())
-        measure(name, code, ("reissue-after-branch", "tmem-row0", "mcu-lost"))
+        measure(name, code, (), args.repeat)
+        measure(name, code, ("reissue-after-branch", "tmem-row0", "mcu-lost"), args.repeat)
+        if args.hooks and name == "alu":
+            measure(name, code, (), args.repeat, "insn")
+            measure(name, code, (), args.repeat, "mem_write")
 
 
 if __name__ == "__main__":

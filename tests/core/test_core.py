@@ -243,25 +243,8 @@ def test_import_cycle_finder() -> None:
     assert mod.cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
 
 
-# issue 12 breaks the remaining circles one architecture at a time
-_CIRCLES_LEFT = {"theia"}
-
-
-@pytest.mark.parametrize("package", ["core", "afuc", "tensix", "theia", "other"])
-def test_no_import_circles(package: str, request: pytest.FixtureRequest) -> None:
+def test_no_import_circles() -> None:
     """No module of isaforge imports, at any level (module, function, TYPE_CHECKING), one
     that imports it back."""
-    if package in _CIRCLES_LEFT:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="circle not yet broken"))
     mod, src = _import_cycles_tool()
-    found = mod.cycles(mod.import_graph(src))
-    prefixes = ("isaforge.core", "isaforge.afuc", "isaforge.tensix", "isaforge.theia")
-
-    def owner(name: str) -> str:
-        for p in prefixes:
-            if name == p or name.startswith(p + "."):
-                return p.split(".")[1]
-        return "other"
-
-    mine = [c for c in found if any(owner(m) == package for m in c)]
-    assert mine == []
+    assert mod.cycles(mod.import_graph(src)) == []

@@ -251,7 +251,7 @@ def test_random_programs_compile_to_decodable_code(exprs: list[str], cond: str) 
     assert prog.words == compile_vp(src, filename="t.vp").words  # deterministic
     for ins in theia.disassemble(prog.words):
         assert ins.mnemonic != ".word"
-        assert ins.operands.get("OPCODE", 0) != 7
+        assert ins.fields.get("OPCODE", 0) != 7
     assert theia.assemble(prog.listing) == prog.words
     assert fields(prog.words[-1])["eof"] == 1
 

@@ -18,7 +18,7 @@ import pytest
 
 from isaforge.core.errors import EmulationError
 from isaforge.theia.cycle.boot import CODE_BLOCK_CYCLES, boot
-from isaforge.theia.disasm import read_mem
+from isaforge.theia.image import read_mem
 from tests.refdata import refdata
 
 RUNS = [("regressions", n) for n in (

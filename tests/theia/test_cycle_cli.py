@@ -60,7 +60,7 @@ def test_quirk_names_map_to_flags() -> None:
 
 def test_control_program_starting_nothing_falls_back_to_cycle_0(tmp_path: Path) -> None:
     from isaforge.theia.cycle.runner import write_cycle_outputs
-    from isaforge.theia.disasm import read_mem
+    from isaforge.theia.image import read_mem
 
     d = refdata("theia", "regressions", "test_omem_1", "code.mem").parent
     code = read_mem((d / "code.mem").read_text())

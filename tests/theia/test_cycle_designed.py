@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from isaforge.theia.check import evaluate, parse_config
 from isaforge.theia.cycle import Quirks, VPCycleModel, run_cycles
 from isaforge.theia.cycle import events as ev
-from isaforge.theia.disasm import read_mem
-from isaforge.theia.dumps import format_omem, format_rf
-from isaforge.theia.memory import TMem
-from isaforge.theia.vp import VectorProcessor
+from isaforge.theia.image import read_mem
+from isaforge.theia.machine.dumps import format_omem, format_rf
+from isaforge.theia.machine.memory import TMem
+from isaforge.theia.machine.vp import VectorProcessor
 from tests.refdata import refdata
 
 from .test_cycle_rtl import REGRESSIONS, _tmem

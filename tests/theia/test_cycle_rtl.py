@@ -18,7 +18,7 @@ from isaforge.theia.cycle import Quirks, run_cycles
 from isaforge.theia.cycle.boot import boot
 from isaforge.theia.cycle.runner import run_system
 from isaforge.theia.cycle.vplog import Record, differences, format_log, parse_log
-from isaforge.theia.disasm import read_mem
+from isaforge.theia.image import read_mem
 from tests.refdata import refdata
 
 REGRESSIONS = [

@@ -9,7 +9,7 @@ from vcd.reader import TokenKind, tokenize
 from isaforge.theia.cycle import Quirks, run_cycles
 from isaforge.theia.cycle import events as ev
 from isaforge.theia.cycle.waves import write_vcd
-from isaforge.theia.disasm import read_mem
+from isaforge.theia.image import read_mem
 from tests.refdata import refdata
 
 

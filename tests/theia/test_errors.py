@@ -91,3 +91,59 @@ def test_cli_round_trip_and_errors(tmp_path: Path) -> None:
     err = r.stderr.strip().splitlines()
     assert err == [f"isaforge: {src}:2:1: error: unknown instruction 'BAD' (expected one of "
                    "ADD, DIV, IO, LOGIC, MUL, NOP, RSVR2, SQRT)"]
+
+
+# --------------------------------------------------------------------------------------------
+# The CLI's voice: one line, "isaforge: [FILE:LINE:COL: ]error: ...", exit 1 (input) / 2 (usage)
+# --------------------------------------------------------------------------------------------
+
+
+def _cli(args: list[str]) -> tuple[int, list[str]]:
+    r = CliRunner().invoke(main, ["theia", *args], prog_name="isaforge")
+    return r.exit_code, r.stderr.strip().splitlines()
+
+
+def test_cli_bad_input_is_one_line_and_status_1(tmp_path: Path) -> None:
+    binary = tmp_path / "code.mem"
+    binary.write_bytes(b"\xff\xfe\x00")
+    bad_mem = tmp_path / "bad.mem"
+    bad_mem.write_text("80019000 00000000\nzz 1\n")
+    cfg = tmp_path / "t.config"
+    cfg.write_text("vp[2].r[66] == 1 2 3\n")
+    cases = [
+        (["disasm", str(binary)], f"isaforge: error: {binary}: not a text file ("),
+        (["asm", str(binary), "-o", str(tmp_path / "o.mem")],
+         f"isaforge: error: {binary}: not a text file ("),
+        (["disasm", str(bad_mem)], f"isaforge: {bad_mem}:2:1: error: expected two hex32 words"),
+        (["disasm", "--cp", str(bad_mem)], f"isaforge: {bad_mem}:1:1: error: expected a hex32"),
+        (["disasm", str(tmp_path / "nowhere.mem")], "isaforge: error: No such file"),
+        (["asm", str(tmp_path / "nowhere.s"), "-o", "-"], "isaforge: error: No such file"),
+        (["check", str(tmp_path / "nowhere.config")], "isaforge: error: No such file"),
+        (["run", str(tmp_path / "nowhere.vp")], f"isaforge: error: {tmp_path / 'nowhere.vp'}: "
+                                                "no such file or directory"),
+    ]
+    for args, start in cases:
+        code, err = _cli(args)
+        assert code == 1, (args, err)
+        assert len(err) == 1 and err[0].startswith(start), (args, err)
+
+
+def test_cli_bad_usage_is_one_line_and_status_2(tmp_path: Path) -> None:
+    src = tmp_path / "p.s"
+    src.write_text("ADD R[0].x__ I(0) 0\n")
+    cases = [
+        (["asm", str(src)], "isaforge: error: missing option '-o' / '--output' "
+                            "(see 'isaforge theia asm --help')"),
+        (["disasm"], "isaforge: error: missing argument 'MEM' (see 'isaforge theia disasm"),
+        (["disasm", "--bogus", str(src)], "isaforge: error: no such option '--bogus'"),
+        (["frobnicate"], "isaforge: error: no such command 'frobnicate'"),
+        (["run", "--cores", "99", str(src)], "isaforge: error: invalid value for '--cores'"),
+        (["trace", "--rtl-quirk", "nope", str(src)],
+         "isaforge: error: invalid value for '--rtl-quirk'"),
+        (["compile"], "isaforge: error: missing argument 'SOURCES...'"),
+    ]
+    for args, start in cases:
+        code, err = _cli(args)
+        assert code == 2, (args, err)
+        assert len(err) == 1 and err[0].startswith(start), (args, err)
+        assert "Error:" not in err[0] and "Usage:" not in err[0]

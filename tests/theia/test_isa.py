@@ -7,6 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from isaforge import theia
+from isaforge.core.errors import DecodeError
+from isaforge.core.insn import Instruction
 from isaforge.core.isa import Instr, bits_unaccounted
 from isaforge.theia.isa import VIEW_FIELDS, cp_isa, vp_isa
 
@@ -55,10 +57,10 @@ def test_tables_are_sound() -> None:
 def test_hidden_bits_are_annotated() -> None:
     eof = theia.decode_one(0x0401000000000000)
     assert eof.text == "ADD R0.___ R0.xyz R0.xyz"
-    assert eof.asm == "ADD R0.___ R0.xyz R0.xyz {EOF=1}"
-    assert theia.assemble(eof.asm) == [0x0401000000000000]
+    assert eof.detail.lossless_asm == "ADD R0.___ R0.xyz R0.xyz {EOF=1}"
+    assert theia.assemble(eof.detail.lossless_asm) == [0x0401000000000000]
     s3 = theia.decode_one(0x4001000000000000)  # S3 alone prints nothing
-    assert s3.asm.endswith("{S3=1}")
+    assert s3.detail.lossless_asm.endswith("{S3=1}")
 
 
 def test_extensions_beyond_the_compiler() -> None:
@@ -76,7 +78,44 @@ def test_labels() -> None:
           "done: ADD R0.___ R0.xyz R0.xyz {EOF=1}\n"
     words = theia.assemble(src)
     assert (words[0] >> 34) & 0xFF == 2
-    assert theia.disassemble(words, labels={2: "done"})[0].text.split()[2] == "@done.___"
+    assert next(theia.disassemble(words, labels={2: "done"})).text.split()[2] == "@done.___"
+
+
+def test_disassemble_yields_the_core_record_lazily() -> None:
+    words = theia.assemble("ADD R[0].x__ I(0) 0\nADD <BRANCH.ALWAYS> @0.___ R0.xyz R0.xyz\n"
+                           "ADD R0.___ R0.xyz R0.xyz {EOF=1}")
+    gen = theia.disassemble(words, address=0x100)
+    assert iter(gen) is gen and not isinstance(gen, list)
+    recs = list(gen)
+    assert theia.Instruction is Instruction
+    assert all(type(r) is Instruction for r in recs)
+    assert [(r.address, r.size, r.endian) for r in recs] == [(0x100, 8, "big"), (0x108, 8, "big"),
+                                                             (0x110, 8, "big")]
+    assert [r.bytes for r in recs] == [w.to_bytes(8, "big") for w in words]
+    assert (recs[0].mnemonic, recs[0].op_str, recs[0].name) == ("ADD", "R[0].x__ I(0) 0", "imm.4")
+    assert (recs[1].mnemonic, recs[1].op_str) == ("ADD", "<BRANCH.ALWAYS> @0.___ R0.xyz R0.xyz")
+    assert recs[0].fields["IMMV"] == 0 and recs[2].fields["EOF"] == 1
+    # the listing text hides the EOF bit; the lossless text (and only it) reads back
+    assert recs[2].text == "ADD R0.___ R0.xyz R0.xyz"
+    assert theia.assemble(recs[2].text) != [words[2]]
+    assert recs[2].detail.lossless_asm == "ADD R0.___ R0.xyz R0.xyz {EOF=1}"
+    assert not recs[2].detail.cp
+    # an undecodable generator element raises only when it is reached
+    bad = theia.disassemble([words[0], 1 << 64])
+    assert next(bad).word == words[0]
+    with pytest.raises(DecodeError):
+        next(bad)
+
+
+def test_cp_records_are_four_byte_words() -> None:
+    recs = list(theia.disassemble([0x0D0B0000, 0x13000000, 0x0F000000], cp=True))
+    assert [(r.address, r.size) for r in recs] == [(0, 4), (4, 4), (8, 4)]
+    assert recs[0].bytes == bytes.fromhex("0d0b0000") and recs[0].detail.cp
+    assert (recs[0].mnemonic, recs[0].op_str) == ("ASSIGN", "R11 I(0 )")
+    assert (recs[1].mnemonic, recs[1].name, recs[1].detail.lossless_asm) == (
+        ".word", None, ".word 0x13000000")
+    one = theia.decode_one(0x0F000000, address=8, cp=True)
+    assert one == recs[2]
 
 
 # --------------------------------------------------------------------------------------------
@@ -133,13 +172,13 @@ def test_cp_encode_decode_word(word: int) -> None:
 def test_vp_text_round_trip(x: tuple[Instr, dict[str, int]]) -> None:
     word = x[0].encode(x[1])
     ins = theia.decode_one(word)
-    assert theia.assemble(ins.asm) == [word], ins.asm
+    assert theia.assemble(ins.detail.lossless_asm) == [word], ins.detail.lossless_asm
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, (1 << 32) - 1))
 def test_cp_text_round_trip(word: int) -> None:
-    assert theia.assemble(theia.decode_one(word, cp=True).asm, cp=True) == [word]
+    assert theia.assemble(theia.decode_one(word, cp=True).detail.lossless_asm, cp=True) == [word]
 
 
 @settings(max_examples=40, deadline=None)

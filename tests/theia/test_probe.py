@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from isaforge.core.errors import EmulationError
-from isaforge.theia import dumps
-from isaforge.theia.gpu import Gpu
-from isaforge.theia.loader import load_program
+from isaforge.theia.machine import dumps
+from isaforge.theia.machine.gpu import Gpu
+from isaforge.theia.machine.loader import load_program
 from tests.refdata import refdata
 
 DIV_PROBES = {"v_0": 50, "v_1": 51, "v_2": 52, "v_3": 53}

@@ -14,7 +14,7 @@ import pytest
 
 from isaforge import theia
 from isaforge.theia.asm import Assembler
-from isaforge.theia.disasm import vp_sections
+from isaforge.theia.listing import vp_sections
 from tests.refdata import refdata
 
 REGRESSIONS = [
@@ -116,7 +116,7 @@ def test_vp_listing_assembles_to_code_mem(parts: tuple[str, ...]) -> None:
 @pytest.mark.parametrize("parts", VP_PROGRAMS, ids=_ids(VP_PROGRAMS))
 def test_vp_our_text_alone_reassembles(parts: tuple[str, ...]) -> None:
     words = theia.read_mem(refdata("theia", *parts, "code.mem").read_text())
-    plain = "".join(ins.asm + "\n" for ins in theia.disassemble(words))
+    plain = "".join(ins.detail.lossless_asm + "\n" for ins in theia.disassemble(words))
     assert theia.assemble(plain) == words
     assert theia.assemble(theia.listing(words)) == words
 
@@ -146,7 +146,7 @@ def test_cp_listing_assembles_to_control_code_mem(parts: tuple[str, ...]) -> Non
     assert asm.hidden_from_listing == []  # the CP text shows every bit
     # control_code.mem carries the text too: it reassembles to itself
     assert theia.write_mem(theia.assemble(want, cp=True), cp=True) == want
-    plain = "".join(ins.asm + "\n" for ins in theia.disassemble(words, cp=True))
+    plain = "".join(ins.detail.lossless_asm + "\n" for ins in theia.disassemble(words, cp=True))
     assert theia.assemble(plain, cp=True) == words
 
 
@@ -158,6 +158,6 @@ def test_isa_probe_images_decode() -> None:
         words = theia.read_mem(refdata("theia", "isa_probe", f"v_{v}", "code.mem").read_text())
         want = [int(m.group(1), 16) for m in re.finditer(r"^\d+:\t([0-9A-F]{16})", probe, re.M)]
         assert words == want
-        ins = theia.disassemble(words)
-        assert theia.assemble("\n".join(i.asm for i in ins)) == words
+        ins = list(theia.disassemble(words))
+        assert theia.assemble("\n".join(i.detail.lossless_asm for i in ins)) == words
         assert all(i.mnemonic != ".word" for i in ins)

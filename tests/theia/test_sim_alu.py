@@ -1,4 +1,4 @@
-"""The VP operation semantics (isaforge.theia.alu) on their own.
+"""The VP operation semantics (isaforge.theia.machine.alu) on their own.
 
 The RTL's exact values are checked by test_probe.py; here: the arithmetic identities the
 RTL's units satisfy where they are exact, and the documented special cases.
@@ -11,7 +11,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from isaforge.theia import alu
+from isaforge.theia.machine import alu
 
 u32 = st.integers(0, 0xFFFF_FFFF)
 M = 0xFFFF_FFFF

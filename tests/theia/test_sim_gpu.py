@@ -13,9 +13,9 @@ from PIL import Image
 from isaforge import theia
 from isaforge.cli import main
 from isaforge.core.errors import EmulationError
-from isaforge.theia.ccb import Message, route
-from isaforge.theia.gpu import Gpu
-from isaforge.theia.image import omem_rgba
+from isaforge.theia.machine.ccb import Message, route
+from isaforge.theia.machine.dumps import omem_rgba
+from isaforge.theia.machine.gpu import Gpu
 from tests.refdata import refdata
 
 EOF = 1 << 58 | 1 << 48
@@ -254,7 +254,7 @@ def test_cli_bad_inputs(tmp_path: Path) -> None:
 
 
 def test_two_hardware_threads_both_run() -> None:
-    from isaforge.theia.loader import load_program
+    from isaforge.theia.machine.loader import load_program
 
     prog = load_program(refdata("theia", "regressions", "test_multihtread1"))
     gpu = theia.Gpu(cores=4)

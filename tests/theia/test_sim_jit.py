@@ -1,4 +1,4 @@
-"""The compiled fast path (isaforge.theia.jit) against the plain alu interpreter
+"""The compiled fast path (isaforge.theia.machine.jit) against the plain alu interpreter
 (VectorProcessor.step_reference) on random instruction words and register states."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from isaforge.theia.jit import compile_block
-from isaforge.theia.memory import TMem
-from isaforge.theia.vp import VectorProcessor
+from isaforge.theia.machine.jit import compile_block
+from isaforge.theia.machine.memory import TMem
+from isaforge.theia.machine.vp import VectorProcessor
 
 EOF_BIT = 1 << 58
 

@@ -16,10 +16,10 @@ import pytest
 from click.testing import CliRunner
 
 from isaforge.cli import main
-from isaforge.theia import dumps
 from isaforge.theia.check import check
-from isaforge.theia.gpu import Gpu
-from isaforge.theia.loader import load_program
+from isaforge.theia.machine import dumps
+from isaforge.theia.machine.gpu import Gpu
+from isaforge.theia.machine.loader import load_program
 from tests.refdata import refdata
 
 REGRESSIONS = ["test1_IO", "test1_out_of_order_1", "test1_tmem", "test_arrays_1",
@@ -138,9 +138,36 @@ def test_run_compiles_a_vp_program_without_images_beside_it(tmp_path: Path) -> N
     r = CliRunner().invoke(main, ["theia", "run", str(tmp_path / "test_expressions.vp"),
                                   "-o", str(out)])
     assert r.exit_code == 0, r.output
-    assert not (tmp_path / "code.mem").exists()  # compiled into a scratch directory
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "out", "test_expressions.cp", "test_expressions.vp"]  # nothing written beside it
     vp = _run(src).vps[2]  # the reference compiler's images, run the same way
     assert (out / "rf.vp.2.log").read_text() == dumps.format_rf(vp.registers, vp.written)
+
+
+def test_a_vp_program_is_compiled_in_memory(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled words go straight to the machine: no .mem file is written or read."""
+    import tempfile
+
+    from isaforge.theia.image import read_mem
+    from isaforge.theia.machine import loader
+
+    src = refdata("theia", "regressions", "test_expressions")
+    for suffix in (".vp", ".cp"):
+        (tmp_path / f"test_expressions{suffix}").write_text(
+            (src / f"test_expressions{suffix}").read_text())
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the program must be compiled in memory")
+
+    monkeypatch.setattr(loader, "read_mem", refuse)
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", refuse)
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    program = loader.load_program(tmp_path / "test_expressions.vp")
+    assert program.code == read_mem((src / "code.mem").read_text())
+    assert program.control == read_mem((src / "control_code.mem").read_text(), cp=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test_expressions.cp",
+                                                          "test_expressions.vp"]
 
 
 def test_run_reports_compile_errors_and_warnings_of_the_program(tmp_path: Path) -> None:

@@ -4,25 +4,32 @@ Compatible with the upstream compiler of freecores/theia_gpu beta_2.0: the disas
 text of its ``code.list`` / ``cp_code.list`` listings, and those listings assemble back to its
 ``code.mem`` / ``control_code.mem`` images.
 
-Python API (Capstone/Keystone style)::
+Python API (Capstone/Keystone/Unicorn style)::
 
     from isaforge import theia
     words = theia.assemble("ADD R[0].x__ I(0) 0")          # [0x8001900000000000]
-    for ins in theia.disassemble(words):                    # Instruction objects
-        print(ins.address, ins.word, ins.mnemonic, ins.op_str)
+    for ins in theia.disassemble(words):                    # core Instruction records
+        print(ins.address, ins.size, ins.mnemonic, ins.op_str)   # byte address, 8 bytes
+        ins.detail.lossless_asm                             # text that reads back to the word
     text = theia.write_mem(words)                           # code.mem text
     cp_words = theia.read_mem(open("control_code.mem").read(), cp=True)
+    gpu = theia.Gpu(cores=4)
+    handle = gpu.hook_add("insn", lambda gpu, address, size, info: ...)
 """
 
+from ..core.insn import Instruction
 from .asm import assemble
 from .compiler import compile_cp, compile_vp
-from .disasm import Instruction, decode_one, disassemble, listing, read_mem, write_mem
-from .gpu import Gpu
+from .decode import TheiaDetail, decode_one, disassemble
+from .image import read_mem, write_mem
 from .isa import cp_isa, isa_for, vp_isa
+from .listing import listing
+from .machine.gpu import Gpu
 
 __all__ = [
     "Gpu",
     "Instruction",
+    "TheiaDetail",
     "assemble",
     "compile_cp",
     "compile_vp",

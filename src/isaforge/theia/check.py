@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import IsaforgeError, SourceLoc
-from .dumps import read_omem, read_rf
+from .machine.dumps import read_omem, read_rf
 
 _LINE = re.compile(r"^\s*vp\[\s*(\d+)\s*\]\.(r|omem)\[\s*(\d+)\s*\]\s*(==|!=)\s*(.*?)\s*$")
 

@@ -1,25 +1,103 @@
-"""``isaforge theia ...``: a thin layer over :mod:`isaforge.theia`."""
+"""``isaforge theia ...``: a thin layer over :mod:`isaforge.theia`.
+
+``asm``/``disasm`` (the listing syntax and the ``.mem`` images), ``compile`` (the reference
+driver ``theia_compile``), ``run``/``trace`` (the simulated test bench: CP and VPs at
+instruction level, optionally the cycle model's trace) and ``check`` (a regression's pass
+criteria). Every error is one line on stderr, ``isaforge: FILE:LINE:COL: error: ...`` or
+``isaforge: error: ...``: exit status 1 for bad input, 2 for bad usage (an unknown option, a
+missing argument).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import click
 
-from ..core.cli import guarded, preset, read_input, write_output
-from . import assemble, disassemble, listing, read_mem, write_mem
+from ..core.cli import guarded, read_input, write_output
+from ..core.errors import IsaforgeError
+from .asm import assemble
+from .check import check
+from .compiler import compile_programs
+from .decode import disassemble
+from .image import read_mem, write_mem
+from .listing import listing
+from .machine.dumps import format_omem, format_rf, save_omem_image
+from .machine.gpu import DEFAULT_MAX_STEPS, MAX_CORES, QUIRK_ALIASES, QUIRKS, Gpu
+from .machine.loader import load_program
 
 CP_HELP = "the 32-bit control processor (control_code.mem / cp_code.list) instead of the VP"
+QUIRK_CHOICES = sorted([*QUIRKS, *QUIRK_ALIASES, "all"])
+
+# --------------------------------------------------------------------------------------------
+# One voice for usage errors too
+# --------------------------------------------------------------------------------------------
+
+
+class UsageError(click.UsageError):
+    """click's usage error, said as ``isaforge: error: ...`` (exit status 2)."""
+
+    def show(self, file: Any = None) -> None:
+        msg = self.format_message().strip().rstrip(".")
+        msg = msg[:1].lower() + msg[1:]
+        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        click.echo(f"isaforge: error: {msg}{hint}", file=file, err=file is None)
+
+
+def _voiced(e: click.UsageError) -> click.UsageError:
+    if isinstance(e, UsageError | click.exceptions.NoArgsIsHelpError):
+        return e
+    return UsageError(e.format_message(), e.ctx)
+
+
+class Command(click.Command):
+    """A command whose usage errors speak in isaforge's voice."""
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as e:
+            raise _voiced(e) from None
+
+
+class Group(click.Group):
+    """The ``theia`` group: its commands are :class:`Command`, an unknown one is a usage
+    error in isaforge's voice."""
+
+    command_class = Command
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as e:
+            raise _voiced(e) from None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as e:
+            raise _voiced(e) from None
 
 
 def _text(path: str) -> str:
     try:
         return read_input(path).decode("utf-8")
     except UnicodeDecodeError as e:
-        raise click.ClickException(f"{path}: not a text file ({e.reason})") from None
+        raise IsaforgeError(f"{path}: not a text file ({e.reason})") from None
 
 
-@click.group("theia")
+@click.group("theia", cls=Group)
 def theia_cli() -> None:
-    """THEIA GPU (VP and CP): asm and disasm compatible with the upstream compiler."""
+    """THEIA GPU (VP and CP): asm and disasm compatible with the upstream compiler, the
+    T-Language compilers, the simulated GPU and its cycle model."""
+
+
+# --------------------------------------------------------------------------------------------
+# asm, disasm, compile
+# --------------------------------------------------------------------------------------------
 
 
 @theia_cli.command("asm")
@@ -45,21 +123,139 @@ def disasm_cmd(mem: str, cp: bool, plain: bool, output: str | None) -> None:
     """Disassemble a code.mem (or, with --cp, control_code.mem) file."""
     words = read_mem(_text(mem), cp=cp, filename=mem)
     if plain:
-        text = "".join(ins.asm + "\n" for ins in disassemble(words, cp=cp))
+        text = "".join(ins.detail.lossless_asm + "\n" for ins in disassemble(words, cp=cp))
     else:
         text = listing(words, cp=cp)
     write_output(output, text)
 
 
-from .compiler.cli import compile_cmd  # noqa: E402 - the T-Language compilers' command
+@theia_cli.command("compile")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-o", "--output-dir", "out_dir", default=".", show_default=True,
+              type=click.Path(file_okay=False),
+              help="folder for code.mem, code.list, code_block_header.thh, control_code.mem "
+                   "and cp_code.list")
+@click.option("-I", "--include", "include_dirs", multiple=True,
+              type=click.Path(file_okay=False), help="extra folder searched by #include")
+@click.option("-q", "--quiet", is_flag=True,
+              help="do not list the files written (warnings still go to stderr)")
+@guarded
+def compile_cmd(sources: tuple[str, ...], out_dir: str, include_dirs: tuple[str, ...],
+                quiet: bool) -> None:
+    """Compile a T-Language program: PROG.vp (and PROG.cp beside it), or PROG.cp alone.
 
-theia_cli.add_command(compile_cmd)
+    Writes the files of the upstream driver theia_compile, byte for byte. Several .vp
+    programs are compiled as the driver does: one header with each program's size and
+    offset, and their code one after the other in instructions.mem.
+    """
+    result = compile_programs(sources, out_dir, include_dirs)
+    for warning in result.warnings:
+        click.echo(f"isaforge: {warning}", err=True)
+    if quiet:
+        return
+    if result.vp is not None:
+        click.echo(f"CodeBlockSize: {result.vp.size}")
+    for path in result.files:
+        click.echo(f"wrote {path}")
 
 
-from .run_cli import check_cmd, run_cmd  # noqa: E402 - the simulator's commands
+# --------------------------------------------------------------------------------------------
+# run, trace, check: the simulated test bench
+# --------------------------------------------------------------------------------------------
 
-theia_cli.add_command(run_cmd)
-theia_cli.add_command(preset(
-    run_cmd, "trace", help="Run PROG and also write the cycle model's issue/commit trace "
-    "vp.N.log, in the RTL's format with cycle stamps (same as 'run --cycles').", cycles=True))
-theia_cli.add_command(check_cmd)
+
+@theia_cli.command("run")
+@click.argument("prog", type=click.Path(path_type=Path))
+@click.option("--tmem", type=click.Path(dir_okay=False, path_type=Path),
+              help="TMEM image (hex words; default: tmem.mem beside the program)")
+@click.option("-o", "--output-dir", "outdir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("."), show_default=True, help="where to write the dumps")
+@click.option("--max-steps", type=click.IntRange(min=1), default=DEFAULT_MAX_STEPS,
+              show_default=True, help="stop a runaway program after this many instructions")
+@click.option("--cores", type=click.IntRange(1, MAX_CORES), default=4, show_default=True,
+              help="number of VPs")
+@click.option("--rtl-quirk", "quirks", multiple=True, type=click.Choice(QUIRK_CHOICES),
+              help="model one of the RTL's defects (repeatable; 'all' for every one)")
+@click.option("--omem-image", type=click.Path(dir_okay=False, path_type=Path),
+              help="also render each dumped VP's OMEM as RGBA pixels (PNG)")
+@click.option("--image-width", type=click.IntRange(min=1), default=32, show_default=True,
+              help="pixels per row of --omem-image")
+@click.option("--cycles", is_flag=True,
+              help="also run the cycle-level VP model and write vp.N.log (the RTL's "
+                   "issue/commit trace, with cycle stamps)")
+@click.option("--vcd", type=click.Path(dir_okay=False, path_type=Path),
+              help="also write the cycle model's waveforms (issue, station busy, commit bus) "
+                   "to this VCD file; implies --cycles")
+@guarded
+def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: int,
+            quirks: tuple[str, ...], omem_image: Path | None, image_width: int,
+            cycles: bool = False, vcd: Path | None = None) -> None:
+    """Run PROG (a .vp program, a code.mem, or a directory with code.mem and
+    control_code.mem) on the simulated GPU and write the RTL-format dumps. A .vp program
+    without its compiled images beside it is compiled in memory."""
+    program = load_program(prog, tmem)
+    for warning in program.warnings:
+        click.echo(f"isaforge: {warning}", err=True)
+    chosen = set(QUIRKS) if "all" in quirks else set(quirks)
+    gpu = Gpu(cores=cores, quirks=chosen)
+    gpu.load(program.code, program.control, program.tmem)
+    result = gpu.run(max_steps=max_steps)
+    outdir.mkdir(parents=True, exist_ok=True)
+    for i in result.dumped:
+        vp = gpu.vps[i]
+        (outdir / f"rf.vp.{i}.log").write_text(format_rf(vp.registers, vp.written))
+        (outdir / f"OMEM.vp.{i}.log").write_text(format_omem(vp.omem, vp.omem_written))
+        state = "finished" if i in result.finished else f"stopped at PC {vp.pc[0]}"
+        click.echo(f"VP{i}: {vp.instructions} instructions, {state}; "
+                   f"wrote rf.vp.{i}.log OMEM.vp.{i}.log")
+        if omem_image is not None:
+            path = omem_image
+            if len(result.dumped) > 1:
+                path = omem_image.with_name(f"{omem_image.stem}.vp{i}{omem_image.suffix}")
+            save_omem_image(path, vp.omem, vp.omem_written, image_width)
+            click.echo(f"VP{i}: OMEM image {path}")
+    if cycles or vcd is not None:
+        from .cycle.runner import quirks_from_names, write_cycle_outputs
+
+        for line in write_cycle_outputs(program.code, program.tmem, result.dumped, outdir,
+                                        quirks=quirks_from_names(quirks), vcd=vcd,
+                                        control=program.control, cores=min(cores, 4)):
+            click.echo(line)
+    click.echo(f"CP: {result.cp_instructions} instructions; run ended: {result.ended}")
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+
+
+def _trace(**kwargs: Any) -> None:
+    assert run_cmd.callback is not None
+    run_cmd.callback(**kwargs, cycles=True)
+
+
+theia_cli.add_command(Command(
+    "trace", params=[p for p in run_cmd.params if p.name != "cycles"], callback=_trace,
+    help="Run PROG and also write the cycle model's issue/commit trace vp.N.log, in the "
+         "RTL's format with cycle stamps (same as 'run --cycles')."))
+
+
+@theia_cli.command("check")
+@click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("."), show_default=True, help="directory holding the dumps")
+@guarded
+def check_cmd(config: Path, directory: Path) -> None:
+    """Apply the pass criteria of a regression CONFIG to rf.vp.N.log / OMEM.vp.N.log."""
+    outcomes = check(config, directory)
+    failed = sum(o.passed is False for o in outcomes)
+    judged = sum(o.passed is not None for o in outcomes)
+    for o in outcomes:
+        word = "SKIP" if o.passed is None else "PASS" if o.passed else "FAIL"
+        click.echo(f"{word}  {o.criterion}   ({'got ' if o.passed is not None else ''}"
+                   f"{o.actual})")
+    click.echo(f"{judged} criteria judged, {failed} failed")
+    if failed or not judged:
+        if not judged:
+            click.echo(f"isaforge: error: {config}: no '==' criteria to judge", err=True)
+        raise SystemExit(1)
+
+
+__all__ = ["theia_cli"]

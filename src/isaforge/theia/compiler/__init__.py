@@ -83,8 +83,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..disasm import CP_MEM_HEADER, decode_one, vp_sections, write_mem
+from ..decode import decode_one
+from ..image import CP_MEM_HEADER, HEADER_FILE, block_header, program_name, write_mem
 from ..isa import vp_isa
+from ..listing import vp_sections
 from . import cp as _cp
 from . import vp as _vp
 from .errors import CompileError
@@ -92,7 +94,6 @@ from .preprocess import Preprocessed, preprocess
 from .vpinstr import VpInstr
 
 LISTING_HEADER = "//List file created by theia_compile"
-HEADER_FILE = "code_block_header.thh"
 
 
 @dataclass
@@ -133,29 +134,6 @@ class CpProgram:
     mem: str  # control_code.mem
     preprocessed: Preprocessed | None = None
     warnings: list[str] = field(default_factory=list)
-
-
-def _upper(name: str) -> str:
-    return "".join(chr(ord(c) - 32) if "a" <= c <= "z" else c for c in name)
-
-
-def program_name(filename: str) -> str:
-    """The driver's name for a program file: base name without extension, a-z upper-cased."""
-    stem = Path(filename).name
-    if "." in stem:
-        stem = stem[:stem.rfind(".")]
-    return _upper(stem)
-
-
-def block_header(programs: Sequence[tuple[str, int]], offset: int = 0) -> str:
-    """code_block_header.thh: ``NAME_SIZE (n<<20)`` and ``NAME_OFFSET`` for each program."""
-    lines = [""]
-    for name, size in programs:
-        upper = _upper(name)
-        lines.append(f"#define  {upper}_SIZE ({size}<<20)")
-        lines.append(f"#define  {upper}_OFFSET {offset}")
-        offset += size
-    return "\n".join(lines) + "\n"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -261,7 +239,7 @@ def compile_cp(text: str, filename: str = "<input>",
 
 @dataclass
 class Outputs:
-    """What ``compile_program`` wrote (paths) and compiled."""
+    """What ``compile_program`` wrote (paths; none for ``compile_files``) and compiled."""
 
     files: list[Path]
     vp: VpProgram | None = None
@@ -276,37 +254,48 @@ def _read(path: Path) -> str:
         raise CompileError(f"{path}: not a text file ({e.reason})") from None
 
 
-def compile_program(source: str | Path, out_dir: str | Path = ".",
-                    include_dirs: Sequence[str | Path] = ()) -> Outputs:
-    """The reference driver: ``X.vp`` -> code.mem, code.list, code_block_header.thh, then
-    ``X.cp`` beside it -> control_code.mem, cp_code.list; ``X.cp`` alone -> the CP files."""
-    src = Path(source)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    result = Outputs(written)
+def _compile_pair(src: Path, include_dirs: Sequence[str | Path],
+                  cp_include_dirs: Sequence[str | Path]) -> Outputs:
+    result = Outputs([])
     headers: dict[str, str] = {}
     if src.suffix != ".cp":
         vp = compile_vp(_read(src), str(src), include_dirs)
-        header = vp.header()
         cp_path = src.with_suffix(".cp")
         if not cp_path.is_file():
             raise CompileError(f"file not found: {cp_path} (compiling {src.name} also "
                                f"compiles the CP program {cp_path.name} beside it)")
-        headers[HEADER_FILE] = header
-        for name, data in (("code.list", vp.listing), ("code.mem", vp.mem),
-                           (HEADER_FILE, header)):
-            (out / name).write_text(data)
-            written.append(out / name)
+        headers[HEADER_FILE] = vp.header()
         result.vp = vp
         result.warnings += vp.warnings
         src = cp_path
-    cp = compile_cp(_read(src), str(src), [out, *include_dirs], headers)
-    for name, data in (("cp_code.list", cp.listing), ("control_code.mem", cp.mem)):
-        (out / name).write_text(data)
-        written.append(out / name)
+    cp = compile_cp(_read(src), str(src), cp_include_dirs, headers)
     result.cp = cp
     result.warnings += cp.warnings
+    return result
+
+
+def compile_files(source: str | Path, include_dirs: Sequence[str | Path] = ()) -> Outputs:
+    """``X.vp`` and the ``X.cp`` beside it (or ``X.cp`` alone), compiled in memory as
+    :func:`compile_program` compiles them, without writing anything (``files`` is empty)."""
+    return _compile_pair(Path(source), include_dirs, include_dirs)
+
+
+def compile_program(source: str | Path, out_dir: str | Path = ".",
+                    include_dirs: Sequence[str | Path] = ()) -> Outputs:
+    """The reference driver: ``X.vp`` -> code.mem, code.list, code_block_header.thh, then
+    ``X.cp`` beside it -> control_code.mem, cp_code.list; ``X.cp`` alone -> the CP files."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    result = _compile_pair(Path(source), include_dirs, [out, *include_dirs])
+    files: list[tuple[str, str]] = []
+    if result.vp is not None:
+        files += [("code.list", result.vp.listing), ("code.mem", result.vp.mem),
+                  (HEADER_FILE, result.vp.header())]
+    assert result.cp is not None
+    files += [("cp_code.list", result.cp.listing), ("control_code.mem", result.cp.mem)]
+    for name, data in files:
+        (out / name).write_text(data)
+        result.files.append(out / name)
     return result
 
 
@@ -350,12 +339,14 @@ def compile_programs(sources: Sequence[str | Path], out_dir: str | Path = ".",
 
 
 __all__ = [
+    "HEADER_FILE",
     "CompileError",
     "CpProgram",
     "Outputs",
     "VpProgram",
     "block_header",
     "compile_cp",
+    "compile_files",
     "compile_program",
     "compile_programs",
     "compile_vp",

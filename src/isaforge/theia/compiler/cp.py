@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .cursor import TokenCursor
+from .grammar import ExpressionGrammar
 from .lexer import Token
 from .literals import c_atoi, hex_value
 from .preprocess import Preprocessed
@@ -40,6 +40,7 @@ STATUS_REG = 2
 # when the condition holds; the reference outputs (multicore_smoke) depend on it, so '<='
 # keeps BLE, with a warning. The other four are extensions, branching on the opposite.
 BRANCH_OUT = {"==": BNE, "!=": BEQ, "<=": BLE, "<": BGE, ">": BLE, ">=": BL}
+BINARY = {"+": ADD, "|": OR, "-": SUB, "&": AND, "<<": SHL, ">>": SHR}
 BLOCK_DST_REG = 3
 START_MAIN_THREAD = 0
 VAR_START = 9
@@ -82,7 +83,14 @@ class CpInstr:
         return f"{self.word():x}\t\t//{name}{ops}"
 
 
-class CpCompiler(TokenCursor):
+Value = tuple[str, Token]  # an operand: a name or a temporary "R<n>", and where it was written
+
+
+class CpCompiler(ExpressionGrammar[Value]):
+    # upstream takes one '<<', '>>' or '&' per term; chains are an extension, with C's
+    # precedence (shifts bind tighter than '&')
+    LEVELS = (("+", "|", "-"), ("&",), ("<<", ">>"))
+
     def __init__(self, pre: Preprocessed) -> None:
         super().__init__(pre, cp=True)
         self.code: list[CpInstr] = []
@@ -272,42 +280,15 @@ class CpCompiler(TokenCursor):
         self.inserted = 0
         self.temp_index = TEMP_START
 
-    # -- expressions ---------------------------------------------------------------------------
-    def operation(self, op: int, left: tuple[str, Token], right: tuple[str, Token],
-                  tok: Token) -> tuple[str, Token]:
-        temp = self.free_temp(tok)
-        self.emit(CpInstr(op, dest=temp, src1=self.address(*left),
+    # -- expressions (the grammar: .grammar) ----------------------------------------------------
+    def binary(self, op: Token, left: Value, right: Value) -> Value:
+        temp = self.free_temp(op)
+        self.emit(CpInstr(BINARY[op.kind], dest=temp, src1=self.address(*left),
                           src0=self.address(*right)))
         self.inserted += 1
-        return f"R{temp}", tok
+        return f"R{temp}", op
 
-    def expression(self) -> tuple[str, Token]:
-        left = self.term()
-        while self.at("+", "|", "-"):
-            tok = self.next()
-            right = self.term()
-            left = self.operation({"+": ADD, "|": OR, "-": SUB}[tok.kind], left, right, tok)
-        return left
-
-    def term(self) -> tuple[str, Token]:
-        # upstream takes one '<<', '>>' or '&' per term; chains are an extension, with C's
-        # precedence (shifts bind tighter than '&')
-        left = self.shift()
-        while self.at("&"):
-            tok = self.next()
-            right = self.shift()
-            left = self.operation(AND, left, right, tok)
-        return left
-
-    def shift(self) -> tuple[str, Token]:
-        left = self.factor()
-        while self.at("<<", ">>"):
-            tok = self.next()
-            right = self.factor()
-            left = self.operation(SHL if tok.kind == "<<" else SHR, left, right, tok)
-        return left
-
-    def factor(self) -> tuple[str, Token]:
+    def factor(self) -> Value:
         tok = self.peek()
         if tok.kind == "~":  # an extension (the manual's bitwise NOT): NOT writes ~R[SRC1]
             self.next()
@@ -348,16 +329,7 @@ class CpCompiler(TokenCursor):
             self.inserted += 1
             branch = CpInstr(BEQ, dest=0, src1=src1, src0=temp)
         else:
-            left = self.expression()
-            op = self.peek()
-            if op.kind not in BRANCH_OUT:
-                hint = " ('=' assigns; compare with '==')" if op.kind == "=" else ""
-                raise self.error(f"expected a comparison (==, !=, <, >, <=, >=){hint}", op)
-            self.next()
-            if op.kind == "<=":
-                self.warn(op, "'<=' leaves the block when it holds (BLE), as upstream compiles "
-                              "it; write '>' for what the source says")
-            right = self.expression()
+            left, op, right = self.comparison(BRANCH_OUT)
             branch = CpInstr(BRANCH_OUT[op.kind], dest=0,
                              src1=self.address(*left), src0=self.address(*right))
         self.expect(")", "')'")
@@ -365,6 +337,12 @@ class CpCompiler(TokenCursor):
         self.inserted += 1
         self.branches.append(len(self.code) - 1)
         self.emit(CpInstr(NOP, dest=self.while_addr, comment="branch delay"))
+
+    def comparison_right(self, op: Token) -> Value:
+        if op.kind == "<=":
+            self.warn(op, "'<=' leaves the block when it holds (BLE), as upstream compiles "
+                          "it; write '>' for what the source says")
+        return self.expression()
 
     def while_statement(self) -> None:
         self.next()

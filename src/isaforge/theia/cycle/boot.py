@@ -38,9 +38,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...core.errors import EmulationError
-from ..ccb import CMD_START, Message, route
-from ..cp import ControlProcessor
-from ..memory import CopyRequest, MainMemory
+from ..machine.ccb import CMD_START, Message, route
+from ..machine.cp import ControlProcessor
+from ..machine.memory import CopyRequest, MainMemory
 
 CLOCK_NS = 20
 CP_FIRST_NS = 170  # the cycle in which the CP executes IP 0 ends here (measured, see above)

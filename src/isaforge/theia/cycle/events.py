@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..alu import Lanes
+from ..machine.alu import Lanes
 
 
 @dataclass(slots=True)

@@ -1,17 +1,16 @@
-"""The VP cycle model: the step loop that ties issue unit, stations, SMU and commit bus.
+"""The VP cycle model: the cycle loop that ties issue unit, stations, SMU and commit bus.
 
-Each simulated cycle: the arbiter grants the commit bus; the issue unit takes its FSM step
-(reading the register file as it was at the start of the cycle); the granted result is
-written to the register file and forwarded to the stations waiting for it. Cycles in which
-nothing can change (the issue unit waiting for a busy station, a branch or the last results,
-with nothing due on the commit bus) are skipped in one jump, so a 66-cycle DIV costs one
-step, not 66.
+Each simulated cycle: the arbiter grants the commit bus; the issue unit (both, with SMT) takes
+one step of its state machine (reading the register file as it was at the start of the
+cycle); the granted result is written to the register file and forwarded to the stations
+waiting for it. Cycles in which nothing can change (the issue unit waiting for a busy
+station, a branch or the last results, with nothing due on the commit bus) are skipped in one
+jump, so a 66-cycle DIV costs one step, not 66.
 
-Speed: without SMT, the loop runs the issue unit's cycles itself (FETCH, ISSUE / ISSUE_FWD,
-FIFO_UPDATE, UPDATE_PC, the designed bubble): the same transitions as ``IssueUnit.step``,
-which still does the rest (SMT, EOF words, a branch fetched again or waiting for its
-operands, a traced commit under a branch word). Each word is decoded once into a plan
-(``_plan``); ``tests/theia/test_cycle_rtl.py`` checks untraced == traced runs.
+The issue unit's state machine is written once, in :meth:`VPCycleModel.run`: the loop is its
+definition (a method call per cycle cost a quarter to a third of the speed). Each word is
+decoded once into a plan (``_plan``); without a trace the commit takes inlined fast paths,
+and ``tests/theia/test_cycle_rtl.py`` checks that untraced runs equal traced ones.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.errors import EmulationError
-from ..alu import (
+from ..machine.alu import (
     MASK32,
     OP_ADD,
     OP_DIV,
@@ -37,22 +36,15 @@ from ..alu import (
 )
 from . import events as ev
 from .cbus import Arbiter
-from .iiu import (
-    _FIXED_BY_OP,
-    FETCH,
-    FIFO_DEPTH,
-    FIFO_UPDATE,
-    ISSUE,
-    ISSUE_FWD,
-    PC_MASK,
-    UPDATE_PC,
-    IssueUnit,
-)
+from .iiu import IssueUnit
 from .quirks import DESIGNED, Quirks
 from .smu import DepStore, forwarded_src0, forwarded_src1, tag
-from .stations import NEVER, NUM_STATIONS, RS_ADD0, RS_ADD1, RS_IO, Op, Station
+from .states import FETCH, FIFO_DEPTH, FIFO_UPDATE, ISSUE, ISSUE_FWD, PC_MASK, RESET, UPDATE_PC
+from .stations import FIXED_STATION, NEVER, NUM_STATIONS, RS_ADD0, RS_ADD1, RS_IO, Op, Station
 
 MASK64 = (1 << 64) - 1
+EOF_BIT = 1 << 58  # (the run loop tests it in every cycle: one operation, not two)
+ISSUES = (ISSUE, ISSUE_FWD)
 OMEM_WORDS = 1 << 16
 DEFAULT_MAX_CYCLES = 50_000_000
 
@@ -91,7 +83,7 @@ def _plan(w: int, div_latency: int) -> Plan:
         mod0 = (w >> 14 & 7, w >> 8 & 0x3F, False)
         mod0 = mod0 if mod0 != (0, 0, False) else None
     io = w >> 59 & 7 if opc == OP_IO else -1
-    return (opc, RS_ADD0 if opc == OP_ADD else _FIXED_BY_OP[opc],
+    return (opc, RS_ADD0 if opc == OP_ADD else FIXED_STATION[opc],
             addressing(w, 0, 0) if fixed else None, bool(w >> 57 & 1), io, mod1, mod0,
             _tag_lanes(tag(w, 1)), _tag_lanes(tag(w, 0)), w >> 42 & 7,
             div_latency if opc == OP_DIV else 1)
@@ -113,6 +105,8 @@ class VPCycleModel:
         self.stations = [Station(i) for i in range(NUM_STATIONS + 1)]  # index = station id
         self.arb = Arbiter(self.stations)
         self.smu = DepStore()
+        # the instruction memory as the PC addresses it (16 bits; unwritten words read 0)
+        self.imem = self.code[:PC_MASK + 1] + [0] * (PC_MASK + 1 - min(self.ncode, PC_MASK + 1))
         self.iius = [IssueUnit(self, 0), IssueUnit(self, 1)]
         self.iius[1].reset(0)
         # SMT: the thread owning the issue bus alternates every 2 cycles (the RTL's shift
@@ -142,8 +136,8 @@ class VPCycleModel:
         self.commits = 0
         self.fifo_overflows = 0
         self.dropped = 0
-        self.idle_hint = False  # set by an issue unit that is waiting (stall, branch, end)
         self.n_waiting = 0  # stations holding an op that waits for an operand
+        self.idle_hint = False  # set by an issue unit that waits (stall, branch, end)
         self._addr_cache: dict[tuple[int, int, int], Addressing] = {}
         self._rtl_sb = quirks.rtl_scoreboard
         self._plans: dict[int, Plan] = {}
@@ -178,6 +172,13 @@ class VPCycleModel:
                 self._addr_cache.clear()
             a = self._addr_cache[key] = addressing(w, key[1], key[2])
         return a
+
+    def operand_rows(self, w: int) -> Addressing:
+        """The rows ``w`` reads and writes: its plan's, or (when they depend on the offset or
+        index) with the current R3."""
+        plan = self._plans.get(w)
+        a = plan[2] if plan is not None else None
+        return a if a is not None else self.addressing(w)
 
     def registers(self) -> np.ndarray:
         """The register file as a (256, 3) uint32 array."""
@@ -538,7 +539,7 @@ class VPCycleModel:
         if iiu.ended:
             return nxt
         if st == FETCH:
-            w = iiu.word()
+            w = self.imem[iiu.prev_pc]
             if self.quirks.stop_at_eof and w >> 58 & 1:
                 return t
             sid, busy = iiu.station_for(w, t)
@@ -562,11 +563,9 @@ class VPCycleModel:
     def _free_at(self, w: int) -> int:
         opc = w >> 48 & 7
         st = self.stations
-        if opc == 1:
+        if opc == OP_ADD:
             return min(st[RS_ADD0].busy_end, st[RS_ADD1].busy_end) + 1
-        from .iiu import _FIXED
-
-        sid = _FIXED.get(opc)
+        sid = FIXED_STATION[opc]
         return st[sid].busy_end + 1 if sid else 0
 
     def run(self, max_cycles: int = DEFAULT_MAX_CYCLES,
@@ -575,42 +574,52 @@ class VPCycleModel:
 
         ``max_cycles`` guards against runaway programs (an error when reached); ``until``
         pauses the run quietly before that cycle (``run`` again to continue).
+
+        Each cycle: the arbiter grants the commit bus; the issue unit (both, with SMT) takes
+        one step of its state machine, written here once (see :mod:`.states`); the granted
+        result commits. When the unit waits and nothing is due, the idle cycles are skipped.
         """
+        if self.done:
+            return self
         t = self.cycle
         arb = self.arb
-        iiu = self.iius[0]
-        step = iiu.step
         stations = self.stations
+        st_add0 = stations[RS_ADD0]
+        st_add1 = stations[RS_ADD1]
         rf = self.rf
+        known = self.known
+        imem = self.imem
         trace = self.trace
         busy_log = self.busy_log
         commit = self._commit
-        fast_commit = self._rtl_sb and not trace
-        fast_designed = not self._rtl_sb and not trace
         issue = self.issue
-        imem = iiu.imem
-        bdr = iiu.bdr
-        bnc = iiu.bnc
-        refetch = iiu.refetch
+        q = self.quirks
         rtl_sb = self._rtl_sb
-        checked = iiu.checked
-        smu_check = iiu.smu_check
+        fast_commit = rtl_sb and not trace
+        fast_designed = not rtl_sb and not trace
+        bdr = q.branch_dep_reissue
+        bnc = q.branch_next_cycle
+        refetch = q.refetch_after_fifo
+        stop_at_eof = q.stop_at_eof
+        smu_check = not q.no_smu_stall
         smu = self.smu
-        st_add0 = stations[RS_ADD0]
-        st_add1 = stations[RS_ADD1]
         own = self.lane_owner
         lp = self.lane_prod
-        known = self.known
         i0, i1 = self.iius
+        checked = i0.checked
         limit = t + max_cycles
         stop = NEVER if until is None else until
         bound = min(stop, limit)
         steps = self.steps
         mt_on = self.mt_on
-        ended = iiu.ended
+        ended = i0.ended
+        iiu = i0  # the unit stepping (thread 1's after thread 0's in an SMT cycle)
+        resume = i0.resume_at  # RTL: the cycle thread 0 fetches a waiting branch again
         smt = rf[2][2] & 1  # R2.z bit 0 (changes only when a result commits)
-        if self.done:
-            return self
+        if mt_on and not smt:
+            self._smt_off()
+            mt_on = False
+        watch = trace or smt  # a commit may be traced under a branch, or filtered (SMT)
         while True:
             if t >= bound:
                 if t >= stop:
@@ -618,7 +627,8 @@ class VPCycleModel:
                 self.cycle = t
                 self.steps = steps
                 raise EmulationError(f"cycle limit reached ({max_cycles} cycles) at PC "
-                                     f"{iiu.pc}; use a larger limit or check for a livelock")
+                                     f"{i0.pc}; use a larger limit or check for a livelock")
+            # -- the commit bus ------------------------------------------------------------
             c = None
             if arb.pending:
                 s = arb.only
@@ -638,229 +648,260 @@ class VPCycleModel:
                     if trace and st.busy_end >= st.busy_from:
                         busy_log.append((c.rs, st.busy_from, st.busy_end))
             steps += 1
+            # -- the issue units -----------------------------------------------------------
             if smt:
                 if not mt_on:  # the second unit leaves reset at its code offset
                     self.mt_on = mt_on = True
-                    self.iius[1].reset((rf[2][2] >> 1) & 0xFFFF)
-                self._smt_step(t, c)
-                look = True
-            else:
-                st = iiu.state
+                    i1.reset((rf[2][2] >> 1) & 0xFFFF)
+                # the thread owning the issue bus alternates every 2 cycles (the RTL's shift
+                # register ``pre`` and its delayed copy ``pre2``); ``one_more``: the first
+                # of the thread's two cycles
+                active = self.pre2
+                en = self.prev_enabled
+                i0.enabled = active == 0
+                i0.one_more = not en[0]
+                i1.enabled = active == 1
+                i1.one_more = not en[1]
+            look = False  # the unit waits or ended, or the run finished: look around
+            while True:  # the issue units of this cycle: thread 0, then (SMT) thread 1
+                # ---- one cycle of the issue unit's state machine (its one definition) ----
                 w = imem[iiu.prev_pc]
-                if ((st == ISSUE_FWD or st == ISSUE) and not w >> 58 & 1 and t != iiu.resume_at
-                        and not (trace and c is not None and w >> 57 & 1)):
-                    # IssueUnit.step in ISSUE / ISSUE_FWD, inlined (not for EOF, a branch
-                    # fetched again, or a commit whose BRANCH TAKEN message is traced)
-                    op = issue(iiu, w, t, iiu.latched if st == ISSUE_FWD else None, c)
-                    fifo = iiu.fifo
+                st = iiu.state
+                fifo = iiu.fifo
+                if t == resume:  # (thread 0's unit: only it waits for a re-fetch)
+                    resume = NEVER
+                    if st != RESET:  # RTL: the branch with a dependency is fetched again
+                        iiu.resume_at = NEVER
+                        fifo.clear()
+                        st = FETCH
+                if w & EOF_BIT and iiu.eof_stops:
+                    # RTL: the first EOF ends the run (thread 0's unit: never in RESET then)
+                    self.finish(t)
+                    look = True
+                    break
+                cu = c  # the commit this unit sees
+                if watch and c is not None and st != RESET:
+                    if trace and w >> 57 & 1 and c.rs == iiu.station_for(w, t)[0]:
+                        zero, sign = flags(c.result)
+                        if branch_taken(w >> 54 & 7, zero, sign):
+                            self.branch_taken(t, iiu.thread)
+                    if smt and (c.dst >> 7) != iiu.thread:
+                        cu = None  # SMT: each thread listens to the commits of its RF half
+                if st in ISSUES:
+                    inc = False
+                    if iiu.enabled and not w & EOF_BIT:
+                        op = issue(iiu, w, t, iiu.latched if st == ISSUE_FWD else None, cu)
+                        if w >> 57 & 1:
+                            nxt = UPDATE_PC
+                            iiu.branch_op = op
+                            iiu.branch_target = None
+                            inc = not (bdr and op is not None and op.waits)
+                        else:
+                            nxt = FETCH
+                    elif not iiu.enabled:
+                        nxt = FIFO_UPDATE if fifo else st
+                    elif stop_at_eof:  # EOF: the RTL just never issues it
+                        nxt = st
+                    else:  # EOF: the thread ends
+                        iiu.ended = True
+                        self.idle_hint = look = True
+                        nxt = RESET
+                    # end of the cycle: the FIFO, the PC (the instruction memory's address)
                     if st == ISSUE_FWD and fifo:
                         fifo.popleft()
-                    if c is not None:
+                    if cu is not None:
                         if len(fifo) < FIFO_DEPTH:
-                            fifo.append(c)
+                            fifo.append(cu)
                         else:
                             self.fifo_overflows += 1
-                    iiu.latched = c
+                    iiu.latched = cu
                     pc = iiu.pc
                     iiu.prev_pc = pc
-                    if w >> 57 & 1:
-                        iiu.branch_op = op
-                        iiu.branch_target = None
-                        if not bdr or op is None or not op.waits:
-                            iiu.pc = (pc + 1) & PC_MASK
-                        iiu.state = UPDATE_PC
-                    else:
-                        iiu.state = FETCH
-                    look = False
-                elif (st == FETCH and not iiu.bubble and not w >> 58 & 1 and t != iiu.resume_at
-                        and not (trace and c is not None and w >> 57 & 1)):
-                    # IssueUnit.step in FETCH, inlined (the same exceptions, and not the
-                    # designed bubble after a branch)
-                    look = False
-                    opc = w >> 48 & 7
-                    busy = False
-                    if opc == OP_ADD:
-                        s = st_add0
-                        sid = RS_ADD0
-                        if s.busy_from <= t <= s.busy_end:
-                            s = st_add1
-                            sid = RS_ADD1
-                            if s.busy_from <= t <= s.busy_end:
-                                sid = 0
+                    if inc:
+                        iiu.pc = (pc + 1) & PC_MASK
+                    iiu.state = nxt
+                elif st == FETCH and not iiu.bubble:
+                    if iiu.enabled:  # the station, a structural hazard? (station_for, inlined)
+                        opc = w >> 48 & 7
+                        busy = False
+                        if opc == OP_ADD:
+                            sid = RS_ADD0
+                            if st_add0.busy_from <= t <= st_add0.busy_end:
+                                sid = RS_ADD1
+                                if st_add1.busy_from <= t <= st_add1.busy_end:
+                                    sid = 0
+                                    busy = True
+                        else:
+                            sid = FIXED_STATION[opc]
+                            if sid:
+                                s = stations[sid]
+                                if s.busy_from <= t <= s.busy_end:
+                                    sid = 0
+                                    busy = checked[opc]
+                        if not busy and sid and smu_check and smu.used > 2:
+                            d1, d0 = iiu.deps(w, None)
+                            n = (d1 > 0) + (d0 > 0)
+                            if n and not smu.has_room(n):
                                 busy = True
+                                smu.stalls += 1
                     else:
-                        sid = _FIXED_BY_OP[opc]
-                        if sid:
-                            s = stations[sid]
-                            if s.busy_from <= t <= s.busy_end:
-                                sid = 0
-                                busy = checked[opc]
-                    if not busy and sid and smu_check and smu.used > 2:
-                        d1, d0 = iiu.deps(w, None)
-                        n = (d1 > 0) + (d0 > 0)
-                        if n and not smu.has_room(n):
-                            busy = True
-                            smu.stalls += 1
-                    fifo = iiu.fifo
-                    if c is not None:
+                        busy = True
+                    if cu is not None:
                         if rtl_sb:
-                            iiu.sb[c.dst] = 0
+                            iiu.sb[cu.dst] = 0
                         inc = not busy and not w >> 57 & 1
-                        if not busy:
+                        if not busy and (not smt or iiu.one_more):
                             nxt = ISSUE_FWD
                         elif fifo:
                             nxt = FIFO_UPDATE
-                        else:  # (the commit is queued below: no idle hint)
+                        else:  # busy, or the second cycle of an SMT slot
+                            # (the commit is queued below, so nothing is skipped)
                             nxt = FETCH
                             iiu.stall_cycles += 1
+                            if smt:
+                                self.idle_hint = look = True
                         if len(fifo) < FIFO_DEPTH:
-                            fifo.append(c)
+                            fifo.append(cu)
                         else:
                             self.fifo_overflows += 1
                     else:
                         inc = not busy and not w >> 57 & 1 and not fifo
                         if fifo:
                             nxt = FIFO_UPDATE
-                        elif busy:
+                        elif busy or (smt and not iiu.one_more):
                             nxt = FETCH
                             iiu.stall_cycles += 1
                             self.idle_hint = look = True
                         else:
                             nxt = ISSUE
                     if not refetch and nxt != ISSUE and nxt != ISSUE_FWD:
-                        inc = False
-                    iiu.latched = c
+                        inc = False  # RTL: a FETCH late in an SMT slot advances the PC
+                    # end of the cycle (the commit was queued above)
+                    iiu.latched = cu
                     pc = iiu.pc
                     iiu.prev_pc = pc
-                    if inc:
+                    if inc and not w & EOF_BIT:
                         iiu.pc = (pc + 1) & PC_MASK
                     iiu.state = nxt
-                elif (st == FETCH and not w >> 58 & 1 and t != iiu.resume_at
-                        and not (trace and c is not None and w >> 57 & 1)):
-                    # the designed bubble after a branch (IssueUnit.step, inlined): the word
-                    # at the new PC arrives next cycle
-                    look = False
-                    iiu.bubble = False
-                    fifo = iiu.fifo
+                elif st == FETCH:  # designed: the bubble after a branch; the word at the new
+                    iiu.bubble = False  # PC arrives next cycle
                     if fifo:
                         fifo.popleft()
-                    if c is not None:
+                    if cu is not None:
                         if len(fifo) < FIFO_DEPTH:
-                            fifo.append(c)
+                            fifo.append(cu)
                         else:
                             self.fifo_overflows += 1
-                    iiu.latched = c
+                    iiu.latched = cu
                     iiu.prev_pc = iiu.pc
-                elif (st == UPDATE_PC and not bnc and not w >> 58 & 1 and t != iiu.resume_at
-                        and not (trace and c is not None and w >> 57 & 1)):
-                    # designed UPDATE_PC (IssueUnit.step, inlined): wait for the branch's
-                    # own result, then load its target
-                    look = False
-                    fifo = iiu.fifo
-                    target = iiu.branch_target
+                elif st == UPDATE_PC and not bnc:  # designed: wait for the branch's result
                     nxt = UPDATE_PC
-                    if target is not None:
+                    target = iiu.branch_target
+                    if target is not None:  # its own result came: load the target
                         iiu.branch_op = None
                         iiu.branch_target = None
                         nxt = FETCH
                         iiu.bubble = True
                     elif fifo:
                         nxt = FIFO_UPDATE
-                    elif c is None:  # (else the commit is queued below: nothing to skip)
+                    elif cu is None or smt:  # (a commit is queued below: no skipping)
                         self.idle_hint = look = True
-                    if c is not None:
+                    if cu is not None:
                         if len(fifo) < FIFO_DEPTH:
-                            fifo.append(c)
+                            fifo.append(cu)
                         else:
                             self.fifo_overflows += 1
-                    iiu.latched = c
+                    iiu.latched = cu
                     iiu.prev_pc = iiu.pc
                     if target is not None and target >= 0:
                         iiu.pc = target
                     iiu.state = nxt
-                elif (st == FIFO_UPDATE and not w >> 58 & 1 and t != iiu.resume_at
-                        and not (trace and c is not None and w >> 57 & 1)):
-                    # FIFO_UPDATE (IssueUnit.step, inlined): a queued commit is taken
-                    look = False
-                    fifo = iiu.fifo
-                    if fifo and rtl_sb:
-                        iiu.sb[fifo[0].dst] = 0
-                    opc = w >> 48 & 7  # a structural hazard? (IssueUnit.station_for)
-                    busy = False
-                    if opc == OP_ADD:
-                        if st_add0.busy_from <= t <= st_add0.busy_end:
-                            busy = st_add1.busy_from <= t <= st_add1.busy_end
-                    else:
-                        sid = _FIXED_BY_OP[opc]
-                        if sid:
-                            s = stations[sid]
-                            if s.busy_from <= t <= s.busy_end:
-                                busy = checked[opc]
+                elif st == RESET:  # out of reset: one cycle, then FETCH
+                    iiu.state = FETCH
+                    iiu.prev_pc = iiu.pc
+                elif st == FIFO_UPDATE:  # a queued commit is taken
                     inc = False
+                    if fifo:
+                        if rtl_sb:
+                            iiu.sb[fifo[0].dst] = 0
+                        fifo.popleft()
                     if iiu.branch_op is not None and not bnc:
                         nxt = UPDATE_PC
-                    elif not busy and not w >> 57 & 1:
+                    elif (iiu.enabled and not w >> 57 & 1 and (not smt or iiu.one_more)
+                            and not iiu.station_for(w, t)[1]):
                         nxt = ISSUE
-                        inc = not refetch
+                        inc = smt or not refetch
                     else:
                         nxt = FETCH
-                    if fifo:
-                        fifo.popleft()
-                    if c is not None:
+                    if cu is not None:
                         if len(fifo) < FIFO_DEPTH:
-                            fifo.append(c)
+                            fifo.append(cu)
                         else:
                             self.fifo_overflows += 1
-                    iiu.latched = c
+                    iiu.latched = cu
                     pc = iiu.pc
                     iiu.prev_pc = pc
-                    if inc:
+                    if inc and not w & EOF_BIT:
                         iiu.pc = (pc + 1) & PC_MASK
                     iiu.state = nxt
-                elif (st == UPDATE_PC and not w >> 58 & 1 and t != iiu.resume_at
-                        and not (trace and c is not None and w >> 57 & 1)
-                        and not (bdr and iiu.branch_op is not None and iiu.branch_op.waits)):
-                    # the RTL's UPDATE_PC (branch_next_cycle; IssueUnit.step, inlined but for
-                    # a branch that waits for its operands): the FIFO entry is lost, the PC
-                    # is loaded by whatever result of the branch's station commits
-                    look = False
-                    fifo = iiu.fifo
-                    had_fifo = bool(fifo)
+                else:  # the RTL's UPDATE_PC
+                    setpc = -1  # load the PC
+                    nxt = st
+                    # RTL: the FIFO is popped (the entry is lost); the PC is loaded whenever
+                    # the commit bus shows a result of the station this instruction would use
+                    # that meets its branch condition (any thread's result, any cycle here)
+                    bop = iiu.branch_op
+                    if (c is not None and w >> 57 & 1
+                            and c.rs == iiu.station_for(w, t)[0]):
+                        zero, sign = flags(c.result)
+                        if branch_taken(w >> 54 & 7, zero, sign):
+                            setpc = iiu.target(w)
+                    if not smt and bop is not None and bop.waits and bdr:
+                        # measured, not derived: the branch is fetched again a fixed time
+                        # after its producer commits (test_branches_1)
+                        if cu is not None and (cu.rs == bop.dep1 or cu.rs == bop.dep0):
+                            # the PC still holds the branch's address (not advanced)
+                            iiu.resume_at = resume = t + q.timing.branch_dep_reissue - 1
+                            sb = iiu.sb
+                            for i in range(256):
+                                if sb[i] == cu.rs:
+                                    sb[i] = 0
+                        setpc = -1
+                        self.idle_hint = look = True
+                    else:
+                        d1, d0 = iiu.deps(w, None) if w >> 57 & 1 else (0, 0)
+                        if not (d1 or d0):
+                            iiu.branch_op = None
+                            nxt = FETCH
+                        elif fifo:
+                            nxt = FIFO_UPDATE
+                    # end of the cycle: the FIFO, the PC (the instruction memory's address)
                     if fifo:
                         fifo.popleft()
-                    setpc = -1
-                    nxt = UPDATE_PC
-                    if w >> 57 & 1:
-                        if c is not None and c.rs == iiu.station_for(w, t)[0]:
-                            zero, sign = flags(c.result)
-                            if branch_taken(w >> 54 & 7, zero, sign):
-                                setpc = iiu._target(w)
-                        d1, d0 = iiu.deps(w, None)
-                    else:
-                        d1 = d0 = 0
-                    if not (d1 or d0):
-                        iiu.branch_op = None
-                        nxt = FETCH
-                    elif had_fifo:
-                        nxt = FIFO_UPDATE
-                    if c is not None:
+                    if cu is not None:
                         if len(fifo) < FIFO_DEPTH:
-                            fifo.append(c)
+                            fifo.append(cu)
                         else:
                             self.fifo_overflows += 1
-                    iiu.latched = c
+                    iiu.latched = cu
                     iiu.prev_pc = iiu.pc
                     if setpc >= 0:
                         iiu.pc = setpc
                     iiu.state = nxt
-                else:
-                    # ``look``: the unit waits or ended (idle_hint) or the run finished
-                    look = step(t, c)
-                if mt_on:
-                    self._smt_off(t)
-                    mt_on = False
+                if smt:
+                    if iiu is i0:
+                        iiu = i1
+                        continue
+                    self.prev_enabled = [active == 0, active == 1]
+                    self.pre2 = self.pre
+                    if t & 1 == self.mt_phase:
+                        self.pre ^= 1
+                    look = True
+                    iiu = i0
+                break
             if look and self.done:
                 break
+            # -- the commit ----------------------------------------------------------------
             if c is not None:
                 if fast_commit and not self.n_waiting:
                     # _commit, inlined for the RTL scoreboard with nothing waiting and no
@@ -901,11 +942,16 @@ class VPCycleModel:
                 else:
                     commit(c, t)
                 smt = rf[2][2] & 1
+                watch = trace or smt
+                if mt_on and not smt:  # multithreading switched off
+                    self._smt_off()
+                    mt_on = False
             t += 1
+            # -- the end, and idle cycles ----------------------------------------------------
             if look:
-                ended = iiu.ended  # (set only in a step that returns look)
+                ended = i0.ended  # (set only in a cycle that looks)
             if look or ended:  # an ended unit may step on without a hint (EOF refetched)
-                if iiu.ended and self._all_ended() and not self._in_flight():
+                if i0.ended and self._all_ended() and not self._in_flight():
                     self.finish(t)
                     break
                 if self.idle_hint:  # the unit is waiting: maybe nothing happens for a while
@@ -921,21 +967,12 @@ class VPCycleModel:
         self.cycle = t
         return self
 
-    def _smt_step(self, t: int, c: Op | None) -> None:
-        """A cycle with multithreading on: both issue units step, one owns the bus."""
-        active = self.pre2
-        i0, i1 = self.iius
-        en = self.prev_enabled
-        i0.step(t, c, active == 0, not en[0], True)
-        if not self.done:
-            i1.step(t, c, active == 1, not en[1], True)
-        self.prev_enabled = [active == 0, active == 1]
-        self.pre2 = self.pre
-        if t & 1 == self.mt_phase:
-            self.pre ^= 1
-
-    def _smt_off(self, t: int) -> None:
+    def _smt_off(self) -> None:
+        """Multithreading off: thread 0 owns the issue bus, the second unit is held in
+        reset at its code offset."""
         self.mt_on = False
+        i0 = self.iius[0]
+        i0.enabled = i0.one_more = True
         self.prev_enabled = [True, False]
         self.pre = self.pre2 = 0
         self.iius[1].reset((self.rf[2][2] >> 1) & 0xFFFF)

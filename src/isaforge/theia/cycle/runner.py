@@ -14,7 +14,7 @@ from .vplog import CLOCK_NS, format_log
 
 DEFAULT_CYCLE_LIMIT = 20_000_000
 
-# the simulator's quirk names (isaforge.theia.gpu.QUIRKS) -> the cycle model's flags
+# the simulator's quirk names (isaforge.theia.machine.gpu.QUIRKS) -> the cycle model's flags
 QUIRK_FLAGS: dict[str, tuple[str, ...]] = {
     "reissue-after-branch": ("refetch_after_fifo", "branch_next_cycle"),
     "mul-twice": ("refetch_after_fifo", "branch_next_cycle"),

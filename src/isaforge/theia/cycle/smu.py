@@ -9,7 +9,7 @@ unit stalls (Table 12); the RTL's does not look.
 
 from __future__ import annotations
 
-from ..alu import ZERO, Lanes, issue_sources
+from ..machine.alu import ZERO, Lanes, issue_sources
 
 SLOTS = 4
 

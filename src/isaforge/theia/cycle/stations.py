@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..alu import OP_ADD, OP_DIV, OP_IO, OP_LOGIC, OP_MUL, OP_SQRT, Lanes
+from ..machine.alu import OP_ADD, OP_DIV, OP_IO, OP_LOGIC, OP_MUL, OP_SQRT, Lanes
 
 RS_NONE, RS_ADD0, RS_ADD1, RS_DIV, RS_MUL, RS_SQRT, RS_LOGIC, RS_IO = range(8)
 NUM_STATIONS = 7  # ids 1..7
@@ -19,6 +19,10 @@ NEVER = 1 << 62  # a cycle that never comes
 # opcode -> the station(s) it may use (ADD has two)
 OPCODE_STATION = {OP_ADD: RS_ADD0, OP_DIV: RS_DIV, OP_MUL: RS_MUL, OP_SQRT: RS_SQRT,
                   OP_LOGIC: RS_LOGIC, OP_IO: RS_IO}
+# opcode -> its one station (0: ADD, which has two, and NOP / opcode 7, which have none)
+FIXED_STATION = tuple(0 if o == OP_ADD else OPCODE_STATION.get(o, 0) for o in range(8))
+# the stations whose busy line the RTL's issue unit checks (quirk rtl_structural)
+RTL_CHECKED = (RS_ADD0, RS_ADD1, RS_DIV, RS_MUL, RS_IO)
 
 
 class Op:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..alu import Lanes
+from ..machine.alu import Lanes
 from . import events as ev
 from .stations import RS_IO, RS_LOGIC, RS_NAMES
 

@@ -1,4 +1,5 @@
-"""The RTL test bench's dump files: ``rf.vp.N.log`` and ``OMEM.vp.N.log``.
+"""What a run leaves behind: the RTL test bench's dump files ``rf.vp.N.log`` and
+``OMEM.vp.N.log``, and OMEM drawn as a picture.
 
 * ``rf.vp.N.log``: registers 0..127, one line each, ``r<i>\\t<x> <y> <z>`` in 8-digit
   lower-case hex; a lane never written is ``xxxxxxxx``.
@@ -6,6 +7,12 @@
 
 Readers return the values as strings (``"0000aced"`` or ``"xxxxxxxx"``) so that undefined
 bits survive; :func:`defined` tells whether a dumped word is fully defined.
+
+OMEM as a picture (:func:`omem_rgba`, :func:`save_omem_image`): each 32-bit word one RGBA
+pixel, read as ``0xAARRGGBB`` (8 bits per channel, the design document's "true colour plus
+alpha"). Programs often leave alpha at zero ("ignored, all zero filled"), so when no written
+word has a non-zero alpha byte the pixels are drawn opaque. Words never written are
+transparent. Rows are ``width`` pixels; the height covers the highest written address.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import IsaforgeError, SourceLoc
+from ...core.errors import IsaforgeError, SourceLoc
 
 RF_DUMP_ROWS = 128
 OMEM_DUMP_WORDS = 32
@@ -89,6 +96,32 @@ def defined(word: str) -> bool:
     return all(c in "0123456789abcdef" for c in word)
 
 
+def omem_rgba(omem: np.ndarray, written: np.ndarray, width: int) -> np.ndarray:
+    """(height, width, 4) uint8 pixels of the written part of OMEM."""
+    if width < 1:
+        raise IsaforgeError(f"image width must be at least 1, not {width}")
+    used = np.flatnonzero(written)
+    count = int(used[-1]) + 1 if len(used) else 1
+    height = -(-count // width)
+    words = np.zeros(height * width, dtype=np.uint32)
+    mask = np.zeros(height * width, dtype=bool)
+    words[:count] = omem[:count]
+    mask[:count] = written[:count]
+    alpha = (words >> 24).astype(np.uint8)
+    if not np.any(alpha[mask]):
+        alpha = np.full_like(alpha, 255)
+    rgba = np.stack([(words >> 16) & 0xFF, (words >> 8) & 0xFF, words & 0xFF, alpha], axis=-1)
+    rgba = rgba.astype(np.uint8)
+    rgba[~mask] = 0
+    return rgba.reshape(height, width, 4)
+
+
+def save_omem_image(path: Path, omem: np.ndarray, written: np.ndarray, width: int) -> None:
+    from PIL import Image
+
+    Image.fromarray(omem_rgba(omem, written, width), "RGBA").save(path)
+
+
 __all__ = ["OMEM_DUMP_WORDS", "RF_DUMP_ROWS", "UNDEFINED", "DumpError", "defined",
-           "format_omem", "format_rf", "read_omem", "read_omem_text", "read_rf",
-           "read_rf_text"]
+           "format_omem", "format_rf", "omem_rgba", "read_omem", "read_omem_text", "read_rf",
+           "read_rf_text", "save_omem_image"]

@@ -8,6 +8,8 @@ Python API (Unicorn-like verbs; the machine never prints)::
     result = gpu.run()                                # CP + VPs until done
     gpu.registers(2)[66]                              # (x, y, z) of VP 2's R66
     gpu.omem(2, 32)                                   # VP 2's first 32 OMEM words
+    h = gpu.hook_add("insn", lambda gpu, address, size, info: ...)  # see .hooks
+    gpu.hook_del(h)
 
 ``run`` interleaves the CP and the VPs in slices (the CP's copies complete at once; the
 ISA level has no clock). The run ends when the CP has executed EXIT (or is spinning with no
@@ -21,18 +23,31 @@ default run differs from what the RTL would do.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from ..core.errors import EmulationError
+from ...core.errors import EmulationError
+from ...core.hooks import Hooks
 from .ccb import CMD_START, CMD_STOP, Message, route
-from .cp import ControlProcessor
+from .cp import ADD, ASSIGN, NOT, OR, SHL, SHR, ControlProcessor, CpBus
+from .hooks import (
+    HOOK_KINDS,
+    MAX_VPS,
+    OMEM_BASE,
+    WINDOW,
+    InsnInfo,
+    RegInfo,
+    VpHooks,
+    imem_address,
+)
 from .memory import CopyRequest, MainMemory, MemoryController, TMem
 from .vp import OMEM_SIZE, VectorProcessor
 
-MAX_CORES = 16
+MAX_CORES = MAX_VPS
+MAX_OMEM = WINDOW // 4  # words: one VP's OMEM window in the hooks' address map
 DEFAULT_MAX_STEPS = 50_000_000
 CP_SLICE = 64
 VP_SLICE = 4096
@@ -82,6 +97,8 @@ class Gpu:
                  omem_size: int = OMEM_SIZE) -> None:
         if not 1 <= cores <= MAX_CORES:
             raise EmulationError(f"a THEIA GPU has 1 to {MAX_CORES} VPs, not {cores}")
+        if not 1 <= omem_size <= MAX_OMEM:
+            raise EmulationError(f"OMEM holds 1 to {MAX_OMEM} words, not {omem_size}")
         self.quirks = frozenset(QUIRK_ALIASES.get(q, q) for q in quirks)
         unknown = sorted(self.quirks - QUIRKS.keys())
         if unknown:
@@ -96,6 +113,47 @@ class Gpu:
         self.vps = [VectorProcessor(i, self.tmem, omem_size, self.quirks) for i in range(cores)]
         self.messages: list[Message] = []
         self.unrouted_messages: list[Message] = []
+        self._hooks = Hooks(HOOK_KINDS, on_change=self._hooks_changed)
+        self._cp_step: Callable[[CpBus], None] = self.cp.step
+
+    # ---------------------------------------------------------------- hooks
+
+    def hook_add(self, kind: str, callback: Callable[..., Any], begin: int | None = None,
+                 end: int | None = None) -> int:
+        """Call ``callback`` on each event of ``kind`` ("insn", "mem_write", "reg_write";
+        see :mod:`.hooks` for the arguments) whose address (register number for
+        "reg_write") lies in ``begin..end``, both included; returns the handle that
+        :meth:`hook_del` takes. Hooks observe: a callback must not change the machine."""
+        return self._hooks.add(kind, callback, begin, end)
+
+    def hook_del(self, handle: int) -> None:
+        """Remove the hook :meth:`hook_add` returned ``handle`` for."""
+        self._hooks.delete(handle)
+
+    def omem_range(self, index: int) -> tuple[int, int]:
+        """(begin, end) of VP ``index``'s OMEM in the hooks' address map (``mem_write``)."""
+        base = OMEM_BASE + self.vp(index).index * WINDOW
+        return base, base + 4 * self.omem_size - 1
+
+    def _hooks_changed(self) -> None:
+        on = self._hooks.any()
+        for vp in self.vps:
+            vp.set_hook(VpHooks(self, self._hooks, vp) if on else None)
+        self._cp_step = self._cp_step_hooked if on else self.cp.step
+
+    def _cp_step_hooked(self, bus: CpBus) -> None:
+        """One CP instruction, with its hooks."""
+        cp = self.cp
+        hooks = self._hooks
+        ip = cp.ip
+        word = cp.ram[ip]
+        hooks.fire("insn", self, 4 * ip, 4, InsnInfo("CP", None, 0, word))
+        cp.step(bus)
+        op = word >> 24 & 0x1F
+        if (ADD <= op <= OR or op in (ASSIGN, SHL, SHR)
+                or (op == NOT and not cp.not_is_noop)) and hooks.any("reg_write"):
+            dst = word >> 16 & 0xFF
+            hooks.fire("reg_write", self, dst, cp.regs[dst], RegInfo("CP", None, 7, "insn"))
 
     def _new_cp(self, program: Sequence[int]) -> ControlProcessor:
         cp = ControlProcessor(program, exit_is_noop="cp-exit-noop" in self.quirks,
@@ -114,6 +172,7 @@ class Gpu:
         self.mcu.memory = self.memory
         if control is not None:
             self.cp = self._new_cp(control)
+            self._cp_step = self._cp_step_hooked if self._hooks.any() else self.cp.step
         if tmem is not None:
             self.tmem = TMem(tmem)
             for vp in self.vps:
@@ -159,9 +218,15 @@ class Gpu:
 
     def _write_code(self, vp: int, address: int, word: int) -> None:
         self.vps[vp].write_code(address, word)
+        if self._hooks.any("mem_write"):
+            self._hooks.fire("mem_write", self, imem_address(vp, address), 8, word)
 
     def _write_data(self, vp: int, row: int, lanes: tuple[int, int, int]) -> None:
-        self.vps[vp].write_row(row, lanes)
+        target = self.vps[vp]
+        target.write_row(row, lanes)
+        if self._hooks.any("reg_write"):
+            self._hooks.fire("reg_write", self, row & 0xFF, target.read_row(row),
+                             RegInfo(f"VP{vp}", vp, 7, "mcu"))
 
     def cp_message(self, message: Message) -> None:
         self.messages.append(message)
@@ -181,7 +246,7 @@ class Gpu:
         False when nothing could run."""
         progressed = False
         if not self.cp.exited:
-            self.cp.step(self)
+            self._cp_step(self)
             progressed = True
         for vp in self.vps:
             if vp.running and vp.step():
@@ -199,8 +264,9 @@ class Gpu:
         while True:
             if not cp.exited:
                 before = cp.side_effects
+                cp_step = self._cp_step
                 for _ in range(CP_SLICE):
-                    cp.step(self)
+                    cp_step(self)
                     if cp.exited:
                         break
                 steps += CP_SLICE

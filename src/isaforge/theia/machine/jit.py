@@ -7,11 +7,16 @@ fields: operand lanes with their sign and swizzle folded in, constant register i
 offsets only where the addressing mode uses them. The function has the signature
 ``block(r, w, vp) -> next_pc`` where ``r`` is the register file as a flat list (row * 3 +
 lane), ``w`` the written-lane bits per row (bytearray, x=4 y=2 z=1) and ``vp`` the
-:class:`~isaforge.theia.vp.VectorProcessor` (for OMEM/TMEM and counters).
+:class:`~isaforge.theia.machine.vp.VectorProcessor` (for OMEM/TMEM and counters).
 
-The semantics are those of :mod:`isaforge.theia.alu`; :meth:`VectorProcessor.step_reference`
-executes the same instructions through ``alu`` one by one, and the tests check that both
-agree on random instruction words.
+The semantics are those of :mod:`isaforge.theia.machine.alu`;
+:meth:`VectorProcessor.step_reference` executes the same instructions through ``alu`` one by
+one, and the tests check that both agree on random instruction words.
+
+``hooks`` (the hook kinds registered, see :mod:`.hooks`) compiles the same code with the
+calls of those kinds in it: ``h.insn(pc, word)`` before each instruction, ``h.reg(row, we)``
+after each register write, ``h.omwrite(...)`` in place of ``vp.omwrite(...)``, where ``h`` is
+``vp.hook``. Without hooks nothing of it is compiled.
 """
 
 from __future__ import annotations
@@ -129,8 +134,8 @@ def _add_expr(a: tuple[str, bool], b: tuple[str, bool]) -> str:
     return f"({x} - {y}) & {M}" if ny else f"({x} + {y}) & {M}"
 
 
-def _result(word: int, a: _Operand, b: _Operand, out: list[str], tag: str
-            ) -> list[str] | None:
+def _result(word: int, a: _Operand, b: _Operand, out: list[str], tag: str,
+            hooks: frozenset[str]) -> list[str] | None:
     """Lines computing the result; returns the three lane expressions (None: no result)."""
     op = word >> 48 & 7
     if op == alu.OP_ADD:
@@ -164,7 +169,8 @@ def _result(word: int, a: _Operand, b: _Operand, out: list[str], tag: str
         iop = word >> 59 & 7
         if iop == alu.IO_OMWRITE:
             args = ", ".join([a.lane(i) for i in range(3)] + [b.lane(i) for i in range(3)])
-            out.append(f"    vp.omwrite({args})")
+            unit = "h" if "mem_write" in hooks else "vp"
+            out.append(f"    {unit}.omwrite({args})")
         elif iop == alu.IO_TMREAD:
             args = ", ".join(a.lane(i) for i in range(3))
             out.append(f"    q{tag} = vp.tmread({args})")
@@ -173,10 +179,14 @@ def _result(word: int, a: _Operand, b: _Operand, out: list[str], tag: str
     return None  # NOP, reserved opcode 7
 
 
-def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str]) -> bool:
-    """Lines for one instruction; True if it ends the block with its own ``return``."""
+def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str],
+          hooks: frozenset[str] = frozenset(), first: bool = True) -> bool:
+    """Lines for one instruction; True if it ends the block with its own ``return``.
+    ``first``: not the re-issue of the instruction (which the ``insn`` hook does not see)."""
+    if first and "insn" in hooks:
+        out.append(f"    h.insn({pc}, {word})")
     a, b, d = _operands(word, out, tag)
-    res = _result(word, a, b, out, tag)
+    res = _result(word, a, b, out, tag, hooks)
     branch = bool(word >> 57 & 1)
     we = word >> 42 & 7
     lanes = [i for i in range(3) if we >> (2 - i) & 1]
@@ -190,6 +200,8 @@ def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str]) 
             out.append(f"    {targets} = {vals}")
             row = str(int(d) // 3) if d.isdigit() else f"e{tag}"
             out.append(f"    w[{row}] |= {we}")
+            if "reg_write" in hooks:
+                out.append(f"    h.reg({row}, {we})")
             if row == "3" or not row.isdigit():
                 # the frame OFFSET (R3.x) and INDEX (R3.z) may have changed
                 reload = "    o = r[9] & 255; ix = r[11] & 255"
@@ -222,12 +234,15 @@ def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str]) 
 
 
 def compile_block(fetch: Callable[[int], int], pc: int, max_len: int,
-                  quirks: frozenset[str] = frozenset(), reissue_first: bool = False
-                  ) -> tuple[BlockFn, int, bool] | None:
+                  quirks: frozenset[str] = frozenset(), reissue_first: bool = False,
+                  hooks: frozenset[str] = frozenset()) -> tuple[BlockFn, int, bool] | None:
     """The block starting at ``pc``: ``(function, instructions, ends_in_branch)``; None if
     ``pc`` holds an EOF word. ``reissue_first`` executes the first instruction twice (the
-    RTL's re-issue after a branch, quirk ``reissue-after-branch``)."""
+    RTL's re-issue after a branch, quirk ``reissue-after-branch``); ``hooks``: the hook
+    kinds to call (see the module docstring)."""
     out = ["def _block(r, w, vp):"]
+    if hooks:
+        out.append("    h = vp.hook")
     n = 0
     p = pc
     branch = False
@@ -243,7 +258,7 @@ def compile_block(fetch: Callable[[int], int], pc: int, max_len: int,
         reps = 2 if n == 1 and reissue_first and not branch else 1
         ended = False
         for k in range(reps):
-            ended = _emit(word, p, out, f"{n}_{k}", quirks)
+            ended = _emit(word, p, out, f"{n}_{k}", quirks, hooks, k == 0)
         if ended:
             break
         p = (p + 1) & 0xFFFF

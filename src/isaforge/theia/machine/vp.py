@@ -28,6 +28,7 @@ interpreter built directly on :mod:`.alu` (the tests hold the two to the same re
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -72,6 +73,18 @@ class VectorProcessor:
         self.after_branch = [False, False]  # the next instruction is re-issued (quirk)
         self._blocks: dict[int, tuple[BlockFn, int, int] | None] = {}
         self._turn = 0
+        # hooks (see .hooks): the object the hooked blocks call, None without hooks, and
+        # the thread running (set where the hooked blocks can read it, for their info)
+        self.hook: Any = None
+        self.hook_kinds: frozenset[str] = frozenset()
+        self.thread = 0
+
+    def set_hook(self, hook: Any) -> None:
+        """Run blocks that call ``hook`` (a :class:`.hooks.VpHooks`; None: the plain
+        blocks). The blocks compiled so far are dropped."""
+        self.hook = hook
+        self.hook_kinds = hook.kinds if hook is not None else frozenset()
+        self._blocks.clear()
 
     # ---------------------------------------------------------------- memories
 
@@ -161,7 +174,7 @@ class VectorProcessor:
             return self._blocks[key]
         except KeyError:
             blk = compile_block(self.fetch, pc, 1 if single else BLOCK_LEN, self.quirks,
-                                reissue)
+                                reissue, self.hook_kinds)
             entry = None if blk is None else (blk[0], blk[1], int(blk[2] and self.reissue))
             self._blocks[key] = entry
             return entry
@@ -186,6 +199,7 @@ class VectorProcessor:
                 break
             pc = self.pc[0]
             key = pc | self.after_branch[0] << 17
+            self.thread = 0
             while n < budget:  # thread 0 alone: the fast path
                 blk = blocks.get(key)
                 if blk is None:
@@ -220,6 +234,7 @@ class VectorProcessor:
                 if blk is None:
                     self.stopped[0] = True
                 else:
+                    self.thread = 0
                     self.pc[0] = blk[0](self.r, self.w, self)
                     self.after_branch[0] = bool(blk[2])
                     done = blk[1]
@@ -246,6 +261,7 @@ class VectorProcessor:
             if blk is None:
                 self.stopped[t] = True
                 continue
+            self.thread = t
             self.pc[t] = blk[0](self.r, self.w, self)
             self.after_branch[t] = bool(blk[2])
             return blk[1]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..core.errors import EmulationError
+from ...core.errors import EmulationError
 from .ccb import Message
 from .memory import CopyRequest
 
