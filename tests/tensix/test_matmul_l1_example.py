@@ -1,5 +1,6 @@
 """The bundled whole-tile program (``isaforge/examples/tensix/programs/matmul_l1.s``): two BF16
-tiles unpacked from L1, multiplied on the Matrix Unit, converted to BF16 by the SFPU, packed
+tiles unpacked from L1, multiplied on the Matrix Unit, made absolute and converted to BF16 by
+the SFPU (SFPABS, SFPSTORE), packed
 back to L1, against numpy; run through ``isaforge tensix run`` with ``--load l1:`` and
 ``--dump l1:``, and through the API."""
 
@@ -39,7 +40,8 @@ def test_cli_runs_the_tile_through_l1_and_matches_numpy(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     c = L.untilize(np.load(out))
     exact = (a.astype(np.float64) @ b).astype(np.float32)  # small integers: exact in FP32
-    assert (c == _truncate_bf16(exact)).all()
+    assert (c == _truncate_bf16(np.abs(exact))).all()
+    assert (exact < 0).any(), "SFPABS shows on these values"
     assert (c != exact).any(), "the SFPU's BF16 truncation shows on these values"
 
 
@@ -56,7 +58,8 @@ def test_api_random_bf16_tiles_match_numpy_to_bf16_precision() -> None:
     res = cp.run(max_steps=10_000)
     assert res.per_thread[0] == 3 and res.per_thread[2] == 20  # 3 unpack; 16 PACRs + 4
     c = L.untilize(L.decode(l1[C_AT:C_AT + 2048], 5, 1024))
-    want = a.astype(np.float64) @ b
+    assert (c >= 0).all()
+    want = np.abs(a.astype(np.float64) @ b)
     # HiFi4 BF16 products are exact; the Matrix Unit aligns each group of eight products to
     # the largest (error relative to the sum of magnitudes), the SFPU truncates to BF16 (2**-7
     # of the value)

@@ -1,13 +1,13 @@
 # A whole tile on the coprocessor, no RISC-V code: the unpackers bring two 32x32 BF16 tiles
-# from L1, the Matrix Unit multiplies them (HiFi4, FP32 Dst), the SFPU converts the product to
-# BF16 in Dst (SFPLOAD FP32, SFPSTORE BF16: a typecast, truncating), the packer writes the
-# BF16 tile back to L1. Tiles are in tt-metal's tile order (four 16x16 faces, row-major each;
+# from L1, the Matrix Unit multiplies them (HiFi4, FP32 Dst), the SFPU takes the product's
+# absolute value and converts it to BF16 in Dst (SFPLOAD FP32, SFPABS, SFPSTORE BF16: a
+# typecast, truncating), the packer writes the BF16 tile back to L1. Tiles are in tt-metal's tile order (four 16x16 faces, row-major each;
 # isaforge.tensix.machine.l1formats.tilize):
 #
 #   isaforge tensix run matmul_l1.s --load l1:0x10000:bf16=A.npy --load l1:0x20000:bf16=B.npy \
 #       --dump l1:0x30000:bf16:1024=C.npy
 #
-# gives C = A @ B (each file holds 1024 values in tile order). Thread 0 unpacks (unpacker 1:
+# gives C = |A @ B| (each file holds 1024 values in tile order). Thread 0 unpacks (unpacker 1:
 # A -> SrcB, unpacker 0: B -> SrcA, each one UNPACR of 1024 datums that hands its bank to the
 # Matrix Unit), thread 1 multiplies (the kernel of tensix/data/matmul_kernel.s: MVMUL computes
 # Dst = SrcB x SrcA, waiting at the Wait Gate for both banks), runs the SFPU over Dst rows 0..63
@@ -88,71 +88,104 @@ ttsetrwc 0,0,0,0,0,15
 ttmop 1,0,0
 ttsetrwc 0,0,0,0,0,15
 
-# ---- SFPU: each FP32 datum of Dst32b rows 0..63 to BF16 in Dst16b (AddrMod section 3 moves
-# no counter); four rows and eight columns (even, then odd) per SFPLOAD/SFPSTORE pair
+# ---- SFPU: each FP32 datum of Dst32b rows 0..63, its absolute value (SFPABS, float mode),
+# to BF16 in Dst16b (AddrMod section 3 moves no counter); four rows and eight columns (even,
+# then odd) per SFPLOAD/SFPABS/SFPSTORE
 TTI_SFPLOAD(0, 3, 3, 0)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 0)
 TTI_SFPLOAD(0, 3, 3, 2)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 2)
 TTI_SFPLOAD(0, 3, 3, 4)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 4)
 TTI_SFPLOAD(0, 3, 3, 6)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 6)
 TTI_SFPLOAD(0, 3, 3, 8)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 8)
 TTI_SFPLOAD(0, 3, 3, 10)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 10)
 TTI_SFPLOAD(0, 3, 3, 12)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 12)
 TTI_SFPLOAD(0, 3, 3, 14)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 14)
 TTI_SFPLOAD(0, 3, 3, 16)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 16)
 TTI_SFPLOAD(0, 3, 3, 18)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 18)
 TTI_SFPLOAD(0, 3, 3, 20)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 20)
 TTI_SFPLOAD(0, 3, 3, 22)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 22)
 TTI_SFPLOAD(0, 3, 3, 24)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 24)
 TTI_SFPLOAD(0, 3, 3, 26)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 26)
 TTI_SFPLOAD(0, 3, 3, 28)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 28)
 TTI_SFPLOAD(0, 3, 3, 30)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 30)
 TTI_SFPLOAD(0, 3, 3, 32)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 32)
 TTI_SFPLOAD(0, 3, 3, 34)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 34)
 TTI_SFPLOAD(0, 3, 3, 36)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 36)
 TTI_SFPLOAD(0, 3, 3, 38)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 38)
 TTI_SFPLOAD(0, 3, 3, 40)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 40)
 TTI_SFPLOAD(0, 3, 3, 42)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 42)
 TTI_SFPLOAD(0, 3, 3, 44)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 44)
 TTI_SFPLOAD(0, 3, 3, 46)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 46)
 TTI_SFPLOAD(0, 3, 3, 48)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 48)
 TTI_SFPLOAD(0, 3, 3, 50)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 50)
 TTI_SFPLOAD(0, 3, 3, 52)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 52)
 TTI_SFPLOAD(0, 3, 3, 54)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 54)
 TTI_SFPLOAD(0, 3, 3, 56)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 56)
 TTI_SFPLOAD(0, 3, 3, 58)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 58)
 TTI_SFPLOAD(0, 3, 3, 60)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 60)
 TTI_SFPLOAD(0, 3, 3, 62)
+TTI_SFPABS(0, 0, 0, 1)
 TTI_SFPSTORE(0, 2, 3, 62)
 TTI_SEMPOST(2)                                        # MATH_PACK: Dst is ready
 
