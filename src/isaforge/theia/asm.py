@@ -10,6 +10,8 @@ Accepted, one statement per line (``//`` starts a comment):
   the disassembler writes them where needed;
 * ``name:`` labels, and ``@name`` as a VP branch target;
 * ``.word 0x...``: a raw word;
+* any of these after a listing's instruction index, ``3:\t.word 0x4eac98d6`` (the listing
+  prints undecodable words so); the index must be the statement's;
 * whole listing lines as the compiler writes them: ``15:\\t401 0 0 0   //\\t0401000000000000\\tADD
   R0.___ R0.xyz R0.xyz`` (VP ``code.list``), ``3:\\td000000\\t\\t//ASSIGN R0 I(0 )`` (CP
   ``cp_code.list``) and ``d000000\\t\\t//ASSIGN R0 I(0 )`` (``control_code.mem``). The text is
@@ -46,6 +48,7 @@ LEXER = Lexer(
 
 _VP_LISTING = re.compile(r"^\s*(\d+):\t?[^\t/]*?\s*//\t(?P<raw>[^\t]*)\t(?P<text>.*)$")
 _CP_LISTING = re.compile(r"^\s*(?:(\d+):)?\s*(?P<raw>[0-9a-fA-F]+)\s*//(?P<text>.*)$")
+_INDEX = re.compile(r"^\s*(\d+):")  # a listing line's instruction index (``3:\t.word 0x...``)
 _FUNC_HEADER = re.compile(r"^\s*//([A-Za-z_]\w*)\s*$")
 _ANNOT = re.compile(r"\{([A-Za-z0-9_]+)=(0[xX][0-9a-fA-F]+|\d+)\}")
 
@@ -89,10 +92,13 @@ class Assembler:
                    labels: dict[str, int], weak: dict[str, int | None]) -> Statement | None:
         listing = (_CP_LISTING if self.cp else _VP_LISTING).match(line)
         raw: int | None = None
+        index = listing if listing is not None else _INDEX.match(line)
+        if index is not None and index.group(1) is not None and int(index.group(1)) != address:
+            raise AsmError(f"listing address {index.group(1)} where instruction "
+                           f"{address} is expected", SourceLoc(filename, lineno, 1))
+        if listing is None and index is not None:
+            line = " " * index.end() + line[index.end():]  # keep the columns of the rest
         if listing is not None:
-            if listing.group(1) is not None and int(listing.group(1)) != address:
-                raise AsmError(f"listing address {listing.group(1)} where instruction "
-                               f"{address} is expected", SourceLoc(filename, lineno, 1))
             text_start = listing.start("text")
             line = " " * text_start + listing.group("text")
             rawtext = listing.group("raw").strip()
