@@ -10,7 +10,7 @@ Accepted, one statement per line (``//`` starts a comment):
   the disassembler writes them where needed;
 * ``name:`` labels, and ``@name`` as a VP branch target;
 * ``.word 0x...``: a raw word;
-* any of these after a listing's instruction index, ``3:\t.word 0x4eac98d6`` (the listing
+* any of these after a listing's instruction index, ``3:\\t.word 0x4eac98d6`` (the listing
   prints undecodable words so); the index must be the statement's;
 * whole listing lines as the compiler writes them: ``15:\\t401 0 0 0   //\\t0401000000000000\\tADD
   R0.___ R0.xyz R0.xyz`` (VP ``code.list``), ``3:\\td000000\\t\\t//ASSIGN R0 I(0 )`` (CP
