@@ -21,6 +21,7 @@ from isaforge.batch import load_manifest, run_batch
 from isaforge.batch.manifest import command_checker
 from isaforge.batch.ray_engine import RayEngine
 from isaforge.cli import main
+from tests.refdata import requires
 
 from .helpers import (
     BATCH_EXAMPLE,
@@ -38,7 +39,7 @@ from .helpers import (
 # reports no usage statistics
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-ray = pytest.importorskip("ray")
+ray = requires("ray", "the Ray engine")
 
 
 @pytest.fixture(scope="module")

@@ -5,11 +5,9 @@ isaforge.tensix.tile): a differential test of the two execution paths on real co
 from __future__ import annotations
 
 import numpy as np
-import pytest
+from elftools.elf import elffile
 
 from isaforge.riscv import AddressSpace, Hart, StopReason
-
-elffile = pytest.importorskip("elftools.elf.elffile")
 
 
 def brisc(fast: bool) -> tuple[Hart, list[tuple], dict[str, int], list[np.ndarray]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from elftools.elf.elffile import ELFFile
 
 from isaforge.core.isa import bits_unaccounted
 from isaforge.riscv import assemble, decode, disassemble, listing
@@ -68,10 +69,9 @@ def test_tensix_words_through_a_coprocessor_formatter() -> None:
 
 @pytest.mark.parametrize("core", FIRMWARE)
 def test_firmware_text_decodes_completely(core: str) -> None:
-    elftools = pytest.importorskip("elftools.elf.elffile")
     path = refdata("tensix", "firmware", "bh-10503743232459396191", f"{core}.elf")
     with path.open("rb") as fh:
-        elf = elftools.ELFFile(fh)
+        elf = ELFFile(fh)
         text = elf.get_section_by_name(".text")
         instrs = list(disassemble(text.data(), text["sh_addr"]))
     assert len(instrs) == text["sh_size"] // 4 > 100
@@ -80,12 +80,11 @@ def test_firmware_text_decodes_completely(core: str) -> None:
 
 
 def test_firmware_uses_the_extensions() -> None:
-    elftools = pytest.importorskip("elftools.elf.elffile")
     names: set[str] = set()
     for core in FIRMWARE:
         path = refdata("tensix", "firmware", "bh-10503743232459396191", f"{core}.elf")
         with path.open("rb") as fh:
-            text = elftools.ELFFile(fh).get_section_by_name(".text")
+            text = ELFFile(fh).get_section_by_name(".text")
             names |= {i.name or "" for i in disassemble(text.data(), text["sh_addr"])}
     assert {"sh2add", "sh3add", "pack", "sext.b", "mul", "remu", "csrrs", "csrrc"} <= names
 

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from isaforge.riscv import StopReason, assemble
+from tests.refdata import requires
 from tests.riscv.programs import (
     BASE_OPS,
     CODE,
@@ -18,7 +19,7 @@ from tests.riscv.programs import (
     render,
 )
 
-unicorn = pytest.importorskip("unicorn")
+unicorn = requires("unicorn", "RV32IM against unicorn")
 from unicorn import riscv_const as uc_riscv  # noqa: E402
 
 

@@ -25,23 +25,13 @@ import pytest
 
 from isaforge.tensix import Coprocessor
 from isaforge.tensix.machine import l1formats as L
-from tests.refdata import refdata
+from tests.refdata import npz_files, refdata
 
 OUT_ADDR = 0x1000
 PACR_LAST = 0x41000001
 
 
-def _oracle_files() -> list[str]:
-    """The oracle files present (collection must not fail when refdata is absent: then one
-    placeholder name is returned and its test skips, or fails under CI, in ``refdata``)."""
-    try:
-        folder = refdata("tensix", "oracle", "pack")
-    except BaseException:  # pytest's skip/fail outcomes derive from BaseException
-        return ["pack_oracle_missing.npz"]
-    return sorted(f.name for f in folder.glob("*.npz"))
-
-
-FILES = _oracle_files()
+FILES = npz_files("tensix", "oracle", "pack", placeholder="pack_oracle_missing.npz")
 IDS = [name.removesuffix(".npz") for name in FILES]
 
 

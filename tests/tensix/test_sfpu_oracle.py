@@ -22,22 +22,12 @@ from isaforge.tensix.machine.sfpu import fma as fma_mod
 from isaforge.tensix.machine.sfpu import fma_jit
 from isaforge.tensix.machine.sfpu.fma import fma_bh
 from isaforge.tensix.machine.sfpu.ops import encode
-from tests.refdata import refdata
+from tests.refdata import missing, npz_files, refdata
 
 ONE, NEG_ZERO = 0x3F800000, 0x80000000
 
 
-def _oracle_files() -> list[str]:
-    """The oracle files present (collection must not fail when refdata is absent: then one
-    placeholder name is returned and its test skips, or fails under CI, in ``refdata``)."""
-    try:
-        folder = refdata("tensix", "oracle", "sfpu")
-    except BaseException:  # pytest's skip/fail outcomes derive from BaseException
-        return ["sfpmad_fma_bh.npz"]
-    return sorted(f.name for f in folder.glob("*.npz"))
-
-
-FILES = _oracle_files()
+FILES = npz_files("tensix", "oracle", "sfpu", placeholder="sfpmad_fma_bh.npz")
 IDS = [f.removesuffix(".npz") for f in FILES]
 
 
@@ -67,7 +57,7 @@ def test_numpy_reference_matches_every_vector(name: str) -> None:
 def test_compiled_twin_matches_every_vector(name: str) -> None:
     kernel = fma_jit.load()
     if kernel is None:
-        pytest.skip("numba is not importable")
+        missing("NUMBA MISSING: the compiled SFPU multiply-add is not tested")
     d = _load(name)
     out = np.empty_like(d["a"])
     kernel(d["a"], d["b"], d["c"], out)

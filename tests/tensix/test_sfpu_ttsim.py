@@ -28,13 +28,12 @@ from click.testing import CliRunner
 
 from isaforge.cli import main
 from isaforge.tensix.machine.coprocessor import Coprocessor
-from tests.refdata import refdata
+from tests.refdata import refdata, refdata_path
 
 
 def _cases() -> list[dict]:
-    try:
-        path = refdata("tensix", "sfpu-ttsim", "cases.json")
-    except BaseException:  # pytest's skip/fail outcomes derive from BaseException
+    path = refdata_path("tensix", "sfpu-ttsim", "cases.json")
+    if path is None:  # one placeholder case, whose test reaches refdata() and skips or fails
         return [{"name": "sfpu-ttsim (reference data missing)"}]
     return json.loads(path.read_text())["cases"]
 

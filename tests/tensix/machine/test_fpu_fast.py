@@ -24,18 +24,12 @@ from hypothesis import strategies as st
 from isaforge.tensix.machine import formats as F
 from isaforge.tensix.machine import fpu
 from isaforge.tensix.machine.regfiles import Dst, SrcRegs
-from tests.refdata import refdata
+from tests.refdata import refdata, requires
 
 
 def _require_numba() -> None:
     """numba is what this file tests: skip loudly without it, fail under CI=true."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        msg = "NUMBA MISSING: the compiled Matrix Unit path is not tested (pip install numba)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
+    requires("numba", "the compiled Matrix Unit path")
 
 
 @pytest.fixture(autouse=True)

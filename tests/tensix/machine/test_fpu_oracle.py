@@ -13,22 +13,12 @@ import pytest
 from isaforge.tensix.machine import formats as F
 from isaforge.tensix.machine import fpu
 from isaforge.tensix.machine.regfiles import Dst, SrcClient, SrcRegs
-from tests.refdata import refdata
+from tests.refdata import npz_files, refdata
 
 OPS = {0: "mvmul", 1: "elwadd", 2: "elwsub", 3: "elwmul"}
 
 
-def _oracle_files() -> list[str]:
-    """The oracle files present (collection must not fail when refdata is absent: then one
-    placeholder name is returned and its test skips, or fails under CI, in ``refdata``)."""
-    try:
-        folder = refdata("tensix", "oracle", "fpu")
-    except BaseException:  # pytest's skip/fail outcomes derive from BaseException
-        return ["fpu_summary.json"]
-    return sorted(f.name for f in folder.glob("*.npz"))
-
-
-FILES = _oracle_files()
+FILES = npz_files("tensix", "oracle", "fpu", placeholder="fpu_summary.json")
 
 
 def _load(name: str) -> dict[str, np.ndarray]:
