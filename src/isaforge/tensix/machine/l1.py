@@ -17,6 +17,7 @@ provides the same two members over its own L1.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -80,4 +81,21 @@ def l1_array(memory: object) -> L1Access:
     return memory
 
 
-__all__ = ["L1_SIZE", "L1Access", "L1Memory", "Refused", "l1_array"]
+class L1Source:
+    """The L1 of the coprocessor's memory, which a tile may replace: calling it gives the
+    current memory as an :class:`L1Access`, checked once per memory object."""
+
+    def __init__(self, memory: Callable[[], object]) -> None:
+        self.memory = memory
+        self._mem: object = None
+        self._checked: L1Access | None = None
+
+    def __call__(self) -> L1Access:
+        mem = self.memory()
+        if mem is not self._mem or self._checked is None:
+            self._checked = l1_array(mem)
+            self._mem = mem
+        return self._checked
+
+
+__all__ = ["L1_SIZE", "L1Access", "L1Memory", "L1Source", "Refused", "l1_array"]

@@ -53,7 +53,7 @@ from ..isa import ops
 from . import l1formats as L
 from . import l1formats_jit
 from .dispatch import Execute, Fields, Report, Unit
-from .l1 import L1Access, Refused, l1_array
+from .l1 import L1Access, L1Source, Refused
 from .regfiles import Dst
 from .state import (
     ADC_MASKS,
@@ -207,14 +207,12 @@ class Packer(Unit):
         self.adc = adc
         self.config = config
         self.thread_config = thread_config
-        self.memory = memory
         self.report_ub = report_ub
         self.state = PackerState()
         self._cache: dict[int, tuple[tuple[int, int], PackRegs]] = {}
         self._plans: dict[tuple, PackPlan] = {}
         self._scratch = np.zeros(0, I64)
-        self._mem: object = None
-        self._mem_checked: L1Access | None = None
+        self._l1 = L1Source(memory)
 
     def handlers(self) -> Mapping[str, Execute]:
         return {"PACR": self.pacr}
@@ -469,13 +467,6 @@ class Packer(Unit):
         self.adc.v[t, PACK] = plan.adc_after
         self.state.restore(plan.state_after)
 
-    def _l1(self) -> L1Access:
-        """The memory's L1 access (checked once per memory object)."""
-        mem = self.memory()
-        if mem is not self._mem:
-            self._mem_checked = l1_array(mem)
-            self._mem = mem
-        return self._mem_checked
 
     def _check(self, r: PackRegs, strided: bool, ub: list[str]) -> None:
         """Refuse what the model does not implement; note undefined behaviour."""

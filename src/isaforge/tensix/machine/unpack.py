@@ -49,7 +49,7 @@ import numpy as np
 
 from . import l1formats as L
 from .dispatch import Execute, Fields, Report, Unit, Wait
-from .l1 import L1Access, Refused, l1_array
+from .l1 import L1Source, Refused
 from .regfiles import Dst, SrcClient, SrcRegs
 from .state import (
     UNP0,
@@ -179,19 +179,10 @@ class Unpackers(Unit):
         self.adc = adc
         self.config = config
         self.thread_config = thread_config
-        self.memory = memory
         self.report_ub = report_ub
         self._cache: dict[tuple[int, int, bool, int], tuple[tuple[int, int], UnpackRegs]] = {}
-        self._mem: object = None
-        self._mem_checked: L1Access | None = None
+        self._l1 = L1Source(memory)
 
-    def _l1(self) -> L1Access:
-        """The memory's L1 access (checked once per memory object)."""
-        mem = self.memory()
-        if mem is not self._mem:
-            self._mem_checked = l1_array(mem)
-            self._mem = mem
-        return self._mem_checked
 
     def handlers(self) -> Mapping[str, Execute]:
         return {"UNPACR": self.unpacr}
