@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -117,9 +118,8 @@ def run_batch_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProce
                           capture_output=True, text=True, env=env(), timeout=timeout)
 
 
-def processes_in(directory: Path) -> list[int]:
-    """Processes whose working directory is ``directory`` or below it."""
-    root = str(directory.resolve())
+def processes_where(cwd_matches: Callable[[str], bool]) -> list[int]:
+    """Processes whose working directory ``cwd_matches``."""
     out = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -128,9 +128,15 @@ def processes_in(directory: Path) -> list[int]:
             cwd = os.readlink(f"/proc/{name}/cwd")
         except OSError:
             continue
-        if cwd == root or cwd.startswith(root + "/"):
+        if cwd_matches(cwd):
             out.append(int(name))
     return out
+
+
+def processes_in(directory: Path) -> list[int]:
+    """Processes whose working directory is ``directory`` or below it."""
+    root = str(directory.resolve())
+    return processes_where(lambda cwd: cwd == root or cwd.startswith(root + "/"))
 
 
 def wait_for(predicate, timeout: float = 60.0, step: float = 0.05):

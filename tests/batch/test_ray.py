@@ -27,6 +27,7 @@ from .helpers import (
     BATCH_EXAMPLE,
     PROGRAMS,
     comparable,
+    processes_where,
     results,
     run_batch_cli,
     same_tree,
@@ -93,17 +94,8 @@ def test_example_manifest_runs_identically_on_the_process_pool_and_on_ray(
 
 def _ray_job_processes(job_id: str) -> list[int]:
     """Ray workers running ``job_id`` (their working directory is their job's)."""
-    out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            cwd = os.readlink(f"/proc/{name}/cwd")
-        except OSError:
-            continue
-        if Path(cwd).name == job_id and Path(cwd).parent.name.startswith("isaforge-batch-"):
-            out.append(int(name))
-    return out
+    return processes_where(lambda cwd: Path(cwd).name == job_id
+                           and Path(cwd).parent.name.startswith("isaforge-batch-"))
 
 
 def test_ray_timeouts_crashes_and_retries(tmp_path: Path, local_ray) -> None:
