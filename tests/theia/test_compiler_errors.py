@@ -44,10 +44,13 @@ VP_CASES = {
     "in-combined": ("vector a, b;\nb = in[a] + b;\n", r"in\[\.\.\.\] cannot be combined", 2, 5),
     "out-of-parameter": ("function f(p) { out[3] = p; }\n",
                          r"could not determine the addressing mode", 1, 27),
-    "missing-include": ('#include "nothere.th"\nvector a;\n',
-                        r"could not include file 'nothere.th'", 1, 1),
-    "self-expanding-macro": ("#define A AA\nvector A;\n", r"macro 'A' expands to itself", 1, 1),
+    "self-expanding-macro": ("#define A AA\nvector A;\n", r"'A' expands to itself", 1, 1),
     "define-without-value": ("#define A\nvector a;\n", r"#define needs a name and a value", 1, 1),
+    "macro-in-a-comment": ("vector a; // see #macro\n", r"expected '#macro RESULT = NAME",
+                           1, 18),
+    "line-too-long": ("vector a;\n//" + "x" * 1022 + "\n", r"line longer than 1023", 2, 1024),
+    "macro-calls-itself": ("#macro R = F(a)\nR = F(a);\n#endmacro\nvector v;\nv = F(v);\n",
+                           r"macro 'F' expands without end", 5, 1),
 }
 CP_CASES = {
     "undefined-variable": ("scalar a;\na = b + 1;\n", r"undefined variable 'b'", 2, 5),
@@ -61,6 +64,10 @@ CP_CASES = {
     "unknown-character": ("scalar a;\na = a * 2;\n", r"unexpected character '\*'", 2, 7),
     "copy-size-operand": ("scalar a;\ncopy_data_block < 2, a, 5>;\n",
                           r"undefined variable '5'", 2, 27),
+    "missing-include": ('#include "nothere.th"\nscalar a;\n',
+                        r"could not include file 'nothere.th'", 1, 1),
+    "include-without-name": ("scalar a;\n  #include\n", r"#include needs a file name", 2, 3),
+    "define-without-value": ("#define A\nscalar a;\n", r"#define needs a name and a value", 1, 1),
 }
 
 
@@ -92,11 +99,11 @@ def test_cp_errors(case: str) -> None:
 
 
 def test_error_in_an_included_file_names_that_file(tmp_path: Path) -> None:
-    (tmp_path / "defs.th").write_text("vector a;\na = zz;\n")
-    main_file = tmp_path / "main.vp"
+    (tmp_path / "defs.th").write_text("scalar a;\na = zz;\n")
+    main_file = tmp_path / "main.cp"
     main_file.write_text('#include "defs.th"\nexit;\n')
     with pytest.raises(CompileError) as err:
-        compile_vp(main_file.read_text(), filename=str(main_file))
+        compile_cp(main_file.read_text(), filename=str(main_file))
     assert err.value.loc is not None
     assert (Path(err.value.loc.file).name, err.value.loc.line) == ("defs.th", 2)
 

@@ -79,17 +79,31 @@ def test_macro_function_expands_with_its_arguments() -> None:
     assert "//  R8 = t1.zxy * t2.yzx;" in prog.listing  # the listing quotes the expansion
 
 
-def test_include_pastes_the_file(tmp_path: Path) -> None:
+def test_cp_include_pastes_the_file(tmp_path: Path) -> None:
     (tmp_path / "defs.th").write_text("#define Out R66\n#define Seven 7\n")
-    main_vp = tmp_path / "main.vp"
-    main_vp.write_text('#include "defs.th"\nOut = (Seven, Seven, Seven);\n')
-    words = compile_vp(main_vp.read_text(), filename=str(main_vp)).words
-    assert words == vp("R66 = (7, 7, 7);\n")
+    main_cp = tmp_path / "main.cp"
+    main_cp.write_text('#include "defs.th"\nscalar s;\ns = Seven;\nexit;\n')
+    words = compile_cp(main_cp.read_text(), filename=str(main_cp)).words
+    assert words == cp("scalar s;\ns = 7;\nexit;\n")
     # include_dirs and in-memory headers are searched too
-    assert compile_vp('#include "defs.th"\nOut = 1;\n', include_dirs=[tmp_path]).words == \
-        vp("R66 = 1;\n")
-    assert compile_vp('#include "h.th"\nOut = 1;\n',
-                      headers={"h.th": "#define Out R67\n"}).words == vp("R67 = 1;\n")
+    assert compile_cp('#include "defs.th"\nscalar s;\ns = Seven;\n', include_dirs=[tmp_path]
+                      ).words == cp("scalar s;\ns = 7;\n")
+    assert compile_cp('#include "h.th"\nscalar s;\ns = N;\n', headers={"h.th": "#define N 3\n"}
+                      ).words == cp("scalar s;\ns = 3;\n")
+
+
+def test_vp_include_is_a_comment_with_a_warning(tmp_path: Path) -> None:
+    # the upstream VP preprocessor never opens a file: #include "F" becomes a comment
+    (tmp_path / "defs.th").write_text("#define Out R66\n")
+    main_vp = tmp_path / "main.vp"
+    main_vp.write_text('#include "defs.th"\nR66 = 1;\n')
+    prog = compile_vp(main_vp.read_text(), filename=str(main_vp))
+    assert prog.words == vp("//\nR66 = 1;\n")
+    assert prog.warnings == [f"{main_vp}:1:1: warning: #include is ignored in VP code: the "
+                             "line becomes a comment and 'defs.th' is not read (only the CP "
+                             "compiler includes files)"]
+    with pytest.raises(CompileError, match="undefined variable 'Out'"):
+        compile_vp('#include "defs.th"\nOut = 1;\n', filename=str(main_vp))
 
 
 def test_cp_define_replaces_whole_names_only() -> None:

@@ -812,23 +812,32 @@ def test_figure_27_define_and_macro() -> None:
 
 
 def test_figures_28_29_include(tmp_path: Path) -> None:
+    # The manual shows #include in VP code, but the upstream VP preprocessor never opens a
+    # file (only the CP one does): the line becomes a comment, so the names stay undefined.
     (tmp_path / "MyDefinitions.tsh").write_text(
         "     #define CameraPostion           R47\n"
         "     #define GlobalIluminationIndex R48\n"
         "     #define AnsiotropicGlobalWeight R49\n")
     main = tmp_path / "main.vp"
-    main.write_text('     #include "MyDefinitions.tsh"\n\n'
-                    "     function main()\n     {\n     CameraPostion.x = 0;\n     exit;\n"
-                    "     }\n")
-    words = compile_vp(main.read_text(), filename=str(main)).words
+    body = "     function main()\n     {\n     CameraPostion.x = 0;\n     exit;\n     }\n"
+    main.write_text('     #include "MyDefinitions.tsh"\n\n' + body)
+    with pytest.raises(CompileError, match=r"undefined variable 'CameraPostion'") as err:
+        compile_vp(main.read_text(), filename=str(main))
+    assert err.value.loc is not None and err.value.loc.line == 5
+    # the same definitions in the file itself work as the manual means
+    defs = (tmp_path / "MyDefinitions.tsh").read_text()
+    words = compile_vp(defs + body, filename=str(main)).words
     gpu = Gpu(cores=1)
     gpu.write_register(0, 47, (9, 9, 9))
     gpu.load_vp(0, words)
     gpu.run()
     assert reg(gpu, 47) == (0, 9, 9)
-    # the manual's own line spells the file "Mydefintions.tsh": a clear error
+    # a CP program includes it (the manual's misspelt "Mydefintions.tsh" is a clear error)
+    assert compile_cp('#include "MyDefinitions.tsh"\nscalar s;\ns = 1;\n',
+                      filename=str(tmp_path / "m.cp")).preprocessed.defines == {  # type: ignore
+        "CameraPostion": "R47", "GlobalIluminationIndex": "R48", "AnsiotropicGlobalWeight": "R49"}
     with pytest.raises(CompileError, match=r"Mydefintions\.tsh"):
-        compile_vp('#include "Mydefintions.tsh"\n', filename=str(main))
+        compile_cp('#include "Mydefintions.tsh"\n', filename=str(tmp_path / "m.cp"))
 
 
 # -- section 11: the appendix examples ---------------------------------------------------------

@@ -99,11 +99,11 @@ def test_multicore_cp_programs() -> None:
 def test_simple_render_fails_like_the_reference_compiler() -> None:
     # RUN.md: the final upstream compiler rejects simple_render.vp with
     # "ERROR: Undefined variable 'Ur68'" (#define V0 r68 rewrites UV0 inside a word).
-    # Its "Utils.th" is not in the repository; the upstream VP preprocessor ignores #include,
-    # ours includes, so we hand it an empty one.
+    # Its '#include "Utils.th"' (a file not in the repository) is a comment to the VP
+    # preprocessor, as upstream.
     path = refdata("theia", "multicore_smoke", "simple_render.vp")
     with pytest.raises(CompileError, match=r"undefined variable 'Ur68'") as err:
-        compile_vp(path.read_text(), filename=str(path), headers={"Utils.th": ""})
+        compile_vp(path.read_text(), filename=str(path))
     assert err.value.loc is not None and err.value.loc.line == 180
 
 

@@ -216,7 +216,7 @@ def compile_vp(text: str, filename: str = "<input>",
                                ins.symbol_loc)  # type: ignore[arg-type]
         words.append(ins.word(dest=symbols[ins.symbol]))
     return VpProgram(words, listing, dict(symbols), pre, filename,
-                     _warnings(compiler.warnings))
+                     _warnings([*pre.warnings, *compiler.warnings]))
 
 
 def compile_cp(text: str, filename: str = "<input>",
@@ -234,7 +234,7 @@ def compile_cp(text: str, filename: str = "<input>",
     listing = _listing([LISTING_HEADER], pre.lines, code, {}, lambda ins: ins.text())
     mem = "".join(line + "\n" for line in [CP_MEM_HEADER, *(ins.text() for ins in code)])
     return CpProgram([ins.word() for ins in code], listing, mem, pre,
-                     _warnings(compiler.warnings))
+                     _warnings([*pre.warnings, *compiler.warnings]))
 
 
 @dataclass
