@@ -136,7 +136,7 @@ def disasm_cmd(mem: str, cp: bool, plain: bool, output: str | None) -> None:
               help="folder for code.mem, code.list, code_block_header.thh, control_code.mem "
                    "and cp_code.list")
 @click.option("-I", "--include", "include_dirs", multiple=True,
-              type=click.Path(file_okay=False), help="extra folder searched by #include")
+              type=click.Path(file_okay=False), help="extra folder searched by a CP #include")
 @click.option("-q", "--quiet", is_flag=True,
               help="do not list the files written (warnings still go to stderr)")
 @guarded

@@ -41,11 +41,16 @@ list them here (details in the ``vp`` and ``cp`` modules):
   lane differs (test_branches_1 depends on the encoding);
 * an identifier cannot start with x, y or z (the scanner's longest match).
 
-Deviations from upstream (where it fails or the manual asks for more): ``#include`` works in
-VP code too (upstream ignores it there); ``#macro`` only counts as the first word of a line;
-an unterminated ``//`` comment at the end of a file is accepted; ``\\r`` is a blank; register
-numbers above R255, too many variables, a VP branch to an instruction past 255 and a CP
-program past its 256-word memory are errors (upstream cuts them to 8 bits); a sign in a
+The preprocessors are upstream's, directive by directive (see the ``preprocess`` module: a VP
+``#include`` is a comment, ``#ifdef``/``#else``/``#endif``/``#undef`` are comments in VP code
+and dropped lines in CP code, each with a warning).
+
+Deviations from upstream (where it fails or the manual asks for more): a CP ``#include``
+also searches ``headers``, ``include_dirs`` and the including file's folder (upstream: the
+current folder only); an unterminated ``//`` comment at the end of a file is accepted;
+``\\r`` is a blank (upstream's scanners reject it); register numbers above R255, too many
+variables, a VP branch to an instruction past 255 and a CP program past its 256-word memory
+are errors (upstream cuts them to 8 bits); a sign in a
 swizzle applies to the lane of the result it is written on (``a.-zx-y`` is
 (-a.z, a.x, -a.y), as the manual means): the hardware negates source lanes before it
 swizzles, so the compiler moves each sign to the lane it reads, and a lane read both negated

@@ -295,7 +295,8 @@ class Preprocessor:
                                "(upstream crashes on this line)", SourceLoc(f, n, 1))
         values = [v for v in args[1].replace(")", "").replace(";", "").split(",") if v]
         if len(values) < len(mf.params):
-            raise CompileError(f"macro '{mf.name}' takes {len(mf.params)} arguments",
+            raise CompileError(f"macro '{mf.name}' takes {len(mf.params)} arguments (upstream "
+                               "reads past its argument list: undefined behaviour)",
                                SourceLoc(f, n, 1))
         body = []
         for text in mf.body:
