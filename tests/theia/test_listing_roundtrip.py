@@ -63,6 +63,29 @@ def test_cp_mem_reassembles(words: list[int]) -> None:
     assert assemble(text, cp=True) == words
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, (1 << 64) - 1), st.booleans())
+def test_text_names_the_fields_it_hides(word: int, cp: bool) -> None:
+    word &= (1 << (32 if cp else 64)) - 1
+    ins = next(disassemble([word], cp=cp))
+    hidden = ins.detail.hidden_fields
+    # the readable text reads back to the word exactly when it hides nothing
+    assert ins.detail.text_is_lossless == (hidden == {})
+    assert (assemble(ins.text, cp=cp) == [word]) == ins.detail.text_is_lossless
+    # and the round-trip form is that text with the hidden fields spelt out
+    notes = [f"{{{n}={v:#x}}}" if n == "IMMV" else f"{{{n}={v}}}" for n, v in hidden.items()]
+    assert ins.detail.lossless_asm == " ".join([ins.text, *notes])
+
+
+def test_issue_word_names_its_hidden_fields() -> None:
+    ins = next(disassemble([0xE7F25671BE02E3A9]))
+    assert ins.text == "DIV <BRANCH.7> (unscaled) @*R[156 + offset ].x_z ??????"
+    assert assemble(ins.text) != [0xE7F25671BE02E3A9]  # the readable text is lossy...
+    assert ins.detail.hidden_fields == {"IMMV": 0x1BE02E3A9, "EOF": 1, "RSV": 6}  # ...here
+    assert not ins.detail.text_is_lossless
+    assert assemble(ins.detail.lossless_asm) == [0xE7F25671BE02E3A9]
+
+
 def test_random_words_include_undecodable_ones() -> None:
     # the property tests above reach the `.word` lines: most random CP words do not decode
     assert isa_for(True).match(0x4EAC98D6) is None

@@ -10,7 +10,9 @@ Python API (Capstone/Keystone/Unicorn style)::
     words = theia.assemble("ADD R[0].x__ I(0) 0")          # [0x8001900000000000]
     for ins in theia.disassemble(words):                    # core Instruction records
         print(ins.address, ins.size, ins.mnemonic, ins.op_str)   # byte address, 8 bytes
-        ins.detail.lossless_asm                             # text that reads back to the word
+        ins.text                      # readable (code.list's text): may hide bits, named in
+        ins.detail.hidden_fields      # ({} when ins.text reads back to the word)
+        ins.detail.lossless_asm       # the round-trip form: reads back to exactly the word
     text = theia.write_mem(words)                           # code.mem text
     cp_words = theia.read_mem(open("control_code.mem").read(), cp=True)
     gpu = theia.Gpu(cores=4)

@@ -1,10 +1,18 @@
 """The THEIA decoder: words to :class:`isaforge.core.insn.Instruction` records.
 
-A record's ``text`` is the instruction exactly as the upstream compiler's ``code.list`` /
-``cp_code.list`` prints it, split by the formatter into ``mnemonic`` and ``op_str``. That text
-hides a few bits (the EOF bit, the reserved bits, ...: see :mod:`isaforge.theia.isa`), so it
-does not always read back to the word. What does is ``detail.lossless_asm``: the same text
-plus ``{FIELD=value}`` annotations for the hidden bits, which our assembler reads.
+Two texts, not to be mixed up:
+
+* ``Instruction.text`` (and ``mnemonic`` / ``op_str``, its halves) is the READABLE form: the
+  instruction exactly as the upstream compiler's ``code.list`` / ``cp_code.list`` prints it.
+  It hides some bits (the EOF bit, reserved bits, an immediate's high bits...: see
+  :mod:`isaforge.theia.isa`), so it may assemble to another word:
+  0xe7f25671be02e3a9's text is ``DIV <BRANCH.7> (unscaled) @*R[156 + offset ].x_z ??????``.
+  ``detail.hidden_fields`` names the fields (and values) it does not show (empty when the
+  text is exact), ``detail.text_is_lossless`` says whether it reads back to the word.
+* ``detail.lossless_asm`` is the ROUND-TRIP form: the same text plus ``{FIELD=value}``
+  annotations for the hidden fields (``... ?????? {IMMV=0x1be02e3a9} {EOF=1} {RSV=6}``),
+  which our assembler reads back to exactly the word. ``isaforge theia disasm --plain``
+  prints it; the default listing layout round-trips through its hex column.
 
 Addresses are byte addresses, as in Capstone: a VP word is 8 bytes (instruction ``i`` is at
 ``8 * i``), a CP word 4; ``bytes`` is the word big-endian, as the ``.mem`` files write it.
@@ -36,10 +44,12 @@ class TheiaDetail:
 
     ``cp``: a control-processor word (else a VP word). ``lossless_asm``: assembly text that
     reads back to exactly this word (computed on first use: it assembles the listing text
-    to find the bits it hides). Never use ``Instruction.text`` for a round trip: it is the
-    compiler's listing text, which can hide bits."""
+    to find the bits it hides). ``hidden_fields``: the fields, with their values, that
+    ``Instruction.text`` does not show (``{}`` when it reads back to the word);
+    ``text_is_lossless``: whether it does. Never use ``Instruction.text`` for a round trip:
+    it is the compiler's listing text, which can hide bits."""
 
-    __slots__ = ("_ctx", "_lossless", "_text", "_vals", "_word", "cp")
+    __slots__ = ("_ctx", "_hidden", "_lossless", "_text", "_vals", "_word", "cp")
 
     def __init__(self, cp: bool, word: int, text: str, vals: Mapping[str, int] | None,
                  ctx: FormatContext | None) -> None:
@@ -49,13 +59,27 @@ class TheiaDetail:
         self._vals = vals
         self._ctx = ctx
         self._lossless: str | None = None if vals is not None else text
+        self._hidden: dict[str, int] = {}
 
     @property
     def lossless_asm(self) -> str:
+        """Assembly text that reads back to exactly this word (the round-trip form)."""
         if self._lossless is None:
             assert self._vals is not None
-            self._lossless = _lossless(self._text, self._word, self._vals, self._ctx, self.cp)
+            self._lossless, self._hidden = _lossless(self._text, self._word, self._vals,
+                                                     self._ctx, self.cp)
         return self._lossless
+
+    @property
+    def hidden_fields(self) -> dict[str, int]:
+        """The fields ``Instruction.text`` does not show, by name, with their values."""
+        self.lossless_asm  # noqa: B018 (computes them)
+        return dict(self._hidden)
+
+    @property
+    def text_is_lossless(self) -> bool:
+        """Whether ``Instruction.text`` alone assembles back to the word."""
+        return self.lossless_asm == self._text
 
     def __repr__(self) -> str:
         return f"TheiaDetail(cp={self.cp}, lossless_asm={self.lossless_asm!r})"
@@ -105,8 +129,9 @@ def disassemble(words: Iterable[int], cp: bool = False,
 
 
 def _lossless(text: str, word: int, vals: Mapping[str, int], ctx: FormatContext | None,
-              cp: bool) -> str:
-    """``text`` plus the annotations needed for it to assemble back to ``word``."""
+              cp: bool) -> tuple[str, dict[str, int]]:
+    """``text`` plus the annotations needed for it to assemble back to ``word``, and the
+    fields those annotations set."""
     asm = Assembler(cp)
     labels = {name: addr for addr, name in (ctx.labels.items() if ctx else ())}
     fctx = ctx or FormatContext()
@@ -120,18 +145,20 @@ def _lossless(text: str, word: int, vals: Mapping[str, int], ctx: FormatContext 
 
     back = encode(text)
     if back == word:
-        return text
-    notes = []
+        return text, {}
+    hidden: dict[str, int] = {}
     if back is not None:
         ins = isa_for(cp).match(back)
         got = ins.field_values(back) if ins is not None else {}
-        for name, v in vals.items():
-            if name not in VIEW_FIELDS and got.get(name) != v:
-                notes.append(f"{{{name}={v:#x}}}" if name == "IMMV" else f"{{{name}={v}}}")
+        hidden = {name: v for name, v in vals.items()
+                  if name not in VIEW_FIELDS and got.get(name) != v}
+    notes = [f"{{{name}={v:#x}}}" if name == "IMMV" else f"{{{name}={v}}}"
+             for name, v in hidden.items()]
     out = " ".join([text, *notes])
     if encode(out) != word:
-        return _raw(word, cp)  # only if the table cannot express it: never for a sound table
-    return out
+        # only if the table cannot express it: never for a sound table
+        return _raw(word, cp), {n: v for n, v in vals.items() if n not in VIEW_FIELDS}
+    return out, hidden
 
 
 __all__ = ["CP_SIZE", "VP_SIZE", "TheiaDetail", "decode_one", "disassemble", "word_size"]
