@@ -30,6 +30,7 @@ from typing import Any
 from ..core.asm import BranchRef, Lexer, Token, TokenStream, evaluate, match_template
 from ..core.errors import AsmError, EncodeError, SourceLoc
 from ..core.isa import ISA, Instr
+from .fastasm import Form, fast_reader
 from .isa import VIEW_FIELDS, isa_for, mnemonics
 
 LEXER = Lexer(
@@ -65,6 +66,9 @@ class Statement:
     annotations: dict[str, tuple[int, SourceLoc]] = field(default_factory=dict)
     raw: int | None = None  # a .word, or the hex column of a listing line
     literal: bool = False  # True for .word
+    fast: str | None = None  # the line, if the fast path read it (errors re-read it slowly)
+    form: Form | None = None  # the form the fast path read
+    word: int | None = None  # the word, when the fast path could encode it at once
 
 
 class FormatContext:
@@ -80,11 +84,14 @@ class FormatContext:
 class Assembler:
     """Two passes: parse every line, then resolve labels and encode."""
 
-    def __init__(self, cp: bool = False) -> None:
+    def __init__(self, cp: bool = False, fast: bool = True) -> None:
+        """``fast=False`` reads every line with the general reader only (the fast path's
+        tests compare the two)."""
         self.cp = cp
         self.isa: ISA = isa_for(cp)
         self.names = mnemonics(cp)
         self.size = 32 if cp else 64
+        self.fast = fast_reader(cp) if fast else None
         self.hidden_from_listing: list[tuple[SourceLoc, int, int]] = []  # (loc, text word, raw)
 
     # -- pass 1 --------------------------------------------------------------------------------
@@ -110,6 +117,24 @@ class Assembler:
                 name = header.group(1)
                 weak[name] = None if name in weak else address  # None: ambiguous
                 return None
+        code = line.split("//", 1)[0] if "//" in line else line
+        if not code or code.isspace():
+            return None  # a blank or comment line
+        if self.fast is None:
+            return self._parse_slow(line, filename, lineno, address, labels, raw)
+        quick = self.fast.read_word(code, filename, lineno)
+        if quick is not None:
+            form, word, loc = quick
+            return Statement(loc, [], form.ins, raw=raw, fast=line, form=form, word=word)
+        got = self.fast.read(code, filename, lineno)
+        if got is not None:
+            form, vals, loc, annotations = got
+            return Statement(loc, [], form.ins, vals, dict(form.implied), annotations, raw,
+                             fast=line, form=form)
+        return self._parse_slow(line, filename, lineno, address, labels, raw)
+
+    def _parse_slow(self, line: str, filename: str, lineno: int, address: int,
+                    labels: dict[str, int], raw: int | None) -> Statement | None:
         toks = LEXER.tokenize(line, filename, lineno)
         end = SourceLoc(filename, lineno, len(line.rstrip()) + 1)
         while len(toks) >= 2 and toks[1].text == ":" and re.fullmatch(r"[A-Za-z_]\w*",
@@ -125,7 +150,7 @@ class Assembler:
         while toks and toks[-1].kind == "ANNOT":
             m = _ANNOT.fullmatch(toks[-1].text)
             assert m is not None
-            st.annotations[m.group(1)] = (int(m.group(2), 0), toks[-1].loc)
+            st.annotations[m.group(1)] = (annotation_value(m.group(2)), toks[-1].loc)
             toks = toks[:-1]
         if not toks:
             raise AsmError("an annotation needs an instruction", st.loc)
@@ -163,6 +188,16 @@ class Assembler:
         if st.literal:
             assert st.raw is not None
             return st.raw
+        if st.word is not None:
+            if st.raw is not None and st.raw != st.word:
+                return self._reconcile(st, st.word, ctx)
+            return st.word
+        if st.form is not None:
+            word = st.form.encode(st.values, st.annotations, labels, weak)
+            if word is not None:
+                if st.raw is not None and st.raw != word:
+                    word = self._reconcile(st, word, ctx)
+                return word
         ins = st.ins
         assert ins is not None
         vals: dict[str, int] = dict(st.implied)
@@ -187,11 +222,11 @@ class Assembler:
             vals[name] = v
         for name, v in vals.items():
             f = all_fields.get(name)
-            if name in st.annotations:
-                loc = st.annotations[name][1]
-            else:
-                loc = self._value_loc(st, v)
             if f is not None and not 0 <= v < (1 << f.width):
+                if name in st.annotations:
+                    loc = st.annotations[name][1]
+                else:
+                    loc = self._value_loc(st, v)
                 raise AsmError(f"{name} value {v} does not fit its {f.width}-bit field "
                                f"(0..{(1 << f.width) - 1})", loc)
         try:
@@ -247,7 +282,23 @@ class Assembler:
         names = {v: k for k, v in weak.items() if v is not None and k not in labels}
         names.update({v: k for k, v in labels.items()})
         ctx = FormatContext(names)
-        return [self.encode(st, labels, weak, ctx) for st in stmts]
+        words = []
+        for i, st in enumerate(stmts):
+            try:
+                words.append(self.encode(st, labels, weak, ctx))
+            except AsmError:
+                if st.fast is None:
+                    raise
+                # the error as the general reader locates it (the fast path keeps no tokens)
+                slow = self._parse_slow(st.fast, st.loc.file, st.loc.line, i, {}, st.raw)
+                assert slow is not None
+                words.append(self.encode(slow, labels, weak, ctx))
+        return words
+
+
+def annotation_value(text: str) -> int:
+    """The value of a ``{FIELD=value}`` annotation: ``0x`` hex or decimal."""
+    return int(text, 16) if text[:2] in ("0x", "0X") else int(text, 10)
 
 
 def _squash(text: str) -> str:
