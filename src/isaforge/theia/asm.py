@@ -29,7 +29,7 @@ from typing import Any
 
 from ..core.asm import BranchRef, Lexer, Token, TokenStream, evaluate, match_template
 from ..core.errors import AsmError, EncodeError, SourceLoc
-from ..core.isa import ISA, Instr
+from ..core.isa import ISA, Instr, template_parts
 from .fastasm import Form, fast_reader
 from .isa import VIEW_FIELDS, isa_for, mnemonics
 
@@ -247,14 +247,26 @@ class Assembler:
         assert st.raw is not None
         raw = st.raw
         if raw >> self.size == 0 and self.isa.match(raw) is st.ins:
-            ours = _squash(self._format(word, ctx))
-            theirs = _squash(self._format(raw, ctx))
-            if ours == theirs:
+            if self._same_text(st.ins, word, raw) or (
+                    _squash(self._format(word, ctx)) == _squash(self._format(raw, ctx))):
                 self.hidden_from_listing.append((st.loc, word, raw))
                 return raw
         width = self.size // 4
         raise AsmError(f"the listing text encodes {word:0{width}x} but its hex column says "
                        f"{raw:0{width}x}", st.loc)
+
+    def _same_text(self, ins: Instr, word: int, raw: int) -> bool:
+        """Whether both words print the same, without printing them: both decode as ``ins``
+        and pick the same template, whose fields have the same values."""
+        if self.isa.match(word) is not ins:
+            return False
+        ours, theirs = ins.field_values(word), ins.field_values(raw)
+        template, fields = ins.template_for(ours)
+        other, other_fields = ins.template_for(theirs)
+        if template != other or fields is not other_fields:
+            return False
+        return all(ours[name] == theirs[name] for kind, name in template_parts(template)
+                   if kind == "field" and name != "NAME")
 
     def _format(self, word: int, ctx: FormatContext) -> str:
         ins, vals = self.isa.decode(word)

@@ -43,7 +43,7 @@ _ANNOT = re.compile(r"\{([A-Za-z0-9_]+)=(0[xX][0-9a-fA-F]+|\d+)\}")
 # The characters only a template's literal text can put in a line the fast path reads (no
 # field prints them: fields are numbers, names, swizzles, masks, @targets and markers). A
 # line has them in the order of the literal text of the form it is written in.
-_KEEP = "[]*?<>,+"
+_KEEP = "[]*?<>,+."
 _SIGNATURE = str.maketrans("", "", "".join(chr(c) for c in range(128) if chr(c) not in _KEEP))
 _TARGET = object()  # a Target's value needs the line's position (a label reference)
 
@@ -222,14 +222,26 @@ class FastReader:
     """Every text form of an ISA, in the general reader's order, grouped by signature."""
 
     def __init__(self, isa: ISA) -> None:
-        self.by_signature: dict[str, list[Form]] = {}
-        for ins in isa.instrs:
-            for template, fields, implied in ins.syntaxes():
-                form = self._form(ins, template, fields, dict(implied))
-                if form is None:  # a form we cannot read fast: nothing after it may be tried
-                    return
-                literal = "".join(t for kind, t in template_parts(template) if kind == "lit")
-                self.by_signature.setdefault(literal.translate(_SIGNATURE), []).append(form)
+        self.by_signature: dict[tuple[str, str], list[Form]] = {}
+        self._words: dict[str, tuple[Form, int, int] | None] = {}
+        syntaxes = [(ins, *syntax) for ins in isa.instrs for syntax in ins.syntaxes()]
+        # when every form starts with its mnemonic, the line's first word picks among them too
+        self.named = all(template_parts(t)[0] == ("field", "NAME") for _, t, _, _ in syntaxes)
+        for ins, template, fields, implied in syntaxes:
+            form = self._form(ins, template, fields, dict(implied))
+            if form is None:  # a form we cannot read fast: nothing after it may be tried
+                return
+            literal = "".join(t for kind, t in template_parts(template) if kind == "lit")
+            key = (ins.mnemonic if self.named else "", literal.translate(_SIGNATURE))
+            self.by_signature.setdefault(key, []).append(form)
+
+    def _candidates(self, code: str) -> list[Form]:
+        """The forms ``code`` may be written in, in the general reader's order."""
+        first = ""
+        if self.named:
+            words = code.split(None, 1)
+            first = words[0] if words else ""
+        return self.by_signature.get((first, code.translate(_SIGNATURE)), [])
 
     @staticmethod
     def _form(ins: Instr, template: str, fields: dict[str, Field],
@@ -269,7 +281,7 @@ class FastReader:
                      for a in _ANNOT.finditer(code, tail.start())]
             for name, value, col in reversed(found):  # the first of a repeated name wins
                 annotations[name] = (value, SourceLoc(filename, lineno, col))
-        for form in self.by_signature.get(body.translate(_SIGNATURE), ()):
+        for form in self._candidates(body):
             m = form.regex.fullmatch(body)
             if m is not None:
                 break
@@ -289,10 +301,27 @@ class FastReader:
     def read_word(self, code: str, filename: str, lineno: int
                   ) -> tuple[Form, int, SourceLoc] | None:
         """(form, word, statement location) for a line without annotations or labels whose
-        form encodes quickly, else None (then :meth:`read` and the encoders decide)."""
+        form encodes quickly, else None (then :meth:`read` and the encoders decide).
+
+        Results are remembered by line text (programs repeat many instructions)."""
+        got = self._words.get(code, _UNSEEN)
+        if got is _UNSEEN:
+            got = self._read_word(code)
+            if len(self._words) >= _REMEMBERED:
+                self._words.clear()
+            self._words[code] = got
+        if got is None:
+            return None
+        return got[0], got[1], SourceLoc(filename, lineno, got[2])
+
+    def forget(self) -> None:
+        """Forget the lines read so far (the patterns stay compiled)."""
+        self._words.clear()
+
+    def _read_word(self, code: str) -> tuple[Form, int, int] | None:
         if "{" in code:
             return None
-        for form in self.by_signature.get(code.translate(_SIGNATURE), ()):
+        for form in self._candidates(code):
             m = form.regex.fullmatch(code)
             if m is not None:
                 break
@@ -302,10 +331,11 @@ class FastReader:
         word = quick(m.groups()) if quick is not None else None
         if word is None:
             return None
-        start = len(code) - len(code.lstrip(" \t\r\f\v")) + 1
-        return form, word, SourceLoc(filename, lineno, start)
+        return form, word, len(code) - len(code.lstrip(" \t\r\f\v")) + 1
 
 
+_UNSEEN = object()
+_REMEMBERED = 1 << 16  # lines remembered by read_word (then it starts over)
 _MASKS = {m: _mask_value(m) for m in (a + b + c for a in "x_" for b in "y_" for c in "z_")}
 _SWIZZLES = {f"{s0}{l0}{s1}{l1}{s2}{l2}": _swizzle(f"{s0}{l0}{s1}{l1}{s2}{l2}")
              for s0 in ("", "-") for s1 in ("", "-") for s2 in ("", "-")
