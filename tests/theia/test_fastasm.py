@@ -34,7 +34,8 @@ def variants(line: str, rnd: random.Random) -> list[str]:
     squeezed = line.replace(" + ", "+").replace(" ", " ", 1)
     return [line, spaced, "  " + line + "  ", squeezed, line.upper(), line.lower(),
             "L0: " + line, line.replace("@", "@L0 //", 1), line + " // note",
-            line.replace("R", "r"), line.replace(".", " .", 1), line.replace("I(", "I (")]
+            line.replace("R", "r"), line.replace(".", " .", 1), line.replace("I(", "I ("),
+            line + " {EOF=1} {EOF=0}", line + " {RSV=9}", line + "{OPCODE=3}"]
 
 
 def check(words: list[int], cp: bool, seed: int) -> None:

@@ -19,6 +19,11 @@ Accepted, one statement per line (``//`` starts a comment):
   only when our formatting of both words is the same text; otherwise the line is an error.
   A comment line that is just ``//Name`` (the compiler's function headers) defines ``Name`` as
   a weak label, which resolves ``@Name`` in listings written before label resolution.
+
+Lines in the forms we print are read by a fast path (:mod:`isaforge.theia.fastasm`: one
+regular expression per form, and the word computed straight from the field layout); every
+other line by the general template reader of :mod:`isaforge.core.asm`, which also gives the
+errors. Both read a line the same way (``Assembler(fast=False)`` uses only the general one).
 """
 
 from __future__ import annotations

@@ -319,10 +319,17 @@ class FastReader:
         self._words.clear()
 
     def _read_word(self, code: str) -> tuple[Form, int, int] | None:
+        body = code
+        notes: list[tuple[str, int]] = []
         if "{" in code:
-            return None
-        for form in self._candidates(code):
-            m = form.regex.fullmatch(code)
+            tail = _ANNOTS.search(code)
+            if tail is None:
+                return None
+            body = code[:tail.start()]
+            notes = [(a.group(1), _number(a.group(2)))
+                     for a in _ANNOT.finditer(code, tail.start())]
+        for form in self._candidates(body):
+            m = form.regex.fullmatch(body)
             if m is not None:
                 break
         else:
@@ -331,7 +338,18 @@ class FastReader:
         word = quick(m.groups()) if quick is not None else None
         if word is None:
             return None
-        return form, word, len(code) - len(code.lstrip(" \t\r\f\v")) + 1
+        if notes:
+            layout = form.layout
+            seen = set()
+            for name, value in notes:
+                if name in seen:
+                    continue  # the first of a repeated name wins
+                seen.add(name)
+                got = layout.get(name)
+                if got is None or name in VIEW_FIELDS or not 0 <= value < got[1]:
+                    return None
+                word = word & ~got[2] | value << got[0]
+        return form, word, len(body) - len(body.lstrip(" \t\r\f\v")) + 1
 
 
 _UNSEEN = object()
