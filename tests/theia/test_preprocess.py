@@ -72,6 +72,10 @@ def test_define_value_is_the_third_word() -> None:
     assert text == "//#define R66 R66 R67\nR66 = 1;\n\n"
     assert warnings == ["1:1: 'X' is 'R66' (a value is one word): 'R67' is ignored"]
     assert pre("#define X R66 // the output\nX = 1;\n")[1] == []  # a comment: no warning
+    text, warnings = pre("#define X R66//output\nX = 1;\n")
+    assert text.split("\n")[1] == "R66//output = 1;"
+    assert warnings == ["1:1: the value of 'X' ('R66//output') holds a comment: where 'X' is "
+                        "replaced, the rest of that line is a comment"]
     # blanks are spaces only after the tabs became spaces: "\v" is part of a word
     assert preprocess("#define\tX\tR6\v\nX\n").defines == {"X": "R6\v"}
 

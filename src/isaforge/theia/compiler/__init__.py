@@ -205,7 +205,10 @@ def _check_branch_targets(code: Sequence[VpInstr], symbols: Mapping[str, int],
 def compile_vp(text: str, filename: str = "<input>",
                include_dirs: Sequence[str | Path] = (),
                headers: Mapping[str, str] | None = None) -> VpProgram:
-    """Compile a VP T-Language program (raises CompileError with file:line:col)."""
+    """Compile a VP T-Language program (raises CompileError with file:line:col).
+
+    ``include_dirs`` and ``headers`` are not read: the VP preprocessor never includes a file
+    (an ``#include`` line is a comment, with a warning), as upstream's."""
     pre = preprocess(text, filename, cp=False, include_dirs=include_dirs, headers=headers)
     compiler = _vp.compile_tokens(pre)
     code, symbols = compiler.code, compiler.symbols

@@ -188,6 +188,9 @@ class Preprocessor:
         elif len(words) > 3 and not words[3].startswith("//"):
             self._warn(filename, n, col, f"'{name}' is '{value}' (a value is one word): "
                        f"'{' '.join(words[3:])}' is ignored")
+        if "//" in value:
+            self._warn(filename, n, col, f"the value of '{name}' ('{value}') holds a comment: "
+                       f"where '{name}' is replaced, the rest of that line is a comment")
         old = self.macros.get(name)
         if old is not None and old != value:
             self._warn(filename, n, col, f"'{name}' redefined: its last value, '{value}', "
