@@ -19,7 +19,7 @@ with the core, pc and symbol of the instruction that issued the transaction).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .tile import Tile
@@ -132,6 +132,11 @@ class Noc:
     def __init__(self) -> None:
         self.endpoints: dict[tuple[int, int], Endpoint] = {}
         self.dram_banks: list[DramBank] = []
+
+    def issue(self, window: Any, buf: int, core: Any) -> None:
+        """Command buffer ``buf`` of ``window`` (a :class:`~.noc_regs.NocRegs`) was issued by
+        ``core`` (its CoreInfo): carry it out now (a grid's NOC defers it)."""
+        window.issue(buf)
 
     def attach(self, xy: tuple[int, int], endpoint: Endpoint) -> None:
         if xy in self.endpoints and self.endpoints[xy] is not endpoint:
