@@ -20,8 +20,8 @@ and count. One clock: every tile's wall clock is the grid's cycle count.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import NocError, TileDeadlock, TileError, TileStepLimit
@@ -29,8 +29,13 @@ from .host import Host
 from .loader import Firmware, load_firmware_dir
 from .noc import Endpoint, Noc, NocFault, TileL1
 from .noc_regs import N_STATUS
+from .program import CircularBuffer, Kernel
 from .soc import DeviceTables, Soc, device_tables, soc
 from .tile import Tile
+
+#: per-tile runtime arguments: (x, y) -> {core: args}, as a function or a mapping
+RuntimeArgs = Callable[[int, int], Mapping[str, list[int]]] | Mapping[
+    tuple[int, int], Mapping[str, list[int]]]
 
 
 class GridNoc(Noc):
@@ -319,6 +324,41 @@ class Grid:
             host.send_go(index)
         result = self.run(max_steps, lambda: self.all_done(index))
         self.run(max_steps)
+        return result
+
+    def launch(self, kernels: Iterable[Kernel], cbs: Iterable[CircularBuffer],
+               config_base: int, runtime_args: RuntimeArgs | None = None,
+               index: int = 0, **fields: int) -> None:
+        """Launch one program on every tile of the grid (each tile's :meth:`.Host.launch`):
+        the same kernels and circular buffers everywhere; ``runtime_args(x, y)`` (or a
+        mapping from logical ``(x, y)``) gives each tile's runtime arguments per core
+        (``{"brisc": [...], ...}``), replacing the kernels' own for the cores it names."""
+        ks, cb_list = list(kernels), list(cbs)
+        for tile, host in zip(self.tiles, self.hosts, strict=True):
+            xy = self.logical_xy(tile)
+            per: Mapping[str, list[int]] = {}
+            if callable(runtime_args):
+                per = runtime_args(*xy)
+            elif runtime_args is not None:
+                per = runtime_args.get(xy, {})
+            unknown = set(per) - {k.core for k in ks}
+            if unknown:
+                raise TileError(f"runtime arguments for tile {xy} name {', '.join(sorted(unknown))}"
+                                f", which run no kernel")
+            mine = [replace(k, runtime_args=list(per[k.core])) if k.core in per else k
+                    for k in ks]
+            host.launch(mine, cb_list, config_base, index=index, **fields)
+
+    def run_program(self, max_steps: int | None = 50_000_000,
+                    index: int = 0) -> GridRunResult:
+        """Send go to every tile and run until every tile reports done; a tile that does not
+        finish raises :class:`~.errors.TileStepLimit` naming each busy core (tile, pc,
+        symbol, what it waits for)."""
+        for host in self.hosts:
+            host.send_go(index)
+        result = self.run(max_steps, lambda: self.all_done(index))
+        if not self.all_done(index):
+            raise TileStepLimit(f"the program did not finish; {self.scheduler.describe()}")
         return result
 
     def report(self) -> dict[str, dict[str, Any]]:
