@@ -200,3 +200,30 @@ def test_a_grid_deadlock_names_the_tile_core_and_pc() -> None:
     with pytest.raises(GridDeadlock, match=r"tile \(1, 0\) brisc: pc 0x20004 "
                                            r"<brisc_test\+0x4>: polling"):
         g.run(max_steps=100_000, until=lambda: False)
+
+
+def _invoke(*args: str):  # noqa: ANN202 - click's Result
+    from click.testing import CliRunner
+
+    from isaforge.cli import main
+    return CliRunner().invoke(main, ["tensix", "boot", str(refdata(*FW)), *args])
+
+
+def test_cli_boots_every_tile_of_a_grid() -> None:
+    import json
+    r = _invoke("--grid", "2x3", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["init_done"] and out["go_done"]
+    assert sorted(out["tiles"]) == sorted(f"{x},{y}" for x in range(3) for y in range(2))
+    assert all(c["instructions"] > 0 for t in out["tiles"].values() for c in t.values())
+    r = _invoke("--grid", "1x2")
+    assert r.exit_code == 0 and "tile (1, 0):" in r.output and "go handshake: done" in r.output
+
+
+@pytest.mark.parametrize("grid,msg", [("11x2", "11 rows x 2 columns does not fit"),
+                                      ("2by2", "expected ROWSxCOLS"), ("0x2", "at least")])
+def test_cli_bad_grid_is_one_line_and_status_1(grid: str, msg: str) -> None:
+    r = _invoke("--grid", grid)
+    assert r.exit_code == 1
+    assert msg in r.output and r.output.count("\n") == 1 and "Traceback" not in r.output

@@ -20,6 +20,7 @@ and count. One clock: every tile's wall clock is the grid's cycle count.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -257,8 +258,8 @@ class Grid:
             raise TileError(f"a grid needs at least one tile, got {cols} x {rows}")
         maxc, maxr = self.layout.worker_grid
         if cols > maxc or rows > maxr:
-            raise TileError(f"a {cols} x {rows} grid does not fit Blackhole's {maxc} x {maxr} "
-                            f"worker tiles")
+            raise TileError(f"a grid of {rows} rows x {cols} columns does not fit Blackhole's "
+                            f"{maxr} rows x {maxc} columns of worker tiles")
         self.cols, self.rows = cols, rows
         self.tables: DeviceTables = device_tables(cols, rows, self.layout)
         self.noc = GridNoc(self.layout)
@@ -369,6 +370,59 @@ class Grid:
         return out
 
 
+@dataclass
+class GridBootResult:
+    """What :func:`boot_grid` saw: both handshakes on every tile, per tile its cores."""
+
+    init_done: bool
+    go_done: bool
+    tiles: dict[str, dict[str, dict[str, Any]]]
+    instructions: int = 0
+    tensix_instructions: int = 0
+    cycles: int = 0
+    wall_seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.init_done and self.go_done
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"init_done": self.init_done, "go_done": self.go_done,
+                               "tiles": self.tiles, "instructions": self.instructions,
+                               "tensix_instructions": self.tensix_instructions,
+                               "cycles": self.cycles,
+                               "wall_seconds": round(self.wall_seconds, 6)}
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+def boot_grid(firmware: str | Mapping[str, Firmware], cols: int, rows: int,
+              max_steps: int | None = 2_000_000, grid: Grid | None = None) -> GridBootResult:
+    """:func:`~.boot.boot` on every tile of a ``cols`` x ``rows`` grid: the init handshake,
+    then a go whose launch message enables no kernel. A deadlock or the step limit ends it
+    with ``error`` set."""
+    start = time.perf_counter()
+    g = grid or Grid(cols, rows)
+    result = GridBootResult(False, False, {})
+    try:
+        g.boot(firmware, max_steps)
+        result.init_done = g.all_done()
+        for host in g.hosts:
+            host.write_launch(0, enables=0, mode="host")
+        g.go(max_steps)
+        result.go_done = g.all_done()
+    except TileError as e:
+        result.error = e.message
+    result.tiles = g.report()
+    result.instructions = sum(c.instructions for t in g.tiles for c in t.cores.values())
+    result.tensix_instructions = sum(t.cp.steps for t in g.tiles)
+    result.cycles = g.scheduler.cycles
+    result.wall_seconds = time.perf_counter() - start
+    return result
+
+
 def parse_grid(text: str) -> tuple[int, int]:
     """``"RxC"`` (rows x columns, as ``--grid`` takes it) -> (columns, rows)."""
     try:
@@ -380,5 +434,5 @@ def parse_grid(text: str) -> tuple[int, int]:
     return c, r
 
 
-__all__ = ["Grid", "GridNoc", "GridDeadlock", "GridRunResult",
+__all__ = ["Grid", "GridBootResult", "GridNoc", "boot_grid", "GridDeadlock", "GridRunResult",
            "GridScheduler", "parse_grid"]
