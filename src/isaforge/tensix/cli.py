@@ -45,6 +45,7 @@ from .machine import formats as F
 from .machine import l1formats as L
 from .machine.l1 import L1_SIZE
 from .program import load_file
+from .example_cli import example_cli
 from .tile.cli import boot_cmd
 
 SYNTAX = click.Choice(["objdump", "llk"])
@@ -315,6 +316,7 @@ tensix_cli.add_command(preset(
     "word, disassembly and the RWCs after it (same as 'run --trace all').", trace="all"))
 
 tensix_cli.add_command(boot_cmd)  # isaforge tensix boot: the tile (tensix/tile/cli.py)
+tensix_cli.add_command(example_cli)  # isaforge tensix example ...: tensix/example_cli.py
 
 
 __all__ = ["dump_spec", "load_spec", "parse_spec", "tensix_cli"]
