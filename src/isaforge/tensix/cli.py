@@ -38,6 +38,7 @@ from ..core.cli import guarded, preset, read_input, write_output
 from ..core.errors import EmulationError, FirmwareError
 from .asm import assemble_bytes
 from .decode import disassemble
+from .example_cli import example_cli
 from .isa import N_GPRS, N_MOPCFG, N_THREADS
 from .listing import listing, looks_like_listing, relist
 from .machine import Coprocessor, Executed, UBEvent
@@ -45,7 +46,6 @@ from .machine import formats as F
 from .machine import l1formats as L
 from .machine.l1 import L1_SIZE
 from .program import load_file
-from .example_cli import example_cli
 from .tile.cli import boot_cmd
 
 SYNTAX = click.Choice(["objdump", "llk"])
