@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -121,3 +122,25 @@ def test_a_writer_waiting_for_a_tile_that_never_comes_is_a_deadlock() -> None:
     dev.host.launch(ks.values(), cbs, add1_build.KERNEL_CONFIG_BASE)
     with pytest.raises(TileDeadlock, match=r"brisc: pc 0x[0-9a-f]+ <writer:_start\+0x[0-9a-f]+>"):
         dev.host.run_program()
+
+
+def test_cli(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from isaforge.cli import main
+
+    x = _tiles(2, seed=7)
+    np.save(tmp_path / "in.npy", x)
+    r = CliRunner().invoke(main, ["tensix", "example", "add1", "--input",
+                                  str(tmp_path / "in.npy"), "--output",
+                                  str(tmp_path / "out.npy"), "--stats"])
+    assert r.exit_code == 0, r.output
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), add1_reference(x))
+    assert '"tiles": 2' in r.output
+    np.save(tmp_path / "bad.npy", x.astype(np.int32))
+    r = CliRunner().invoke(main, ["tensix", "example", "add1", "--input",
+                                  str(tmp_path / "bad.npy"), "--output",
+                                  str(tmp_path / "out.npy")])
+    assert r.exit_code == 1
+    assert r.output.strip().endswith("must be uint16 BF16 bits, not int32")
+    assert "Traceback" not in r.output
