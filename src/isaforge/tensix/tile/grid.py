@@ -78,8 +78,8 @@ class GridNoc(Noc):
             try:
                 window.issue(buf, regs)
             except NocFault as e:
-                raise NocError(f"{_issuer(tile, core.name, who, pc)}: NOC transaction "
-                               f"(issued in the previous scheduler round): {e}") from None
+                raise NocError(f"{_issuer(tile, core.name, who, pc)}: NOC transaction: "
+                               f"{e}") from None
             status = window.base + 4 * window.status_base
             tile.scheduler.wrote(status, 4 * N_STATUS, by=None)
         self.post(tile.grid_index, carry)
