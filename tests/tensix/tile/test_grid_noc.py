@@ -198,7 +198,7 @@ def test_a_write_to_a_coordinate_outside_the_grid_names_the_issuer() -> None:
     g = Grid(2, 1)
     start(g, 1, noc_write(OWN, (5, 2), 0x30000, 4) + "    ebreak\n")
     with pytest.raises(NocError, match=r"tile \(1, 0\) brisc pc 0x[0-9a-f]+ <grid_test\+0x"
-                                       r"[0-9a-f]+>: sw t1,0\(t0\): NOC transaction .*"
+                                       r"[0-9a-f]+>: sw t1,0\(t0\): NOC transaction: "
                                        r"no NOC endpoint at \(5,2\)"):
         g.run(max_steps=10_000)
 
