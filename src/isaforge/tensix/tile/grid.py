@@ -25,9 +25,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .devmsgs import DevMsgs
 from .errors import NocError, TileDeadlock, TileError, TileStepLimit
 from .host import Host
 from .loader import Firmware, load_firmware_dir
+from .memmap import MemoryMap
 from .noc import Endpoint, Noc, NocFault, TileL1
 from .noc_regs import N_STATUS
 from .program import CircularBuffer, Kernel
@@ -50,11 +52,14 @@ class GridNoc(Noc):
     counters change then, and the cores polling them wake. A transaction that fails is
     reported with the tile, core, pc and symbol that issued it."""
 
-    def __init__(self, layout: Soc) -> None:
+    def __init__(self, layout: Soc, dram: list[tuple[int, int]] | None = None) -> None:
         super().__init__()
         self.layout = layout
         self._outbox: list[list[Callable[[], None]]] = []
         self.delivered = 0
+        if dram is not None:  # a build that addresses bank k at dram[k] (one port each)
+            self.add_dram_banks(dram, layout.dram_bank_size)
+            return
         banks = range(layout.dram_banks)
         self.add_dram_banks([layout.dram_port_xy(b, 0) for b in banks], layout.dram_bank_size)
         for b in banks:
@@ -247,12 +252,18 @@ class GridScheduler:
 class Grid:
     """``cols`` x ``rows`` worker tiles (logical ``(x, y)``, x the column), DRAM and the NOC.
 
+    ``mm`` and ``msgs``: the memory map and ``dev_msgs.h`` layout of the firmware build the
+    tiles run (the bundled tables by default); ``dram``: for a build whose tables address DRAM
+    bank *k* at ``dram[k]``, those coordinates instead of the chip's eight banks.
+
     ``grid.tile(x, y)`` and ``grid.host(x, y)`` name a tile by logical coordinate;
     ``grid.tiles`` / ``grid.hosts`` list them row by row."""
 
     def __init__(self, cols: int = 1, rows: int = 1, order: str | int = "fixed",
                  shuffle_cores: bool = False, quantum: int = 2000, ub: str = "stop",
-                 layout: Soc | None = None) -> None:
+                 layout: Soc | None = None, mm: MemoryMap | None = None,
+                 msgs: DevMsgs | None = None, dram: list[tuple[int, int]] | None = None
+                 ) -> None:
         self.layout = layout or soc()
         if cols < 1 or rows < 1:
             raise TileError(f"a grid needs at least one tile, got {cols} x {rows}")
@@ -262,14 +273,14 @@ class Grid:
                             f"{maxr} rows x {maxc} columns of worker tiles")
         self.cols, self.rows = cols, rows
         self.tables: DeviceTables = device_tables(cols, rows, self.layout)
-        self.noc = GridNoc(self.layout)
+        self.noc = GridNoc(self.layout, dram)
         self.dram = self.noc.dram_banks
         self.tiles: list[Tile] = []
         self._logical: dict[int, tuple[int, int]] = {}
         for y in range(rows):
             for x in range(cols):
-                tile = Tile(noc_xy=self.layout.worker_xy(x, y), quantum=quantum, ub=ub,
-                            noc=self.noc)
+                tile = Tile(mm=mm, noc_xy=self.layout.worker_xy(x, y), quantum=quantum,
+                            ub=ub, noc=self.noc, msgs=msgs)
                 tile.grid = self
                 self.noc.attach_tile(tile)
                 self._logical[id(tile)] = (x, y)
