@@ -61,3 +61,20 @@ def test_add1_on_a_grid_is_the_same_in_any_tile_order() -> None:
     base = signature()
     assert signature(order="reverse") == base
     assert signature(order=3) == base
+
+
+def test_cli_add1_on_a_grid(tmp_path) -> None:  # noqa: ANN001 - pytest's tmp_path
+    from click.testing import CliRunner
+
+    from isaforge.cli import main
+    x = inputs(3, 9)
+    np.save(tmp_path / "in.npy", x)
+    r = CliRunner().invoke(main, ["tensix", "example", "add1", "--input",
+                                  str(tmp_path / "in.npy"), "--output",
+                                  str(tmp_path / "out.npy"), "--grid", "1x2"])
+    assert r.exit_code == 0, r.output
+    assert np.array_equal(np.load(tmp_path / "out.npy"), add1_reference(x))
+    r = CliRunner().invoke(main, ["tensix", "example", "add1", "--input",
+                                  str(tmp_path / "in.npy"), "--output",
+                                  str(tmp_path / "out.npy"), "--grid", "1x15"])
+    assert r.exit_code == 1 and "does not fit" in r.output and "Traceback" not in r.output
