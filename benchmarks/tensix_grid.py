@@ -9,7 +9,10 @@ traffic between tiles.
 * ``ring``: every tile's BRISC sends ``PAGES`` 2 KiB pages (a BF16 tile each) to the next tile
   of a ring through NOC command buffer 0, each a non-posted write followed by a barrier on
   ``NIU_MST_WR_ACK_RECEIVED``, as ``noc_async_write`` + ``noc_async_write_barrier`` do:
-  transactions per second, bytes per second, grid rounds.
+  transactions per second, bytes per second, grid rounds;
+* ``add1``: tt-metal's add1 from its real binaries on one tile (:class:`Add1Device`) and with
+  the input tiles split over grids of 1x1, 2x1 and 2x2 tiles (:class:`Add1Grid`): tiles per
+  second end to end (boot excluded), best of three.
 
 Rates are wall-clock on this (shared, two-core) machine: read them as ranges.
 """
@@ -113,6 +116,22 @@ def ring_figures(pages: int) -> None:
               f"{g.scheduler.rounds:>6} rounds")
 
 
+def add1_figures(n: int, reps: int) -> None:
+    import numpy as np
+
+    from isaforge.tensix.examples import Add1Device, add1_reference
+    from isaforge.tensix.grid_examples import Add1Grid
+    x = np.random.default_rng(0).integers(0, 1 << 16, (n, 32, 32), dtype=np.uint16)
+    ref = add1_reference(x)
+    devices = [("1 tile (Add1Device)", Add1Device())] + [
+        (f"{r}x{c} grid (Add1Grid) ", Add1Grid(c, r)) for c, r in ((1, 1), (2, 1), (2, 2))]
+    for name, dev in devices:
+        dev.add1(x[:1])  # warm up
+        t, y = best(lambda d=dev: d.add1(x), reps)
+        assert np.array_equal(y, ref)
+        print(f"add1  {name}  {n} tiles  {t * 1000:8.1f} ms  {n / t:7.1f} tiles/s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and pages")
@@ -121,6 +140,7 @@ def main() -> None:
     boot(fw)  # load the engine once
     boot_figures(fw, 1 if args.quick else 3)
     ring_figures(16 if args.quick else 128)
+    add1_figures(4 if args.quick else 16, 1 if args.quick else 3)
 
 
 if __name__ == "__main__":
