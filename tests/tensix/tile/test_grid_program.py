@@ -155,3 +155,16 @@ def test_arguments_for_a_core_without_a_kernel_are_refused() -> None:
     g = Grid(1, 1)
     with pytest.raises(TileError, match="ncrisc, which run no kernel"):
         g.launch([kernel(fw)], [], CONFIG_BASE, runtime_args={(0, 0): {"ncrisc": [1]}})
+
+
+def test_a_tiles_own_host_runs_the_whole_grid() -> None:
+    """Host.run_program on one tile of a grid still carries the NOC transactions (the tile
+    runs its grid): a kernel waiting for its write's ack finishes."""
+    fw = load_firmware_dir(refdata(*FW))
+    g = Grid(2, 1)
+    g.boot(fw)
+    g.launch([kernel(fw)], [], CONFIG_BASE, min_remote_cb_start_index=NO_REMOTE_CBS,
+             runtime_args=lambda x, y: {"brisc": [7 + x, x, noc_xy(2, 2), noc_xy(1, 2)]})
+    g.host(0, 0).run_program(max_steps=1_000_000)
+    assert g.tile(1, 0).l1.read_int(SLOTS, 4) == 7
+    assert g.tile(0, 0).l1.read_int(SEM, 4) == 1
