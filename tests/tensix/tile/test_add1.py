@@ -144,3 +144,17 @@ def test_cli(tmp_path: Path) -> None:
     assert r.exit_code == 1
     assert r.output.strip().endswith("must be uint16 BF16 bits, not int32")
     assert "Traceback" not in r.output
+
+
+def test_circular_buffers_that_overflow_are_refused(device: Add1Device) -> None:
+    from isaforge.tensix.tile.errors import CircularBufferError
+    from isaforge.tensix.tile.program import CircularBuffer
+
+    src, dst = device.create_buffer(1), device.create_buffer(1)
+    ks, _ = device.program(src, dst, 1)
+    big = [CircularBuffer(0, 0x20000, 2, 2048), CircularBuffer(16, 0x20800, 2, 2048)]
+    with pytest.raises(CircularBufferError, match="16 and 0 overlap"):
+        device.host.launch(ks.values(), big, add1_build.KERNEL_CONFIG_BASE)
+    past_l1 = [CircularBuffer(0, 0x17F000, 4, 2048)]
+    with pytest.raises(CircularBufferError, match="not in free L1"):
+        device.host.launch(ks.values(), past_l1, add1_build.KERNEL_CONFIG_BASE)
