@@ -118,8 +118,10 @@ class GridNoc(Noc):
     def what_is_there(self) -> str:
         tiles = sorted((xy for xy, e in self.endpoints.items() if isinstance(e, TileL1)),
                        key=lambda xy: xy[::-1])
+        dram = [xy for xy, e in self.endpoints.items() if not isinstance(e, TileL1)]
+        xs, ys = sorted({x for x, _ in dram}), sorted({y for _, y in dram})
         return ("this grid's worker tiles are at " + " ".join(f"({x},{y})" for x, y in tiles)
-                + "; DRAM banks at x 17-18, y 12-23")
+                + (f"; DRAM banks at x {_span(xs)}, y {_span(ys)}" if dram else ""))
 
     def rectangle(self, start: tuple[int, int], end: tuple[int, int]) -> list[Endpoint]:
         """The tiles of a multicast rectangle, in x-then-y order; a worker coordinate of the
@@ -142,6 +144,10 @@ class GridNoc(Noc):
             raise NocFault(f"multicast to ({x0},{y0})-({x1},{y1}) reaches no worker tile: "
                            f"{self.what_is_there()}")
         return out
+
+
+def _span(values: list[int]) -> str:
+    return str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}"
 
 
 def _issuer(tile: Tile, name: str, core: Any, pc: int | None) -> str:
