@@ -205,10 +205,10 @@ def add1_reference(tiles: np.ndarray) -> np.ndarray:
     *truncates* the FP32 result to its high 16 bits (it does not round to nearest: this is
     where the result differs from numpy's ``bfloat16(x + 1)`` for about 8% of inputs).
 
-    NaN inputs (either sign) come out as +Inf (``0x7f80``) in the model: the value reaching the
-    SFPU is already +Inf, so the NaN is lost in the unpack / datacopy part of the data path
-    before it (the FPU model treats exponent 255 as a finite value). This is the model's
-    behaviour, not checked against silicon."""
+    NaN inputs (either sign) come out as +Inf (``0x7f80``): SFPADD gives the canonical NaN
+    ``0x7fc00000`` for any NaN input (:mod:`.machine.sfpu.fma`), SFPSTORE keeps ``0x7fc0``, and
+    the packer writes a NaN to L1 as an infinity of its sign (:mod:`.machine.l1formats`,
+    BF16 from a 16-bit Dst: "NaN to Inf")."""
     a = np.asarray(tiles, dtype=np.uint16)
     bits = a.astype(np.uint32) << 16
     flushed = np.where(bits & 0x7F800000, bits, bits & 0x80000000).astype(np.uint32)
