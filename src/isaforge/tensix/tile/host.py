@@ -247,7 +247,9 @@ class Host:
 
     def run_program(self, max_steps: int | None = 50_000_000, index: int = 0) -> RunResult:
         """Send the go for launch message ``index`` and run until the go signal reads
-        ``RUN_MSG_DONE`` and every core waits again. A core that never finishes raises
+        ``RUN_MSG_DONE`` (BRISC writes it once every enabled core is done; ``tile.run()``
+        afterwards lets the cores settle into waiting for the next go). A core that never
+        finishes raises
         :class:`~.errors.TileStepLimit` (or a deadlock) naming each core's pc and symbol."""
         done = self.msgs.const("RUN_MSG_DONE")
         self.send_go(index)
