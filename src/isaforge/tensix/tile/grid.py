@@ -165,6 +165,8 @@ class GridDeadlock(TileDeadlock):
 
 @dataclass(frozen=True)
 class GridRunResult:
+    """What one :meth:`GridScheduler.run` did (all tiles together)."""
+
     instructions: int
     tensix_instructions: int
     noc_transactions: int
