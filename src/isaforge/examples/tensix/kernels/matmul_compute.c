@@ -129,7 +129,7 @@ static void pack(uint32_t tiles) {
         cb_reserve_back(&c, 1);
         tt_set_gpr(GPR_ADDR, l1_16b(c.wr));
         TT_PUSH(TT_OP_WRCFG(GPR_ADDR, 0, 69));          /* THCON_SEC0_REG1_L1_Dest_addr */
-        TT_PUSH(TT_OP_SETADCXY(4, 0, 0, 0, 0, 15));     /* packer counters to the tile start */
+        TT_PUSH(TT_OP_SETADCXY(4, 0, 0, 0, 0, 0xA));    /* packer Y counters to the tile start */
         TT_PUSH(TT_OP_SEMWAIT(4, 1u << SEM_MATH_PACK, 1));  /* hold PACR until Dst is ready */
         TT_PUSH(TT_OP_REPLAY(0, 16, 0, 0));
         TT_PUSH(TT_OP_SEMGET(1u << SEM_MATH_PACK));
