@@ -13,6 +13,14 @@ class UnmappedAccess(TileError):
     """A core touched an address no window maps, or a register the model does not cover."""
 
 
+class NocError(TileError):
+    """A NOC transaction a kernel issued that cannot be carried (bad coordinate or address)."""
+
+
+class CircularBufferError(TileError):
+    """A kernel's circular buffer use that breaks its configuration (overflow)."""
+
+
 class TileDeadlock(TileError):
     """Every core and Tensix thread is waiting and nothing can wake any of them."""
 
@@ -29,4 +37,5 @@ class BadFirmware(FirmwareError):
     """A firmware file that is not a Blackhole Tensix ELF (or is damaged)."""
 
 
-__all__ = ["BadFirmware", "TileDeadlock", "TileError", "TileStepLimit", "UnmappedAccess"]
+__all__ = ["BadFirmware", "CircularBufferError", "NocError", "TileDeadlock", "TileError",
+           "TileStepLimit", "UnmappedAccess"]

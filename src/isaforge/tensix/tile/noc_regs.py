@@ -1,20 +1,39 @@
 """The NOC interfaces' registers: NOC 0 at ``NOC_REGS_START_ADDR``, NOC 1 one
 ``NOC_INSTANCE_OFFSET`` further.
 
-This is the functional minimum the firmware touches at boot (``noc_init``,
-``noc_local_state_init``, ``risc_init``, ``noc_set_cfg_reg``, ``noc_clear_all_packet_tags``),
-with no NOC traffic behind it:
+What the firmware touches at boot (``noc_init``, ``noc_local_state_init``, ``risc_init``,
+``noc_set_cfg_reg``, ``noc_clear_all_packet_tags``) and what the dataflow API issues:
 
 * each of the four command buffers (``NOC_CMD_BUF_OFFSET`` apart) keeps the registers software
   fills before issuing a transaction (target/return addresses, packet tag, control, atomic
-  length and data, ...) as plain storage; ``NOC_CMD_CTRL`` reads 0 (ready), and writing it
-  (issuing a transaction) is not modelled;
+  length and data, ...); ``NOC_CMD_CTRL`` reads 0 (ready: nothing is ever in flight), and
+  writing ``NOC_CTRL_SEND_REQ`` to it issues the transaction ``NOC_CTRL`` describes, carried
+  at once by the tile's :class:`~.noc.Noc`:
+
+  - a read (``NOC_CMD_WR`` clear): ``NOC_AT_LEN_BE`` bytes from the target (``NOC_TARG_ADDR_*``,
+    coordinate in ``_HI``) to this tile's L1 at ``NOC_RET_ADDR_LO``;
+  - a write: from this tile's L1 at ``NOC_TARG_ADDR_LO`` to the return address
+    (``NOC_RET_ADDR_*``), to every tile of the rectangle for a multicast
+    (``NOC_CMD_BRCST_PACKET``; the source tile too with ``NOC_CMD_BRCST_SRC_INCLUDE``); an
+    inline write (``NOC_CMD_WR_INLINE``) writes ``NOC_AT_DATA`` under the byte enables of
+    ``NOC_AT_LEN_BE`` at the target address;
+  - an atomic (``NOC_CMD_AT``): ``NOC_AT_INS_INCR_GET`` adds ``NOC_AT_DATA`` to the 32-bit word
+    at the target (``NOC_AT_IND_32`` selects the word of the 16-byte line, ``NOC_AT_WRAP`` the
+    wrap), as semaphore increments do;
+
+  and the status counters the barriers poll count it at once: ``NIU_MST_CMD_ACCEPTED``; reads
+  ``NIU_MST_RD_REQ_SENT`` and ``NIU_MST_RD_RESP_RECEIVED``; non-posted writes
+  (``NOC_CMD_RESP_MARKED``) ``NIU_MST_NONPOSTED_WR_REQ_SENT`` and ``NIU_MST_WR_ACK_RECEIVED``
+  (one ack per destination), posted ones ``NIU_MST_POSTED_WR_REQ_SENT``; atomics
+  ``NIU_MST_NONPOSTED_ATOMIC_SENT`` and ``NIU_MST_ATOMIC_RESP_RECEIVED``, or
+  ``NIU_MST_POSTED_ATOMIC_SENT``. A transaction the NOC cannot carry raises
+  :class:`~.noc.NocFault` (the tile names the issuing core, pc and symbol);
 * ``NOC_NODE_ID`` reads the tile's physical coordinates on that NOC (``y << 6 | x``; NOC 1
   counts from the opposite corner), ``NOC_CLEAR_OUTSTANDING_REQ_CNT`` accepts writes;
 * the configuration registers from ``NOC_CFG(0)`` are plain storage (``NIU_CFG_0`` starts with
   coordinate translation enabled, as tt-metal runs Blackhole), except ``NOC_ID_LOGICAL``, which
   reads the tile's translated (virtual) coordinates, the same on both NOCs;
-* the status counters from ``NOC_STATUS(0)`` read 0: no request was ever sent or received.
+* the status counters from ``NOC_STATUS(0)`` count the transactions above (32 bits, wrapping).
 
 Anything else stops the run with the register's offset.
 """
@@ -22,7 +41,8 @@ Anything else stops the run with the register's offset.
 from __future__ import annotations
 
 from .memmap import CoreInfo, MemoryMap
-from .mmio import Unmodelled, Window, word_offset
+from .mmio import MASK32, Unmodelled, Window, word_offset
+from .noc import NocFault
 
 N_CMD_BUFS = 4
 N_CFG = 0x40
@@ -31,6 +51,17 @@ _CMD_BUF_REGS = ("NOC_TARG_ADDR_LO", "NOC_TARG_ADDR_MID", "NOC_TARG_ADDR_HI", "N
                  "NOC_RET_ADDR_MID", "NOC_RET_ADDR_HI", "NOC_PACKET_TAG", "NOC_CTRL",
                  "NOC_AT_LEN_BE", "NOC_AT_LEN_BE_1", "NOC_AT_DATA", "NOC_BRCST_EXCLUDE",
                  "NOC_L1_ACC_AT_INSTRN", "NOC_SEC_CTRL")
+
+# NOC_CTRL bits and atomic fields (noc_parameters.h)
+CMD_AT = 1 << 0
+CMD_WR = 1 << 1
+CMD_WR_INLINE = 1 << 3
+CMD_RESP_MARKED = 1 << 4
+CMD_BRCST_PACKET = 1 << 5
+CMD_BRCST_SRC_INCLUDE = 1 << 17
+CMD_L1_ACC_AT_EN = 1 << 31
+AT_INS_INCR_GET = 1
+NODE_MASK = 0x3F
 
 
 class NocRegs(Window):
@@ -52,8 +83,17 @@ class NocRegs(Window):
         self.status_base = word("NOC_STATUS_BASE")
         self.id_logical = mm.noc("NOC_ID_LOGICAL")
         self.storage = [dict.fromkeys(self.cmd_regs, 0) for _ in range(N_CMD_BUFS)]
+        self.reg = {n: word(n) for n in _CMD_BUF_REGS}
         self.cfg = [0] * N_CFG
         self.cfg[mm.noc("NIU_CFG_0")] = 1 << mm.noc("NIU_CFG_0_NOC_ID_TRANSLATE_EN")
+        self.status = [0] * N_STATUS
+        self.st = {n: mm.noc(n) for n in (
+            "NIU_MST_ATOMIC_RESP_RECEIVED", "NIU_MST_WR_ACK_RECEIVED", "NIU_MST_RD_RESP_RECEIVED",
+            "NIU_MST_CMD_ACCEPTED", "NIU_MST_RD_REQ_SENT", "NIU_MST_NONPOSTED_ATOMIC_SENT",
+            "NIU_MST_POSTED_ATOMIC_SENT", "NIU_MST_NONPOSTED_WR_REQ_SENT",
+            "NIU_MST_POSTED_WR_REQ_SENT")}
+        #: transactions issued, by kind (for reports and benchmarks)
+        self.issued = {"read": 0, "write": 0, "multicast": 0, "atomic": 0, "inline": 0}
 
     def _split(self, addr: int, size: int) -> tuple[int, int]:
         w = word_offset(self, addr, size)
@@ -77,7 +117,7 @@ class NocRegs(Window):
                     return (y << 6) | x
                 return self.cfg[k]
             if self.status_base <= w < self.status_base + N_STATUS:
-                return 0
+                return self.status[w - self.status_base]
         raise Unmodelled(f"{self.name}: register at offset {(addr - self.base):#x} is not "
                          f"modelled")
 
@@ -88,8 +128,9 @@ class NocRegs(Window):
             self.storage[buf][w] = value
             return
         if buf < N_CMD_BUFS and w == self.cmd_ctrl:
-            raise Unmodelled(f"{self.name}: command buffer {buf}: issuing a NOC transaction "
-                             f"(NOC_CMD_CTRL = {value:#x}) is not modelled")
+            if value & 1:
+                self.issue(buf)
+            return
         if buf == 0:
             if w == self.clear_outstanding:
                 return
@@ -98,6 +139,84 @@ class NocRegs(Window):
                 return
         raise Unmodelled(f"{self.name}: register at offset {(addr - self.base):#x} is not "
                          f"modelled")
+
+    # -- transactions -------------------------------------------------------------------------
+
+    def _count(self, name: str, n: int = 1) -> None:
+        k = self.st[name]
+        self.status[k] = (self.status[k] + n) & MASK32
+
+    def issue(self, buf: int) -> None:
+        """Carry out the transaction command buffer ``buf`` describes (see the module text)."""
+        regs, r = self.storage[buf], self.reg
+        ctrl = regs[r["NOC_CTRL"]]
+        noc = self.tile.noc
+        me = self.tile.noc_endpoint
+        targ = ((regs[r["NOC_TARG_ADDR_MID"]] & 0xF) << 32) | regs[r["NOC_TARG_ADDR_LO"]]
+        targ_hi = regs[r["NOC_TARG_ADDR_HI"]]
+        targ_xy = (targ_hi & NODE_MASK, (targ_hi >> 6) & NODE_MASK)
+        length = regs[r["NOC_AT_LEN_BE"]]
+        self._count("NIU_MST_CMD_ACCEPTED")
+        if ctrl & CMD_L1_ACC_AT_EN:
+            raise NocFault(f"{self.name}: command buffer {buf}: L1 accumulate "
+                           f"(NOC_CMD_L1_ACC_AT_EN) is not modelled")
+        if ctrl & CMD_AT:
+            ins = (length >> 12) & 0xF
+            if ins != AT_INS_INCR_GET:
+                raise NocFault(f"{self.name}: command buffer {buf}: atomic instruction {ins} "
+                               f"(only NOC_AT_INS_INCR_GET is modelled)")
+            addr = (targ & ~0xF) + 4 * (length & 3)
+            wrap = (length >> 2) & 0x1F
+            incr = regs[r["NOC_AT_DATA"]]
+            if ctrl & CMD_BRCST_PACKET:
+                for ep in noc.rectangle(((targ_hi >> 12) & NODE_MASK, (targ_hi >> 18) & NODE_MASK),
+                                        targ_xy):
+                    if ep is not me or ctrl & CMD_BRCST_SRC_INCLUDE:
+                        ep.noc_atomic_add(addr, incr, wrap)
+            else:
+                noc.at(targ_xy).noc_atomic_add(addr, incr, wrap)
+            self.issued["atomic"] += 1
+            if ctrl & CMD_RESP_MARKED:
+                self._count("NIU_MST_NONPOSTED_ATOMIC_SENT")
+                self._count("NIU_MST_ATOMIC_RESP_RECEIVED")
+            else:
+                self._count("NIU_MST_POSTED_ATOMIC_SENT")
+            return
+        if not ctrl & CMD_WR:
+            dst = regs[r["NOC_RET_ADDR_LO"]]
+            noc.read(targ_xy, targ, me, dst, length)
+            self.issued["read"] += 1
+            self._count("NIU_MST_RD_REQ_SENT")
+            self._count("NIU_MST_RD_RESP_RECEIVED")
+            return
+        dests = 1
+        if ctrl & CMD_WR_INLINE:
+            value = regs[r["NOC_AT_DATA"]]
+            base, shift = targ & ~0xF, targ & 0xF
+            dst_ep = noc.at(targ_xy)
+            for k in range(16):
+                if length >> k & 1:
+                    byte = (value >> (8 * ((k - shift) & 3))) & 0xFF
+                    dst_ep.noc_write(base + k, bytes([byte]))
+            self.issued["inline"] += 1
+        else:
+            ret = ((regs[r["NOC_RET_ADDR_MID"]] & 0xF) << 32) | regs[r["NOC_RET_ADDR_LO"]]
+            ret_hi = regs[r["NOC_RET_ADDR_HI"]]
+            ret_xy = (ret_hi & NODE_MASK, (ret_hi >> 6) & NODE_MASK)
+            src = regs[r["NOC_TARG_ADDR_LO"]]
+            if ctrl & CMD_BRCST_PACKET:
+                start = ((ret_hi >> 12) & NODE_MASK, (ret_hi >> 18) & NODE_MASK)
+                dests = noc.multicast(me, src, start, ret_xy, ret, length,
+                                      bool(ctrl & CMD_BRCST_SRC_INCLUDE))
+                self.issued["multicast"] += 1
+            else:
+                noc.write(me, src, ret_xy, ret, length)
+                self.issued["write"] += 1
+        if ctrl & CMD_RESP_MARKED:
+            self._count("NIU_MST_NONPOSTED_WR_REQ_SENT")
+            self._count("NIU_MST_WR_ACK_RECEIVED", dests)
+        else:
+            self._count("NIU_MST_POSTED_WR_REQ_SENT")
 
 
 __all__ = ["NocRegs"]

@@ -31,7 +31,7 @@ from .core import Core
 from .debug_regs import DebugRegs
 from .devmsgs import DevMsgs, dev_msgs
 from .dst_window import DstWindow
-from .errors import TileError, UnmappedAccess
+from .errors import NocError, TileError, UnmappedAccess
 from .gprs import GprWindow
 from .instr_push import InstructionPush
 from .l1 import L1, L1Window
@@ -40,6 +40,7 @@ from .mailboxes import Mailboxes, MailboxWindow
 from .memmap import CORE_NAMES, CoreInfo, MemoryMap, memory_map
 from .mmio import Stall, Unmodelled, Window
 from .mop_cfg import MopConfig
+from .noc import Noc, NocFault, TileL1
 from .noc_regs import NocRegs
 from .pc_buf import PCBufs, PCBufWindow
 from .scheduler import RunResult, Scheduler
@@ -56,9 +57,10 @@ class Tile:
     """
 
     def __init__(self, mm: MemoryMap | None = None, noc_xy: tuple[int, int] = (1, 2),
-                 quantum: int = 2000, ub: str = "stop") -> None:
+                 quantum: int = 2000, ub: str = "stop", noc: Noc | None = None,
+                 msgs: DevMsgs | None = None) -> None:
         self.mm = mm = mm or memory_map()
-        self.msgs: DevMsgs = dev_msgs()
+        self.msgs: DevMsgs = msgs or dev_msgs()
         self.noc_virtual_xy = noc_xy
         self.l1 = L1(mm.l1_size)
         mbase, msize = mm.mailbox
@@ -75,6 +77,10 @@ class Tile:
         self.windows = self._build_windows()
         self.cores = {name: Core(self, infos[name]) for name in CORE_NAMES}
         self.scheduler = Scheduler(self, quantum)
+        #: the NOC this tile's L1 is attached to (its own unless a grid shares one)
+        self.noc = noc if noc is not None else Noc()
+        self.noc_endpoint = TileL1(self)
+        self.noc.attach(noc_xy, self.noc_endpoint)
         #: the coprocessor's identity in MMIO accesses it makes (STOREREG, LOADREG)
         self._tensix = {t: CoreInfo(name=f"tensix thread {t}", index=-1, fw_base=0, fw_size=0,
                                     local_size=0, local_init=0, reset_bit=0, reset_pc_reg=None,
@@ -199,6 +205,8 @@ class Tile:
             window.write(core.info, addr, size, value)
         except Unmodelled as e:
             raise self.unmapped(core, addr, "write", e.what) from None
+        except NocFault as e:
+            raise NocError(f"{core.where()}: NOC transaction: {e}") from None
         except Stall as s:
             core.stall(s)
             raise
