@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from .errors import TileError
 from .loader import Firmware, jal_to
 from .memmap import CORE_NAMES
+from .soc import DeviceTables, device_tables
 from .tile import Tile
 
 
@@ -64,9 +65,11 @@ class Host:
                                                                                      "little"))
 
     def init_mailboxes(self, logical_xy: tuple[int, int] = (0, 0),
-                       grid: tuple[int, int] = (1, 1), brisc: Firmware | None = None) -> None:
+                       grid: tuple[int, int] = (1, 1), brisc: Firmware | None = None,
+                       tables: DeviceTables | None = None) -> None:
         """The mailbox state tt-metal's host writes before releasing BRISC; with BRISC's
-        firmware, also the tables it copies at boot, sized as its symbols say."""
+        firmware, also the tables it copies at boot, sized as its symbols say (``tables``:
+        those of a ``grid`` (columns, rows) of workers by default)."""
         c = self.msgs.const
         launch = self.msgs.field("mailboxes_t", "launch")
         self.write_l1(self.msgs.mailbox_base + launch.offset, bytes(launch.size))
@@ -86,29 +89,23 @@ class Host:
         self.write_mailbox("core_info.l1_unreserved_start", self.mm.mem("MAP_END"))
         self.write_mailbox("core_info.core_magic_number", c("CoreMagicNumber_WORKER"))
         if brisc is not None:
-            self._write_tables(brisc, logical_xy)
+            self._write_tables(brisc, tables or device_tables(*grid))
 
-    def _write_tables(self, brisc: Firmware, logical_xy: tuple[int, int]) -> None:
+    def _write_tables(self, brisc: Firmware, tables: DeviceTables) -> None:
         """The bank tables (``noc_bank_table_init``: DRAM and L1 bank -> NOC coordinate per
         NOC, then the banks' address offsets) and the logical -> virtual coordinate tables
-        (``noc_worker_logical_to_virtual_map_init``), laid out as BRISC's symbols size them.
-        A one-tile device: every L1 bank is this tile at offset 0; there is no DRAM (its
-        entries are 0)."""
+        (``noc_worker_logical_to_virtual_map_init``), laid out as BRISC's symbols size them."""
         syms = brisc.symbols
+        names = ("dram_bank_to_noc_xy", "l1_bank_to_noc_xy", "bank_to_dram_offset",
+                 "bank_to_l1_offset", "worker_logical_col_to_virtual_col",
+                 "worker_logical_row_to_virtual_row")
         try:
-            sizes = [syms.size(n) for n in ("dram_bank_to_noc_xy", "l1_bank_to_noc_xy",
-                                             "bank_to_dram_offset", "bank_to_l1_offset",
-                                             "worker_logical_col_to_virtual_col",
-                                             "worker_logical_row_to_virtual_row")]
+            sizes = {n: syms.size(n) for n in names}
         except KeyError as e:
             raise TileError(f"{brisc.path}: no symbol {e} to size the boot tables") from None
-        x, y = self.tile.noc_virtual_xy
-        xy = ((y << 6) | x).to_bytes(2, "little")
-        tables = bytes(sizes[0]) + xy * (sizes[1] // 2) + bytes(sizes[2]) + bytes(sizes[3])
-        self.write_l1(self.mm.mem("BANK_TO_NOC_SCRATCH"), tables)
-        cols = bytes((x - logical_xy[0] + i) & 0xFF for i in range(sizes[4]))
-        rows = bytes((y - logical_xy[1] + i) & 0xFF for i in range(sizes[5]))
-        self.write_l1(self.mm.mem("LOGICAL_TO_VIRTUAL_SCRATCH"), cols + rows)
+        banks, coords = tables.image(sizes)
+        self.write_l1(self.mm.mem("BANK_TO_NOC_SCRATCH"), banks)
+        self.write_l1(self.mm.mem("LOGICAL_TO_VIRTUAL_SCRATCH"), coords)
 
     # -- resets -------------------------------------------------------------------------------
 

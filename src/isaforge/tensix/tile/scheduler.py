@@ -95,39 +95,52 @@ class Scheduler:
 
     # -- the loop -----------------------------------------------------------------------------
 
+    def any_running(self) -> bool:
+        return any(c.state == RUNNING for c in self.tile.cores.values())
+
+    def round(self, left: int | None = None, cores: list[Core] | None = None
+              ) -> tuple[int, int, int]:
+        """One round: each running core (in ``cores``' order, the processor order by default)
+        runs up to a quantum, then the coprocessor issues. ``left`` bounds the RISC-V
+        instructions of the round (past it the round ends at once, before the coprocessor).
+        Returns (RISC-V instructions, most by one core, Tensix instructions). The caller
+        advances the clock."""
+        self._check_stalls()
+        total = longest = 0
+        for core in cores if cores is not None else self.tile.cores.values():
+            if core.state != RUNNING:
+                continue
+            budget = self.quantum
+            if left is not None:
+                budget = min(budget, left - total + 1)
+            self._current, self._current_start = core, core.hart.instret
+            try:
+                done = core.run(budget)
+            finally:
+                self._current = None
+            total += done
+            longest = max(longest, done)
+            if left is not None and total > left:
+                return total, longest, 0
+        return total, longest, self._run_coprocessor()
+
     def run(self, max_steps: int | None, until: Callable[[], bool] | None) -> RunResult:
-        cores = list(self.tile.cores.values())
         total = tensix = rounds = 0
         while True:
             if until is not None and until():
                 return RunResult(total, tensix, rounds, "until")
-            self._check_stalls()
-            longest = 0
-            for core in cores:
-                if core.state != RUNNING:
-                    continue
-                budget = self.quantum
-                if max_steps is not None:
-                    budget = min(budget, max_steps - total + 1)
-                self._current, self._current_start = core, core.hart.instret
-                try:
-                    done = core.run(budget)
-                finally:
-                    self._current = None
-                total += done
-                longest = max(longest, done)
-                if max_steps is not None and total > max_steps:
-                    raise TileStepLimit(f"the run did not finish within {max_steps} RISC-V "
-                                        f"instructions (--max-steps); "
-                                        f"{self.describe_cores()}")
-            moved = self._run_coprocessor()
+            done, longest, moved = self.round(None if max_steps is None else max_steps - total)
+            total += done
+            if max_steps is not None and total > max_steps:
+                raise TileStepLimit(f"the run did not finish within {max_steps} RISC-V "
+                                    f"instructions (--max-steps); {self.describe_cores()}")
             tensix += moved
             self.cycles += max(longest, 1)
             rounds += 1
             self.rounds += 1
             if longest == 0 and moved == 0:
                 self._check_stalls()
-                if any(c.state == RUNNING for c in cores):
+                if self.any_running():
                     continue
                 if until is None or until():
                     return RunResult(total, tensix, rounds, "until" if until else "idle")

@@ -62,6 +62,9 @@ class Tile:
         self.mm = mm = mm or memory_map()
         self.msgs: DevMsgs = msgs or dev_msgs()
         self.noc_virtual_xy = noc_xy
+        #: the :class:`~.grid.Grid` holding this tile (None alone) and the tile's index in it
+        self.grid: Any = None
+        self.grid_index = 0
         self.l1 = L1(mm.l1_size)
         mbase, msize = mm.mailbox
         #: L1 as the cores map it: RAM below and above the mailbox area (one view each)

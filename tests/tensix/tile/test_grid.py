@@ -1,0 +1,210 @@
+"""The grid: Blackhole coordinates and the tables the firmware copies at boot, a grid booting
+real firmware under different scheduling orders (identical bytes and counts), DRAM, and the
+fabric's transactions and wake-ups between tiles."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+import yaml
+
+from isaforge import riscv
+from isaforge.tensix.tile import TileError
+from isaforge.tensix.tile.grid import Dram, Grid, GridDeadlock, parse_grid
+from isaforge.tensix.tile.loader import Symbols, load_firmware_dir
+from isaforge.tensix.tile.soc import device_tables, noc_xy, soc
+from tests.refdata import refdata
+
+FW = ("tensix", "firmware", "bh-10503743232459396191")
+
+
+def firmware():  # noqa: ANN201 - the loaded images
+    return load_firmware_dir(refdata(*FW))
+
+
+def test_worker_coordinates_follow_the_soc_descriptor() -> None:
+    g = Grid(3, 2)
+    assert [t.noc_virtual_xy for t in g.tiles] == [(1, 2), (2, 2), (3, 2), (1, 3), (2, 3),
+                                                   (3, 3)]
+    assert g.tile(2, 1).noc_virtual_xy == (3, 3)
+    assert g.logical_xy(g.tiles[4]) == (1, 1)
+    s = soc()
+    assert s.worker_xy(7, 9) == (10, 11)  # columns 8 and 9 are DRAM and routers
+    assert s.physical((1, 2), 1) == (15, 9)
+    with pytest.raises(TileError, match="does not fit"):
+        Grid(15, 1)
+    with pytest.raises(TileError, match="no tile"):
+        g.tile(3, 0)
+
+
+def test_parse_grid_is_rows_by_columns() -> None:
+    assert parse_grid("2x3") == (3, 2)
+    with pytest.raises(TileError, match="ROWSxCOLS"):
+        parse_grid("2by3")
+
+
+def test_dram_coordinates_are_distinct_and_use_the_views_ports() -> None:
+    s = soc()
+    ports = {s.dram_port_xy(b, p) for b in range(8) for p in range(3)}
+    assert len(ports) == 24
+    assert {x for x, _ in ports} == {17, 18} and {y for _, y in ports} == set(range(12, 24))
+    # bank 0's workers use port 2 on NOC 0 and port 1 on NOC 1 (dram_views of the yaml)
+    assert s.dram_bank_xy(0, 0) == (17, 14) and s.dram_bank_xy(0, 1) == (17, 13)
+    assert s.dram_bank_xy(1, 0) == (17, 15) and s.dram_bank_xy(4, 0) == (18, 14)
+
+
+def test_soc_json_is_what_the_descriptor_says() -> None:
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[3].parent / "ttnn" / "wheel" / "ttnn" / \
+        "tt_metal" / "soc_descriptors" / "blackhole_140_arch.yaml"
+    if not path.exists():
+        pytest.skip("the ttnn wheel is not unpacked next to the repository")
+    d = yaml.safe_load(path.read_text())
+    s = soc()
+    workers = {tuple(int(v) for v in c.split("-")) for c in d["functional_workers"]}
+    assert workers == {(x, y) for x in s.worker_columns for y in s.worker_rows}
+    assert [tuple(int(v) for v in c.split("-")) for c in d["dram"][5]] == list(s.dram_ports[5])
+
+
+def test_the_firmware_copies_this_grids_tables() -> None:
+    fw = firmware()
+    g = Grid(2, 3)
+    g.boot(fw)
+    tables = device_tables(2, 3)
+    syms = fw["brisc"].symbols
+    for tile in (g.tiles[0], g.tiles[5]):
+        local = tile.cores["brisc"].local.data
+        base = tile.mm.local_base
+
+        def word16(name: str, i: int, local=local, base=base) -> int:  # noqa: ANN001
+            a = syms.addr(name) - base + 2 * i
+            return int.from_bytes(local[a:a + 2].tobytes(), "little")
+        nbanks = syms.size("dram_bank_to_noc_xy") // 4
+        assert [word16("dram_bank_to_noc_xy", b) for b in range(8)] == [
+            noc_xy(*soc().dram_bank_xy(b, 0)) for b in range(8)]
+        assert word16("dram_bank_to_noc_xy", nbanks + 0) == noc_xy(17, 13)
+        assert [word16("l1_bank_to_noc_xy", i) for i in range(7)] == [
+            *tables.l1_bank_to_noc_xy[0], 0]
+        assert tables.l1_bank_to_noc_xy[0][3] == noc_xy(2, 3)  # bank 3: worker (1, 1)
+    x, y = 1, 2
+    h = g.host(x, y)
+    assert (h.read_mailbox("core_info.absolute_logical_x"),
+            h.read_mailbox("core_info.absolute_logical_y")) == (x, y)
+    assert (h.read_mailbox("core_info.worker_grid_size_x"),
+            h.read_mailbox("core_info.worker_grid_size_y")) == (2, 3)
+
+
+def _signature(g: Grid) -> tuple:
+    return (g.scheduler.cycles,
+            tuple(hashlib.sha256(t.l1.data.tobytes()).hexdigest() for t in g.tiles),
+            tuple(hashlib.sha256(c.local.data.tobytes()).hexdigest()
+                  for t in g.tiles for c in t.cores.values()),
+            tuple((c.instructions, c.hart.pc, c.state) for t in g.tiles
+                  for c in t.cores.values()))
+
+
+def test_booting_a_grid_gives_the_same_bytes_and_counts_in_any_tile_order() -> None:
+    fw = firmware()
+    sigs = []
+    for order in ("fixed", "reverse", 1, 2):
+        g = Grid(2, 2, order=order)
+        r = g.boot(fw)
+        assert r.reason == "until" and g.all_done()
+        for h in g.hosts:
+            h.write_launch(0, enables=0, mode="host")
+        g.go()
+        assert g.all_done()
+        sigs.append(_signature(g))
+    assert all(s == sigs[0] for s in sigs[1:])
+    # the tiles differ from each other (their core info), so equal hashes mean something
+    assert len(set(sigs[0][1])) == 4
+
+
+def test_dram_is_sparse_and_bounded() -> None:
+    d = Dram(8, soc().dram_bank_size)
+    d.write(3, 0xFFFFF, b"\x01\x02\x03")  # across a chunk boundary
+    assert d.read(3, 0xFFFFE, 5) == b"\x00\x01\x02\x03\x00"
+    assert d.read(4, 0xFFFFF, 3) == bytes(3)
+    assert d.read(7, soc().dram_bank_size - 4, 4) == bytes(4)
+    with pytest.raises(TileError, match="outside the bank"):
+        d.read(0, soc().dram_bank_size - 2, 4)
+    with pytest.raises(TileError, match="no DRAM bank 8"):
+        d.write(8, 0, b"x")
+
+
+def test_fabric_reaches_l1_and_dram_by_coordinate() -> None:
+    g = Grid(2, 1)
+    noc = g.noc
+    noc.write((2, 2), 0x30000, b"abcd")
+    assert g.tile(1, 0).l1.read(0x30000, 4) == b"abcd"
+    assert g.tile(0, 0).l1.read(0x30000, 4) == bytes(4)
+    noc.write(soc().dram_bank_xy(5, 0), 0x100, b"xyz")
+    assert g.dram.read(5, 0x100, 3) == b"xyz"
+    assert noc.read(soc().dram_port_xy(5, 1), 0x100, 3) == b"xyz"  # any port of the bank
+    with pytest.raises(TileError, match=r"no NOC endpoint at \(3, 2\).*\(1, 2\), \(2, 2\)"):
+        noc.write((3, 2), 0, b"x")
+    with pytest.raises(TileError, match="outside its L1"):
+        noc.read((1, 2), 0x17FFFE, 4)
+
+
+def test_atomic_increment_wraps_its_low_bits() -> None:
+    g = Grid(1, 1)
+    g.noc.write((1, 2), 0x40000, (0x12345678).to_bytes(4, "little"))
+    assert g.noc.atomic_add((1, 2), 0x40000, 1) == 0x12345678
+    assert g.tile(0, 0).l1.read_int(0x40000, 4) == 0x12345679
+    g.noc.write((1, 2), 0x40000, (0xABCD00FF).to_bytes(4, "little"))
+    g.noc.atomic_add((1, 2), 0x40000, 1, wrap=7)  # an 8-bit counter in the low byte
+    assert g.tile(0, 0).l1.read_int(0x40000, 4) == 0xABCD0000
+
+
+def test_multicast_rectangles() -> None:
+    g = Grid(3, 2)
+    noc = g.noc
+    assert noc.multicast_targets((3, 3), (1, 2)) == [(1, 2), (2, 2), (3, 2), (1, 3), (2, 3),
+                                                     (3, 3)]
+    assert noc.multicast_targets((1, 2), (2, 3), exclude=(1, 2)) == [(2, 2), (1, 3), (2, 3)]
+    with pytest.raises(TileError, match=r"reaches \(4, 2\)"):
+        noc.multicast_targets((1, 2), (4, 2))
+
+
+POLL = """
+loop:
+    lbu t0, 0(a0)
+    beqz t0, loop
+    sw t0, 0(a1)
+    ebreak
+"""
+
+
+def _start(tile, core: str, text: str, base: int, **regs: int) -> None:  # noqa: ANN001
+    code = riscv.assemble(text, address=base)
+    tile.l1.write(base, code)
+    tile.symbols[core] = Symbols([(base, len(code), f"{core}_test")])
+    c = tile.cores[core]
+    c.leave_reset(base)
+    for name, value in regs.items():
+        c.hart.reg_write(name, value)
+
+
+def test_a_posted_write_from_another_tile_wakes_a_parked_poller_at_round_end() -> None:
+    g = Grid(2, 1)
+    dst = g.tile(1, 0)
+    sig = dst.msgs.addr("go_messages[0].signal")  # a mailbox: polling it parks the core
+    _start(dst, "ncrisc", POLL, 0x20000, a0=sig, a1=0x30000)
+    r = g.run(max_steps=100_000)
+    assert r.reason == "idle" and dst.cores["ncrisc"].state == "parked"
+    g.noc.post(g.tile(0, 0).grid_index, lambda: g.noc.write((2, 2), sig, b"\x80"))
+    assert dst.l1.read_int(sig, 1) == 0  # posted: nothing happens before the round ends
+    g.run(max_steps=100_000)
+    assert dst.cores["ncrisc"].state == "halted" and dst.l1.read_int(0x30000, 4) == 0x80
+
+
+def test_a_grid_deadlock_names_the_tile_core_and_pc() -> None:
+    g = Grid(2, 1)
+    dst = g.tile(1, 0)
+    sig = dst.msgs.addr("go_messages[0].signal")
+    _start(dst, "brisc", POLL, 0x20000, a0=sig, a1=0x30000)
+    with pytest.raises(GridDeadlock, match=r"tile \(1, 0\) brisc: pc 0x20004 "
+                                           r"<brisc_test\+0x4>: polling"):
+        g.run(max_steps=100_000, until=lambda: False)
