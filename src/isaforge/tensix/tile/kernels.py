@@ -103,8 +103,11 @@ def launch(host: Host, kernels: Mapping[str, Kernel], runtime_args: Mapping[str,
             v.to_bytes(4, "little") for v in (cb.addr, cb.size, cb.pages, cb.page_size))
         mask |= 1 << i
     host.write_l1(kcb + CB_TABLE_OFFSET, bytes(cb_table))
+    # min_remote_cb_start_index = N_CBS: no remote CB (the firmware sets up CBs from that
+    # index to the last as remote ones, reading their configuration at remote_cb_offset)
     fields: dict[str, int] = {"kernel_config_base[0]": kcb,
-                              "local_cb_offset": CB_TABLE_OFFSET, "local_cb_mask": mask}
+                              "local_cb_offset": CB_TABLE_OFFSET, "local_cb_mask": mask,
+                              "min_remote_cb_start_index": N_CBS}
     enables = 0
     for core, kernel in kernels.items():
         i = CORE_NAMES.index(core)
