@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..machine import Coprocessor
+from ..machine import Coprocessor, fpu, fpu_jit
 from ..machine import l1formats as L
 from .boot import boot
 from .errors import TileError
@@ -156,6 +156,8 @@ def matmul(a: np.ndarray, b: np.ndarray, fidelity: str = "hifi4", grid: tuple[in
     ks = dict(kernels) if kernels is not None else load_kernels()
     stats = MatmulStats(tiles=mt * nt)
     start = time.perf_counter()
+    if fpu.USE_JIT and mt * nt * kt * 16 * phases > fpu.JIT_AFTER:
+        fpu_jit.load()  # the MVMULs to come are worth the compiled kernels from the first
 
     # DRAM: the three interleaved buffers, pages of one tile, on one NOC shared by the tiles
     noc = Noc()
