@@ -13,6 +13,10 @@
   messages of ``dev_msgs.h``.
 * :meth:`Host.read_mailbox` / :meth:`Host.write_mailbox` for any ``mailboxes_t`` member by path,
   :meth:`Host.write_l1` / :meth:`Host.read_l1` for L1.
+* :meth:`Host.launch`: a program (:mod:`.program`): any kernel images for BRISC, NCRISC and
+  TRISC0-2, their runtime arguments and the local circular buffers, laid out in the kernel
+  config area and described by the launch message; :meth:`Host.run_program` also sends the go
+  and waits for done (with a step limit).
 
 Every host write wakes the cores polling what it changed.
 """
@@ -21,11 +25,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .errors import TileError
-from .loader import Firmware, jal_to
+from .errors import TileError, TileStepLimit
+from .loader import Firmware, Symbols, jal_to
 from .memmap import CORE_NAMES
+from .program import CircularBuffer, Kernel
+from .scheduler import RunResult
 from .soc import DeviceTables, device_tables
 from .tile import Tile
+
+#: tt-metal's NUM_CIRCULAR_BUFFERS (``min_remote_cb_start_index`` = this: no remote CBs)
+NUM_CIRCULAR_BUFFERS = 32
+ALIGN = 16
 
 
 class Host:
@@ -33,6 +43,7 @@ class Host:
         self.tile = tile
         self.mm = tile.mm
         self.msgs = tile.msgs
+        self._fw_symbols: dict[str, Symbols] = {}
 
     # -- L1 and the mailboxes -----------------------------------------------------------------
 
@@ -59,6 +70,7 @@ class Host:
             for addr, data in fw.spans(self.mm):
                 self.write_l1(addr, data)
             self.tile.symbols[core] = fw.symbols
+            self._fw_symbols[core] = fw.symbols
         if "brisc" in firmware:
             boot = self.mm.mem("BOOT_CODE_BASE")
             self.write_l1(boot, jal_to(firmware["brisc"].info.fw_base, boot).to_bytes(4,
@@ -140,6 +152,103 @@ class Host:
         self.write_mailbox(f"{base}.mode", c(f"DISPATCH_MODE_{mode.upper()}"))
         for name, value in fields.items():
             self.write_mailbox(f"{base}.{name}", value)
+
+    def launch(self, kernels: Iterable[Kernel], cbs: Iterable[CircularBuffer],
+               config_base: int, enables: int | None = None, index: int = 0,
+               **fields: int) -> int:
+        """Lay a program out in L1 from ``config_base`` and write launch message ``index``
+        for it, as tt-metal's host does; returns the end of the area used.
+
+        The area holds, each 16-byte aligned: the runtime arguments of each core (its
+        ``rta_offset``; no common arguments), the local CB configuration (four words per CB
+        index up to the highest used: address, size, pages, page size; ``local_cb_offset``
+        and ``local_cb_mask``), a zeroed semaphore block (``sem_offset``) and each kernel's
+        text (``kernel_text_offset``). ``enables`` defaults to tt-metal's kernel bits: DM0
+        (BRISC), DM1 (NCRISC), compute (any TRISC). Other launch fields can be given by
+        name."""
+        ks = {}
+        for k in kernels:
+            if k.core in ks:
+                raise TileError(f"two kernels for {k.core}")
+            ks[k.core] = k
+        cb_list = sorted(cbs, key=lambda c: c.index)
+        blob = bytearray()
+
+        def put(data: bytes) -> int:
+            blob.extend(bytes(-len(blob) % ALIGN))
+            off = len(blob)
+            blob.extend(data)
+            return off
+
+        c = self.msgs.const
+        base = f"launch[{index}].kernel_config"
+        vals: dict[str, int] = {}
+        for proc, core in enumerate(CORE_NAMES):
+            args = ks[core].runtime_args if core in ks else []
+            off = put(b"".join((a & 0xFFFFFFFF).to_bytes(4, "little") for a in args))
+            vals[f"rta_offset[{proc}].rta_offset"] = off
+            vals[f"rta_offset[{proc}].crta_offset"] = put(b"")
+        mask = 0
+        if cb_list:
+            cfg = bytearray(16 * (cb_list[-1].index + 1))
+            for cb in cb_list:
+                if not 0 <= cb.index < NUM_CIRCULAR_BUFFERS:
+                    raise TileError(f"circular buffer index {cb.index} (0..31)")
+                if cb.addr + cb.size > self.mm.l1_size or cb.addr < config_base:
+                    raise TileError(f"circular buffer {cb.index} [{cb.addr:#x}, "
+                                    f"+{cb.size:#x}) is not in free L1")
+                mask |= 1 << cb.index
+                cfg[16 * cb.index:16 * cb.index + 16] = b"".join(
+                    v.to_bytes(4, "little") for v in (cb.addr, cb.size, cb.num_pages,
+                                                      cb.page_size))
+            vals["local_cb_offset"] = put(bytes(cfg))
+        else:
+            vals["local_cb_offset"] = put(b"")
+        vals["remote_cb_offset"] = put(b"")
+        sem = put(bytes(64))
+        for i in range(self.msgs.field("kernel_config_msg_t", "sem_offset").count):
+            vals[f"sem_offset[{i}]"] = sem
+        for core, k in ks.items():
+            proc = CORE_NAMES.index(core)
+            vals[f"kernel_text_offset[{proc}]"] = put(k.text)
+        end = config_base + len(blob) + (-len(blob) % ALIGN)
+        lowest_cb = min((cb.addr for cb in cb_list), default=end)
+        if lowest_cb < end or end > self.mm.l1_size:
+            raise TileError(f"the kernel config area [{config_base:#x}, {end:#x}) overlaps a "
+                            f"circular buffer or leaves L1")
+        self.write_l1(config_base, bytes(blob))
+        if enables is None:
+            enables = ((1 if "brisc" in ks else 0) | (2 if "ncrisc" in ks else 0)
+                       | (4 if any(n.startswith("trisc") for n in ks) else 0))
+        self.write_launch(index, enables=enables, mode="host")
+        self.write_mailbox(f"{base}.kernel_config_base[{c('ProgrammableCoreType_TENSIX')}]",
+                           config_base)
+        if "min_remote_cb_start_index" in self.msgs.structs["kernel_config_msg_t"][1]:
+            self.write_mailbox(f"{base}.min_remote_cb_start_index", NUM_CIRCULAR_BUFFERS)
+        self.write_mailbox(f"{base}.local_cb_mask", mask)
+        for name, value in {**vals, **fields}.items():
+            self.write_mailbox(f"{base}.{name}", value)
+        # symbols: each core's firmware plus its kernel at the address it is loaded at
+        for core, k in ks.items():
+            fw = self._fw_symbols.get(core)
+            shift = config_base + vals[f"kernel_text_offset[{CORE_NAMES.index(core)}]"] \
+                - k.link_base
+            extra = [(a + shift, 0, f"{k.name}:{n}") for a, n in k.symbols]
+            self.tile.symbols[core] = Symbols((fw.entries if fw else []) + extra,
+                                              dict(fw.by_name) if fw else {})
+        return end
+
+    def run_program(self, max_steps: int | None = 50_000_000, index: int = 0) -> RunResult:
+        """Send the go for launch message ``index`` and run until the go signal reads
+        ``RUN_MSG_DONE`` and every core waits again. A core that never finishes raises
+        :class:`~.errors.TileStepLimit` (or a deadlock) naming each core's pc and symbol."""
+        done = self.msgs.const("RUN_MSG_DONE")
+        self.send_go(index)
+        result = self.tile.run(max_steps, lambda: self.go_signal() == done)
+        if self.go_signal() != done:
+            raise TileStepLimit(f"the program did not finish; "
+                                f"{self.tile.scheduler.describe_cores()}")
+        return result
 
     def send_go(self, index: int = 0, signal: str = "RUN_MSG_GO") -> None:
         self.write_mailbox(f"go_messages[{index}].signal", self.msgs.const(signal))

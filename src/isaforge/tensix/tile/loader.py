@@ -56,6 +56,11 @@ class Symbols:
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def entries(self) -> list[tuple[int, int, str]]:
+        """(address, size, name) of every entry, by address."""
+        return list(self._entries)
+
     def lookup(self, addr: int) -> str | None:
         """``name`` or ``name+0xOFF`` for the symbol at or below ``addr`` (within its size
         when it has one), or None."""
