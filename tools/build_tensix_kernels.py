@@ -45,7 +45,7 @@ KERNELS: dict[str, tuple[str, str, int, tuple[str, ...]]] = {
 }
 KERNEL_SLOT = 0x1000  # bytes each kernel may take
 
-CFLAGS = ("-march=rv32im_zicsr", "-mabi=ilp32", "-Os", "-ffreestanding", "-fno-builtin",
+CFLAGS = ("-march=rv32im_zicsr", "-mabi=ilp32", "-mcmodel=medany", "-Os", "-ffreestanding", "-fno-builtin",
           "-nostdlib", "-nostartfiles", "-fno-common", "-fno-pic", "-mno-relax",
           "-fno-asynchronous-unwind-tables", "-fno-ident", "-Wall", "-Wextra", "-Werror",
           "-std=c11", "--param=min-pagesize=0")
@@ -93,40 +93,48 @@ def gen_insn_header() -> str:
 
 
 def gen_regs_header() -> str:
-    mm = json.loads((PKG / "tensix" / "tile" / "data" / "memmap.json").read_text())
-    msgs = json.loads((PKG / "tensix" / "tile" / "data" / "dev_msgs.json").read_text())
+    """MMIO addresses, mailbox offsets and Config fields, for the firmware the kernels run
+    under: the bundled add1 build's (``tensix/tile/add1_build.py``: its memory map and its
+    ``dev_msgs.h`` layout, older than ``data/dev_msgs.json``'s)."""
     sys.path.insert(0, str(ROOT / "src"))
     from isaforge.tensix.isa import config_fields, thread_config_fields  # noqa: PLC0415
+    from isaforge.tensix.tile.add1_build import (  # noqa: PLC0415
+        build_dev_msgs,
+        build_memory_map,
+    )
 
-    out = [HEADER.format(src="tensix/tile/data/{memmap,dev_msgs}.json, "
+    mm = build_memory_map()
+    msgs = build_dev_msgs()
+    out = [HEADER.format(src="tensix/tile/add1_build.py (memory map, dev_msgs layout), "
                          "tensix/data/tensix_regs.json", guard="TT_REGS_H")]
-    out.append("/* MMIO (memmap.json) */\n")
-    for group, names in (
-        ("tensix", ("INSTRN_BUF_BASE", "PC_BUF_BASE", "TENSIX_CFG_BASE",
-                    "TENSIX_MOP_CFG_BASE")),
-        ("noc", ("NOC_TARG_ADDR_LO", "NOC_TARG_ADDR_MID", "NOC_TARG_ADDR_HI",
-                 "NOC_RET_ADDR_LO", "NOC_RET_ADDR_MID", "NOC_RET_ADDR_HI", "NOC_CTRL",
-                 "NOC_AT_LEN_BE", "NOC_CMD_CTRL", "NOC_BRCST_EXCLUDE", "NOC_CMD_BUF_OFFSET",
-                 "NOC_INSTANCE_OFFSET", "NOC_STATUS_BASE", "NOC_CFG_BASE", "NOC_ID_LOGICAL",
-                 "NIU_MST_RD_RESP_RECEIVED", "NIU_MST_WR_ACK_RECEIVED")),
-        ("stream", ("NOC_OVERLAY_START_ADDR", "NOC_STREAM_REG_SPACE_SIZE",
-                    "STREAM_REMOTE_DEST_BUF_SIZE_REG_INDEX",
-                    "STREAM_REMOTE_DEST_BUF_START_REG_INDEX")),
-        ("llk", ("PC_BUF_TENSIX_SYNC_WORD",)),
-        ("dev_mem_map", ("MEM_MAILBOX_BASE",)),
+    out.append("/* MMIO (the memory map) */\n")
+    for getter, names in (
+        (mm.tensix, ("INSTRN_BUF_BASE", "PC_BUF_BASE", "TENSIX_CFG_BASE",
+                     "TENSIX_MOP_CFG_BASE")),
+        (mm.noc, ("NOC_TARG_ADDR_LO", "NOC_TARG_ADDR_MID", "NOC_TARG_ADDR_HI",
+                  "NOC_RET_ADDR_LO", "NOC_RET_ADDR_MID", "NOC_RET_ADDR_HI", "NOC_CTRL",
+                  "NOC_AT_LEN_BE", "NOC_CMD_CTRL", "NOC_BRCST_EXCLUDE", "NOC_CMD_BUF_OFFSET",
+                  "NOC_INSTANCE_OFFSET", "NOC_STATUS_BASE", "NOC_CFG_BASE", "NOC_ID_LOGICAL",
+                  "NIU_MST_RD_RESP_RECEIVED", "NIU_MST_WR_ACK_RECEIVED")),
+        (mm.stream, ("NOC_OVERLAY_START_ADDR", "NOC_STREAM_REG_SPACE_SIZE",
+                     "STREAM_REMOTE_DEST_BUF_SIZE_REG_INDEX",
+                     "STREAM_REMOTE_DEST_BUF_START_REG_INDEX")),
+        (mm.llk, ("PC_BUF_TENSIX_SYNC_WORD",)),
     ):
         for n in names:
-            out.append(f"#define {n} {mm[group][n]:#x}u\n")
-    out.append("\n/* the mailbox (dev_msgs.json): offsets from MEM_MAILBOX_BASE */\n")
-    structs = msgs["structs"]
-    box = structs["mailboxes_t"]["fields"]
-    kc = structs["kernel_config_msg_t"]["fields"]
-    out.append(f"#define MB_LAUNCH_RD_PTR {box['launch_msg_rd_ptr']['offset']}u\n")
-    out.append(f"#define MB_LAUNCH {box['launch']['offset']}u\n")
-    out.append(f"#define LAUNCH_MSG_SIZE {structs['launch_msg_t']['size']}u\n")
-    for n in ("kernel_config_base", "rta_offset", "local_cb_offset"):
-        out.append(f"#define KC_{n.upper()} {kc[n]['offset']}u\n")
-    out.append(f"#define RTA_OFFSET_SIZE {structs['rta_offset_t']['size']}u\n")
+            out.append(f"#define {n} {getter(n):#x}u\n")
+    out.append(f"#define MEM_MAILBOX_BASE {msgs.mailbox_base:#x}u\n")
+    out.append("\n/* the mailbox (dev_msgs.h layout): offsets from MEM_MAILBOX_BASE */\n")
+    launch0, size = msgs.locate("launch[0]")
+    kc = "launch[0].kernel_config."
+    out.append(f"#define MB_LAUNCH_RD_PTR {msgs.locate('launch_msg_rd_ptr')[0]}u\n")
+    out.append(f"#define MB_LAUNCH {launch0}u\n")
+    out.append(f"#define LAUNCH_MSG_SIZE {msgs.locate('launch[1]')[0] - launch0}u\n")
+    for n in ("kernel_config_base[0]", "rta_offset[0].rta_offset", "local_cb_offset"):
+        c_name = _c_name(n.split("[")[0])
+        out.append(f"#define KC_{c_name} {msgs.locate(kc + n)[0] - launch0}u\n")
+    rta_size = msgs.locate(kc + "rta_offset[1]")[0] - msgs.locate(kc + "rta_offset[0]")[0]
+    out.append(f"#define RTA_OFFSET_SIZE {rta_size}u\n")
     out.append("\n/* Config fields (word index, shift, width) */\n")
     cfg = config_fields()
     for n in CONFIG_FIELDS:

@@ -1,25 +1,25 @@
 """C = A x B on Blackhole worker tiles, from the kernels isaforge compiles
 (``isaforge/examples/tensix/kernels``, built by ``tools/build_tensix_kernels.py``).
 
-:func:`matmul` plays tt-metal's host: it boots the firmware on each worker tile, puts A, B and
-C in DRAM as interleaved buffers of BF16 tiles (one 2048-byte page per 32 x 32 tile, page ``p``
-in bank ``p % 8``), configures three circular buffers (A and B: two pages each; C: two pages)
-and the runtime arguments, loads the reader (NCRISC), compute (TRISC0-2) and writer (BRISC)
-kernels and runs them; each worker computes a contiguous range of the output tiles (row-major
-over M x N tiles). Arrays are BF16 bits as uint16: A (M*32, K*32), B (K*32, N*32), C (M*32,
-N*32).
+:func:`matmul` plays tt-metal's host with the same Host API the add1 example uses
+(:meth:`~.host.Host.launch`, :meth:`~.host.Host.run_program`): it boots the bundled firmware
+(:mod:`.add1_build`) on each worker tile, puts A, B and C in DRAM as interleaved buffers of
+BF16 tiles (one 2048-byte page per 32 x 32 tile, page ``p`` in bank ``p % 7``), configures
+three circular buffers (A: CB 0, B: CB 1, C: CB 16; two pages each) and the runtime
+arguments, loads the reader (NCRISC), compute (TRISC0-2) and writer (BRISC) kernels and runs
+them; each worker computes a contiguous range of the output tiles (row-major over M x N
+tiles). Arrays are BF16 bits as uint16: A (M*32, K*32), B (K*32, N*32), C (M*32, N*32).
 
 :func:`matmul_reference` is what the Matrix Unit model gives for the same tiles, without
 RISC-V, CBs, unpackers or packer: per output tile, Dst (FP32) accumulates the 16-MVMUL
 sequence over K with the fidelity's phases (:mod:`..machine`), then the packer's FP32 -> BF16
 conversion (:func:`~..machine.l1formats.pack_read`: round to nearest, ties away from zero).
 
-Fidelity (``lofi``, ``hifi2``, ``hifi3``, ``hifi4``) is the number of MVMUL phases (1 to 4):
-each phase multiplies further mantissa bits of the operands (SrcA 5 + 2 bits... see
-:mod:`..machine.fpu`). Documented error against the exact product, relative to
-``sum |a| |b|`` of each output: HiFi4 and HiFi3 keep every BF16 mantissa bit, so the error
-is the FP32 accumulation's plus the final BF16 rounding (``2**-8``); HiFi2 and LoFi drop low
-operand bits (``ERROR_BOUND``).
+Fidelity (``lofi``, ``hifi2``, ``hifi3``, ``hifi4``) is the number of MVMUL phases (1 to 4),
+each multiplying further mantissa bits of the operands (:mod:`..machine.fpu`). The error
+against the exact product, relative to ``|A| @ |B|`` elementwise, stays within
+:data:`ERROR_BOUND`: ``2**-8`` for HiFi4 and HiFi3 (every BF16 mantissa bit takes part: the
+FP32 accumulation and the final BF16 rounding), ``2**-7`` for HiFi2, ``2**-5`` for LoFi.
 """
 
 from __future__ import annotations
@@ -31,27 +31,33 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
 
 from ..machine import Coprocessor, fpu, fpu_jit
+from ..machine import formats as F
 from ..machine import l1formats as L
-from .boot import boot
-from .errors import TileError
+from .add1_build import KERNEL_CONFIG_BASE, build_dev_msgs, build_memory_map, firmware
+from .errors import BadFirmware, TileError
 from .host import Host
-from .kernels import CircularBuffer, Kernel, launch, load_kernel
 from .layout import tilize, untilize
-from .loader import Firmware, load_firmware_dir
 from .noc import Noc
+from .program import CircularBuffer, DramBuffer, Kernel, read_interleaved, write_interleaved
 from .soc import noc_xy, soc
 from .tile import Tile
 
 FIDELITY = {"lofi": 1, "hifi2": 2, "hifi3": 3, "hifi4": 4}
 #: |C - A @ B| <= bound * (|A| @ |B|) elementwise, per fidelity (tests/tensix/test_matmul.py)
-ERROR_BOUND = {"hifi4": 2.0 ** -7, "hifi3": 2.0 ** -7, "hifi2": 2.0 ** -5, "lofi": 2.0 ** -3}
+ERROR_BOUND = {"hifi4": 2.0 ** -8, "hifi3": 2.0 ** -8, "hifi2": 2.0 ** -7, "lofi": 2.0 ** -5}
 TILE_BYTES = 2048
-KERNEL_CONFIG_BASE = 0x20000
-CB_BASE = 0x30000
+CB_A, CB_B, CB_C = 0, 1, 16
 CB_PAGES = 2
+#: where the CBs start: after the kernel-config area (arguments, CB table, kernel texts)
+CB_BASE = 0x20000
 DRAM_BASE = 0x100000
+#: the DRAM banks' translated NOC coordinates (as the bundled firmware's add1 example has them)
+DRAM_BANKS = 7
+DRAM_COORDS = [(17, 12 + k) for k in range(DRAM_BANKS)]
 KERNELS = {"brisc": "matmul_writer_brisc", "ncrisc": "matmul_reader_ncrisc",
            "trisc0": "matmul_compute_trisc0", "trisc1": "matmul_compute_trisc1",
            "trisc2": "matmul_compute_trisc2"}
@@ -61,9 +67,30 @@ def kernel_dir() -> Path:
     return Path(str(resources.files("isaforge") / "examples" / "tensix" / "kernels" / "build"))
 
 
+def load_kernel(path: str | Path, core: str) -> Kernel:
+    """A kernel ELF as the Host API takes it: its one loadable segment (text, then constants;
+    position independent: ``-mcmodel=medany``, entry at its start) and its symbols."""
+    try:
+        with open(path, "rb") as f:
+            elf = ELFFile(f)
+            if elf.elfclass != 32 or elf["e_machine"] != "EM_RISCV":
+                raise BadFirmware(f"{path}: not a 32-bit RISC-V ELF")
+            segs = [s for s in elf.iter_segments() if s["p_type"] == "PT_LOAD" and s["p_filesz"]]
+            if len(segs) != 1 or segs[0]["p_paddr"] != elf["e_entry"]:
+                raise BadFirmware(f"{path}: expected one loadable segment starting at the "
+                                  f"entry point")
+            base, text = segs[0]["p_paddr"], segs[0].data()
+            symtab = elf.get_section_by_name(".symtab")
+            syms = [(s["st_value"], s.name) for s in (symtab.iter_symbols() if symtab else ())
+                    if s["st_info"]["type"] == "STT_FUNC" and s.name]
+    except (ELFError, OSError) as e:
+        raise BadFirmware(f"{path}: {e}") from None
+    return Kernel(core, text, base, syms, name=Path(path).stem)
+
+
 def load_kernels(directory: str | Path | None = None) -> dict[str, Kernel]:
     d = Path(directory) if directory is not None else kernel_dir()
-    return {core: load_kernel(d / f"{name}.elf") for core, name in KERNELS.items()}
+    return {core: load_kernel(d / f"{name}.elf", core) for core, name in KERNELS.items()}
 
 
 @dataclass
@@ -118,103 +145,115 @@ def matmul_reference(a: np.ndarray, b: np.ndarray, fidelity: str = "hifi4") -> n
         for k in range(kt):
             if k:
                 cp.set_stream(1, words)
-            # Dst += SrcB x SrcA: A's tile in SrcB, B's in SrcA (as the unpackers place them)
-            cp.load_src("b", 0, L.decode(at[m * kt + k].view(np.uint8), 5, 1024).reshape(64, 16),
-                        "bf16")
-            cp.load_src("a", 0, L.decode(bt[k * nt + n].view(np.uint8), 5, 1024).reshape(64, 16),
-                        "bf16")
+            # Dst += SrcB x SrcA: A's tile in SrcB, B's in SrcA (as the unpackers place them:
+            # the BF16 bits as they are, NaN payloads included)
+            for which, src, bits in (("b", cp.srcb, at[m * kt + k]), ("a", cp.srca,
+                                                                     bt[k * nt + n])):
+                cp.load_src(which, 0, np.zeros((64, 16), np.float32), "bf16")
+                src.cells[0][:64] = F.bf16_bits_to_src(bits).reshape(64, 16)
             cp.run(max_steps=10_000)
         raw = cp.dst.read("raw32")[:64].reshape(-1)
         out[t] = L.pack_read(raw, True, 5).astype(np.uint16)
     return untilize(out, mt * 32, nt * 32)
 
 
-def _firmware(firmware: str | Path | Mapping[str, Firmware] | None) -> Mapping[str, Firmware]:
-    if firmware is None:
-        raise TileError("no firmware given (a directory of tt-metal's Blackhole firmware "
-                        "ELFs: brisc.elf ... trisc2.elf)")
-    return firmware if isinstance(firmware, Mapping) else load_firmware_dir(firmware)
+def boot_worker(noc: Noc, xy: tuple[int, int], max_steps: int = 5_000_000) -> Host:
+    """A worker tile at NOC coordinate ``xy`` on ``noc``, booted with the bundled firmware
+    (the add1 build's, :mod:`.add1_build`) as tt-metal's host boots it."""
+    tile = Tile(mm=build_memory_map(), msgs=build_dev_msgs(), noc=noc, noc_xy=xy)
+    host = Host(tile)
+    msgs = tile.msgs
+    c = msgs.const
+    host.hold()
+    host.load_firmware(firmware())
+    launch = msgs.field("mailboxes_t", "launch")
+    host.write_l1(msgs.mailbox_base + launch.offset, bytes(launch.size))
+    host.write_mailbox("launch_msg_rd_ptr", 0)
+    host.write_mailbox("go_message_index", 0)
+    for i in range(c("go_message_num_entries")):
+        host.write_mailbox(f"go_messages[{i}].all", 0)
+    host.write_mailbox("go_messages[0].signal", c("RUN_MSG_INIT"))
+    host.release("brisc")
+    done = c("RUN_MSG_DONE")
+    tile.run(max_steps, lambda: host.go_signal() == done)
+    if host.go_signal() != done:
+        raise TileError(f"worker at {xy}: the firmware did not finish booting")
+    tile.run(max_steps)
+    return host
 
 
 def matmul(a: np.ndarray, b: np.ndarray, fidelity: str = "hifi4", grid: tuple[int, int] = (1, 1),
-           firmware: str | Path | Mapping[str, Firmware] | None = None,
            kernels: Mapping[str, Kernel] | None = None,
-           max_steps: int | None = 200_000_000) -> tuple[np.ndarray, MatmulStats]:
+           max_steps: int | None = 500_000_000) -> tuple[np.ndarray, MatmulStats]:
     """C = A x B (BF16 bits) on ``grid`` = (rows, columns) worker tiles; the output tiles are
     split into contiguous ranges, one per worker. Returns C and what the run cost."""
     mt, kt, nt = _shapes(a, b)
     phases = _fidelity(fidelity)
     rows, cols = grid
-    workers = rows * cols
     if rows < 1 or cols < 1:
         raise TileError(f"a grid needs at least one tile, got {rows}x{cols}")
     layout = soc()
     if cols > layout.worker_grid[0] or rows > layout.worker_grid[1]:
         raise TileError(f"a {rows}x{cols} grid does not fit Blackhole's "
                         f"{layout.worker_grid[1]}x{layout.worker_grid[0]} worker tiles")
-    images = _firmware(firmware)
+    workers = rows * cols
     ks = dict(kernels) if kernels is not None else load_kernels()
     stats = MatmulStats(tiles=mt * nt)
     start = time.perf_counter()
     if fpu.USE_JIT and mt * nt * kt * 16 * phases > fpu.JIT_AFTER:
         fpu_jit.load()  # the MVMULs to come are worth the compiled kernels from the first
 
-    # DRAM: the three interleaved buffers, pages of one tile, on one NOC shared by the tiles
+    # DRAM: three interleaved buffers of one-tile pages, on one NOC all workers share
     noc = Noc()
-    nbanks = layout.dram_banks
-    noc.add_dram_banks([layout.dram_bank_xy(k, 0) for k in range(nbanks)])
-    bank_xy = [noc_xy(*layout.dram_bank_xy(k, 0)) for k in range(nbanks)]
+    noc.add_dram_banks(DRAM_COORDS)
+    bank_xy = [noc_xy(x, y) for x, y in DRAM_COORDS]
+    per_bank = -(-max(mt * kt, kt * nt, mt * nt) // DRAM_BANKS) * TILE_BYTES
+    bufs = [DramBuffer(DRAM_BASE + i * per_bank, TILE_BYTES, n)
+            for i, n in enumerate((mt * kt, kt * nt, mt * nt))]
+    write_interleaved(noc, bufs[0], _tiles(a).astype("<u2").tobytes())
+    write_interleaved(noc, bufs[1], _tiles(b).astype("<u2").tobytes())
+    cbs = [CircularBuffer(i, CB_BASE + k * CB_PAGES * TILE_BYTES, CB_PAGES, TILE_BYTES)
+           for k, i in enumerate((CB_A, CB_B, CB_C))]
 
-    def span(pages: int) -> int:
-        return -(-pages // nbanks) * TILE_BYTES
-
-    a_addr = DRAM_BASE
-    b_addr = a_addr + span(mt * kt)
-    c_addr = b_addr + span(kt * nt)
-    for base, tiles in ((a_addr, _tiles(a)), (b_addr, _tiles(b))):
-        for p, tile_bits in enumerate(tiles):
-            noc.dram_banks[p % nbanks].noc_write(base + (p // nbanks) * TILE_BYTES,
-                                                 tile_bits.tobytes())
-
+    # The workers share nothing but DRAM, from which each reads A and B and to which it
+    # writes its own range of C: they run one after the other, and their order cannot
+    # change the result.
     total = mt * nt
-    cbs = {0: CircularBuffer(CB_BASE, CB_PAGES, TILE_BYTES),
-           1: CircularBuffer(CB_BASE + CB_PAGES * TILE_BYTES, CB_PAGES, TILE_BYTES),
-           16: CircularBuffer(CB_BASE + 2 * CB_PAGES * TILE_BYTES, CB_PAGES, TILE_BYTES)}
-    # tiles run one after the other: they share nothing but DRAM, where each reads A and B
-    # and writes its own range of C, so the order cannot change the result
     for w in range(workers):
         first = total * w // workers
         count = total * (w + 1) // workers - first
         if not count:
             continue
         x, y = w % cols, w // cols
-        tile = Tile(noc_xy=layout.worker_xy(x, y), noc=noc)
         t0 = time.perf_counter()
-        result = boot(images, tile=tile)
-        if not result.ok:
-            raise TileError(f"worker ({x},{y}): the firmware did not boot: {result.error}")
+        host = boot_worker(noc, layout.worker_xy(x, y))
+        tile = host.tile
         stats.boot_seconds += time.perf_counter() - t0
-        boot_riscv = sum(c.instructions for c in tile.cores.values())
-        boot_tensix = tile.cp.steps
-        rtas = {"ncrisc": [a_addr, b_addr, mt, kt, nt, first, count, nbanks, *bank_xy],
-                "brisc": [c_addr, first, count, nbanks, *bank_xy],
+        riscv0 = sum(core.instructions for core in tile.cores.values())
+        tensix0 = tile.cp.steps
+        args = {"ncrisc": [bufs[0].address, bufs[1].address, mt, kt, nt, first, count,
+                           DRAM_BANKS, *bank_xy],
+                "brisc": [bufs[2].address, first, count, DRAM_BANKS, *bank_xy],
                 "trisc0": [count, kt, phases], "trisc1": [count, kt, phases],
                 "trisc2": [count, kt, phases]}
-        launch(Host(tile), ks, rtas, cbs, KERNEL_CONFIG_BASE, max_steps)
-        riscv = sum(c.instructions for c in tile.cores.values()) - boot_riscv
-        tensix = tile.cp.steps - boot_tensix
+        run = []
+        for core, k in ks.items():
+            run.append(Kernel(k.core, k.text, k.link_base, k.symbols, args[core], k.name))
+        end = host.launch(run, cbs, KERNEL_CONFIG_BASE)
+        if end > CB_BASE:
+            raise TileError(f"the kernel config area ends at {end:#x}, past the CBs")
+        host.run_program(max_steps)
+        tile.run(max_steps)  # until every core waits for the next go
+        riscv = sum(core.instructions for core in tile.cores.values()) - riscv0
+        tensix = tile.cp.steps - tensix0
         stats.riscv_instructions += riscv
         stats.tensix_instructions += tensix
         stats.per_worker.append({"x": x, "y": y, "first": first, "tiles": count,
                                  "riscv_instructions": riscv, "tensix_instructions": tensix})
-    out = np.zeros((total, 1024), np.uint16)
-    for p in range(total):
-        data = noc.dram_banks[p % nbanks].noc_read(c_addr + (p // nbanks) * TILE_BYTES,
-                                                    TILE_BYTES)
-        out[p] = np.frombuffer(data, np.uint16)
+    out = np.frombuffer(read_interleaved(noc, bufs[2]), dtype="<u2").reshape(total, 1024)
     stats.seconds = time.perf_counter() - start
-    return untilize(out, mt * 32, nt * 32), stats
+    return untilize(out, mt * 32, nt * 32).astype(np.uint16), stats
 
 
-__all__ = ["ERROR_BOUND", "FIDELITY", "MatmulStats", "load_kernels", "matmul",
-           "matmul_reference"]
+__all__ = ["ERROR_BOUND", "FIDELITY", "MatmulStats", "boot_worker", "load_kernel",
+           "load_kernels", "matmul", "matmul_reference"]
