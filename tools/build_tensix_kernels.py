@@ -45,8 +45,8 @@ KERNELS: dict[str, tuple[str, str, int, tuple[str, ...]]] = {
 }
 KERNEL_SLOT = 0x1000  # bytes each kernel may take
 
-CFLAGS = ("-march=rv32im_zicsr", "-mabi=ilp32", "-mcmodel=medany", "-Os", "-ffreestanding", "-fno-builtin",
-          "-nostdlib", "-nostartfiles", "-fno-common", "-fno-pic", "-mno-relax",
+CFLAGS = ("-march=rv32im_zicsr", "-mabi=ilp32", "-mcmodel=medany", "-Os", "-ffreestanding",
+          "-fno-builtin", "-nostdlib", "-nostartfiles", "-fno-common", "-fno-pic", "-mno-relax",
           "-fno-asynchronous-unwind-tables", "-fno-ident", "-Wall", "-Wextra", "-Werror",
           "-std=c11", "--param=min-pagesize=0")
 LDFLAGS = ("-Wl,--build-id=none", "-Wl,-z,norelro", "-Wl,--no-relax", "-static")
