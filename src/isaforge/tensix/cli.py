@@ -38,6 +38,7 @@ from ..core.cli import guarded, preset, read_input, write_output
 from ..core.errors import EmulationError, FirmwareError
 from .asm import assemble_bytes
 from .decode import disassemble
+from .example_cli import example_cli
 from .isa import N_GPRS, N_MOPCFG, N_THREADS
 from .listing import listing, looks_like_listing, relist
 from .machine import Coprocessor, Executed, UBEvent
@@ -320,6 +321,7 @@ tensix_cli.add_command(preset(
     "word, disassembly and the RWCs after it (same as 'run --trace all').", trace="all"))
 
 tensix_cli.add_command(boot_cmd)  # isaforge tensix boot: the tile (tensix/tile/cli.py)
+tensix_cli.add_command(example_cli)  # isaforge tensix example ...: tensix/example_cli.py
 
 
 __all__ = ["dump_spec", "load_spec", "parse_spec", "tensix_cli"]

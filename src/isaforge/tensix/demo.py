@@ -1,5 +1,6 @@
 """``isaforge demo`` for tensix: assemble the bundled programs, disassemble, reassemble; run
-the bundled matmul kernel on the Coprocessor."""
+the bundled matmul kernel on the Coprocessor; run tt-metal's add1 program (real firmware and
+kernels) on a tile with DRAM."""
 
 from __future__ import annotations
 
@@ -19,7 +20,32 @@ def demo(console: Console, table: Table, lines: int) -> bool:
     goes wrong."""
     ok = show_word_round_trips(console, table, lines, folder="tensix", label="Tensix (Blackhole)",
                                digits=8, assemble=assemble, disassemble=disassemble)
-    return run_matmul(console, table) and ok
+    ok = run_matmul(console, table) and ok
+    return run_add1(console, table) and ok
+
+
+def run_add1(console: Console, table: Table) -> bool:
+    """tt-metal's add1 on a tile (firmware, reader, SFPU compute, writer from the real
+    binaries) on 2 random BF16 tiles, compared with the documented result bit for bit."""
+    import numpy as np
+
+    from .examples import Add1Device, add1_reference
+
+    x = np.random.default_rng(0).integers(0x3000, 0x4800, (2, 32, 32), dtype=np.uint16)
+    dev = Add1Device()
+    y = dev.add1(x)
+    st = dev.stats
+    good = bool(np.array_equal(y, add1_reference(x)))
+    console.rule("tensix: tt-metal's add1 on a tile (real firmware and kernels, DRAM, NOC)")
+    console.print(f"{st.tiles} tiles: {st.riscv_instructions} RISC-V and "
+                  f"{st.tensix_instructions} Tensix instructions, NOC reads {st.noc['read']}, "
+                  f"writes {st.noc['write']}, {st.seconds:.2f} s", markup=False,
+                  highlight=False)
+    table.add_row("Tensix (Blackhole)", "add1_sfpu_single_file (tile)",
+                  f"{st.tiles} tiles, {st.riscv_instructions} RISC-V instructions",
+                  "[green]bf16(x + 1) bit for bit[/]" if good
+                  else "[red]add1 result differs from the reference[/]")
+    return good
 
 
 def run_matmul(console: Console, table: Table) -> bool:

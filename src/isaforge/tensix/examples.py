@@ -49,6 +49,7 @@ from .tile.noc import Noc
 from .tile.program import (
     CircularBuffer,
     DramBuffer,
+    Kernel,
     read_interleaved,
     tilize,
     untilize,
@@ -150,13 +151,7 @@ class Add1Device:
         src = self.create_buffer(n)
         dst = self.create_buffer(n)
         write_interleaved(self.noc, src, tilize(a).astype("<u2").tobytes())
-        ks = kernels()
-        ks["reader"].runtime_args = [src.address, n]
-        ks["writer"].runtime_args = [dst.address, n]
-        for k in ("compute_trisc0", "compute_trisc1", "compute_trisc2"):
-            ks[k].runtime_args = [n, ONE_F32]
-        cbs = [CircularBuffer(CB_IN, CB_BASE, CB_PAGES, TILE_BYTES),
-               CircularBuffer(CB_OUT, CB_BASE + CB_PAGES * TILE_BYTES, CB_PAGES, TILE_BYTES)]
+        ks, cbs = self.program(src, dst, n)
         riscv0 = sum(cr.instructions for cr in self.tile.cores.values())
         tensix0 = self.tile.cp.steps
         noc0 = self._noc_counts()
@@ -170,6 +165,18 @@ class Add1Device:
             self.tile.cp.steps - tensix0, time.perf_counter() - start,
             {k: noc1[k] - noc0[k] for k in noc1})
         return untilize(out).astype(np.uint16)
+
+    def program(self, src: DramBuffer, dst: DramBuffer, n: int) -> tuple[dict[str, Kernel],
+                                                                        list[CircularBuffer]]:
+        """The kernels (with their runtime arguments) and CBs of add1 for ``n`` tiles."""
+        ks = kernels()
+        ks["reader"].runtime_args = [src.address, n]
+        ks["writer"].runtime_args = [dst.address, n]
+        for k in ("compute_trisc0", "compute_trisc1", "compute_trisc2"):
+            ks[k].runtime_args = [n, ONE_F32]
+        cbs = [CircularBuffer(CB_IN, CB_BASE, CB_PAGES, TILE_BYTES),
+               CircularBuffer(CB_OUT, CB_BASE + CB_PAGES * TILE_BYTES, CB_PAGES, TILE_BYTES)]
+        return ks, cbs
 
     def _noc_counts(self) -> dict[str, int]:
         from .tile.noc_regs import NocRegs
@@ -190,10 +197,33 @@ def check_tiles(tiles: np.ndarray) -> np.ndarray:
     return a
 
 
+def add1_reference(tiles: np.ndarray) -> np.ndarray:
+    """What the hardware model computes for add1, from its documented steps (numpy only, no
+    simulation): BF16 ``x`` widened to FP32; the SFPU's SFPADD (:mod:`.machine.sfpu.fma`)
+    treats a denormal input as zero, adds 1.0 with round-to-nearest-even and flushes a
+    denormal result to a signed zero; SFPSTORE's BF16 mode (:mod:`.machine.sfpu.convert`)
+    *truncates* the FP32 result to its high 16 bits (it does not round to nearest: this is
+    where the result differs from numpy's ``bfloat16(x + 1)`` for about 8% of inputs).
+
+    NaN inputs (either sign) come out as +Inf (``0x7f80``) in the model: the value reaching the
+    SFPU is already +Inf, so the NaN is lost in the unpack / datacopy part of the data path
+    before it (the FPU model treats exponent 255 as a finite value). This is the model's
+    behaviour, not checked against silicon."""
+    a = np.asarray(tiles, dtype=np.uint16)
+    bits = a.astype(np.uint32) << 16
+    flushed = np.where(bits & 0x7F800000, bits, bits & 0x80000000).astype(np.uint32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = (flushed.view(np.float32) + np.float32(1.0)).view(np.uint32)
+    s = np.where(s & 0x7F800000, s, s & 0x80000000).astype(np.uint32)
+    out = (s >> 16).astype(np.uint16)
+    nan = ((a & 0x7F80) == 0x7F80) & ((a & 0x7F) != 0)
+    return np.where(nan, np.uint16(0x7F80), out).astype(np.uint16)
+
+
 def add1(tiles: np.ndarray, device: Add1Device | None = None) -> np.ndarray:
     """Run tt-metal's add1 program on a tile: ``tiles`` (uint16 BF16 bits, (N, 32, 32)) ->
     BF16 bits of ``x + 1`` as the hardware computes it."""
     return (device or Add1Device()).add1(tiles)
 
 
-__all__ = ["Add1Device", "ExampleError", "RunStats", "add1", "check_tiles"]
+__all__ = ["Add1Device", "ExampleError", "RunStats", "add1", "add1_reference", "check_tiles"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .errors import TileError, TileStepLimit
+from .errors import CircularBufferError, TileError, TileStepLimit
 from .loader import Firmware, Symbols, jal_to
 from .memmap import CORE_NAMES
 from .program import CircularBuffer, Kernel
@@ -193,10 +193,17 @@ class Host:
             cfg = bytearray(16 * (cb_list[-1].index + 1))
             for cb in cb_list:
                 if not 0 <= cb.index < NUM_CIRCULAR_BUFFERS:
-                    raise TileError(f"circular buffer index {cb.index} (0..31)")
+                    raise CircularBufferError(f"circular buffer index {cb.index} (0..31)")
                 if cb.addr + cb.size > self.mm.l1_size or cb.addr < config_base:
-                    raise TileError(f"circular buffer {cb.index} [{cb.addr:#x}, "
-                                    f"+{cb.size:#x}) is not in free L1")
+                    raise CircularBufferError(f"circular buffer {cb.index} [{cb.addr:#x}, "
+                                              f"+{cb.size:#x}) is not in free L1")
+                if mask >> cb.index & 1:
+                    raise CircularBufferError(f"circular buffer {cb.index} configured twice")
+                for other in cb_list:
+                    if other.index != cb.index and other.addr < cb.addr + cb.size \
+                            and cb.addr < other.addr + other.size:
+                        raise CircularBufferError(f"circular buffers {other.index} and "
+                                                  f"{cb.index} overlap in L1")
                 mask |= 1 << cb.index
                 cfg[16 * cb.index:16 * cb.index + 16] = b"".join(
                     v.to_bytes(4, "little") for v in (cb.addr, cb.size, cb.num_pages,

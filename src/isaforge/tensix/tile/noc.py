@@ -19,10 +19,10 @@ with the core, pc and symbol of the instruction that issued the transaction).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .tile import Tile
+#: a :class:`~.tile.Tile` (not imported: the tile imports this module)
+Tile = Any
 
 MASK32 = 0xFFFFFFFF
 

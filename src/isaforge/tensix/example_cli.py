@@ -1,0 +1,61 @@
+"""``isaforge tensix example ...``: tt-metal's programming examples on the tile model (a thin
+layer over :mod:`isaforge.tensix.examples`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+import numpy as np
+
+from ..core.cli import guarded
+from ..core.errors import EmulationError
+
+
+@click.group("example")
+def example_cli() -> None:
+    """Run tt-metal's programming examples from their real binaries on a Blackhole tile."""
+
+
+def _load_u16(path: str, what: str) -> np.ndarray:
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except OSError as e:
+        raise EmulationError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (ValueError, EOFError) as e:
+        raise EmulationError(f"{path}: not a numpy .npy file ({e})") from None
+    if arr.dtype.kind == "V" and arr.dtype.itemsize == 2:  # an ml_dtypes bfloat16 array
+        arr = arr.view(np.uint16)
+    if arr.dtype != np.uint16:
+        raise EmulationError(f"{path}: {what} must be uint16 BF16 bits, not {arr.dtype}")
+    return arr
+
+
+@example_cli.command("add1")
+@click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False),
+              help="IN.npy: uint16 BF16 bits, shape (N, 32, 32), N >= 1")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False),
+              help="OUT.npy: the result, same shape and dtype")
+@click.option("--stats", is_flag=True, help="print what the run did (JSON) to stderr")
+@guarded
+def add1_cmd(input_path: str, output_path: str, stats: bool) -> None:
+    """tt-metal's add1_sfpu_single_file: x + 1 on every BF16 element, computed by the real
+    firmware and kernels (reader, SFPU compute, writer) on one tile with DRAM."""
+    from .examples import Add1Device, check_tiles
+
+    tiles = check_tiles(_load_u16(input_path, "the input"))
+    dev = Add1Device()
+    out = dev.add1(tiles)
+    try:
+        np.save(output_path, out)
+    except OSError as e:
+        raise EmulationError(f"{output_path}: cannot write: {e.strerror or e}") from None
+    if stats and dev.stats is not None:
+        s = dev.stats
+        sys.stderr.write(json.dumps({"tiles": s.tiles, "riscv_instructions": s.riscv_instructions,
+                                     "tensix_instructions": s.tensix_instructions,
+                                     "seconds": round(s.seconds, 4), "noc": s.noc}) + "\n")
+
+
+__all__ = ["example_cli"]
