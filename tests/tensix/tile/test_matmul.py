@@ -95,3 +95,49 @@ def test_bad_fidelity_and_grid() -> None:
         matmul(z, z, "hifi5")
     with pytest.raises(TileError, match="does not fit"):
         matmul(z, z, "hifi4", (1, 99))
+
+
+# -- the command ------------------------------------------------------------------------------
+
+def test_cli_matches_the_api(tmp_path) -> None:  # noqa: ANN001
+    from click.testing import CliRunner
+
+    from isaforge.cli import main
+
+    rng = np.random.default_rng(3)
+    a, b = _random(rng, 2, 1, 1)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    out = tmp_path / "c.npy"
+    r = CliRunner().invoke(main, ["tensix", "example", "matmul", "--a", str(tmp_path / "a.npy"),
+                                  "--b", str(tmp_path / "b.npy"), "--output", str(out),
+                                  "--fidelity", "hifi2", "--grid", "2x1"])
+    assert r.exit_code == 0, r.stderr
+    assert "2 output tiles on 2x1 worker tile(s)" in r.stderr
+    c = np.load(out)
+    np.testing.assert_array_equal(c, matmul(a, b, "hifi2")[0])
+    np.testing.assert_array_equal(c, matmul_reference(a, b, "hifi2"))
+
+
+def test_cli_errors_are_one_line(tmp_path) -> None:  # noqa: ANN001
+    from click.testing import CliRunner
+
+    from isaforge.cli import main
+
+    np.save(tmp_path / "a.npy", np.zeros((32, 64), np.uint16))
+    np.save(tmp_path / "f.npy", np.zeros((32, 32), np.float32))
+
+    def run(*args: str) -> tuple[int, str]:
+        r = CliRunner().invoke(main, ["tensix", "example", "matmul", *args,
+                                      "--output", str(tmp_path / "c.npy")])
+        return r.exit_code, r.stderr
+
+    for args, text in (((str(tmp_path / "a.npy"), str(tmp_path / "a.npy")), "must equal"),
+                       ((str(tmp_path / "f.npy"), str(tmp_path / "a.npy")), "uint16"),
+                       ((str(tmp_path / "nope.npy"), str(tmp_path / "a.npy")), "cannot read")):
+        code, err = run("--a", args[0], "--b", args[1])
+        assert code == 1 and err.startswith("isaforge: ") and err.count("\n") == 1, err
+        assert text in err
+    code, err = run("--a", str(tmp_path / "a.npy"), "--b", str(tmp_path / "a.npy"),
+                    "--grid", "2by2")
+    assert code == 1 and "bad grid" in err

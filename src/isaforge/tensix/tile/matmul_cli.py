@@ -8,12 +8,15 @@ import numpy as np
 from ...core.cli import guarded
 from .errors import TileError
 from .grid import parse_grid
-from .matmul import FIDELITY, matmul
+
+FIDELITIES = ("lofi", "hifi2", "hifi3", "hifi4")  # .matmul.FIDELITY (imported when run)
 
 
 def _load(path: str, what: str) -> np.ndarray:
     try:
         arr = np.load(path, allow_pickle=False)
+    except OSError as e:
+        raise TileError(f"{path}: cannot read: {e.strerror or e}") from None
     except (ValueError, EOFError) as e:
         raise TileError(f"{path}: not a numpy .npy file ({e})") from None
     if arr.dtype != np.uint16:
@@ -28,7 +31,7 @@ def _load(path: str, what: str) -> np.ndarray:
               help="B: uint16 BF16 bits, shape (K*32, N*32)")
 @click.option("--output", required=True, type=click.Path(dir_okay=False),
               help="C = A x B: uint16 BF16 bits, shape (M*32, N*32)")
-@click.option("--fidelity", type=click.Choice(list(FIDELITY)), default="hifi4",
+@click.option("--fidelity", type=click.Choice(FIDELITIES), default="hifi4",
               show_default=True, help="Matrix Unit fidelity phases (1 for lofi .. 4 for hifi4)")
 @click.option("--grid", default="1x1", show_default=True, metavar="RxC",
               help="worker tiles (rows x columns) sharing the output tiles")
@@ -37,9 +40,14 @@ def matmul_cmd(a_path: str, b_path: str, output: str, fidelity: str, grid: str) 
     """C = A x B on Blackhole worker tiles: isaforge's own reader (NCRISC), compute
     (TRISC0-2: unpack, the 16-MVMUL replay, FP32 Dst, BF16 pack) and writer (BRISC) kernels,
     run under the firmware with A, B and C in DRAM."""
+    from .matmul import matmul
+
     cols, rows = parse_grid(grid)
     c, stats = matmul(_load(a_path, "A"), _load(b_path, "B"), fidelity, (rows, cols))
-    np.save(output, c, allow_pickle=False)
+    try:
+        np.save(output, c, allow_pickle=False)
+    except OSError as e:
+        raise TileError(f"{output}: cannot write: {e.strerror or e}") from None
     click.echo(f"matmul: {stats.tiles} output tiles on {rows}x{cols} worker tile(s) in "
                f"{stats.seconds:.2f} s ({stats.riscv_instructions} RISC-V, "
                f"{stats.tensix_instructions} Tensix instructions)", err=True)
