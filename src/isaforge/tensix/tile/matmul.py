@@ -5,7 +5,8 @@
 (:meth:`~.host.Host.launch`, :meth:`~.host.Host.run_program`): it boots the bundled firmware
 (:mod:`.add1_build`) on each worker tile, puts A, B and C in DRAM as interleaved buffers of
 BF16 tiles (one 2048-byte page per 32 x 32 tile, page ``p`` in bank ``p % 7``), configures
-three circular buffers (A: CB 0, B: CB 1, C: CB 16; two pages each) and the runtime
+three circular buffers (CB 0: a row of A, K tiles; CB 1: B, two blocks of up to 16 tiles
+along K; CB 16: two C tiles) and the runtime
 arguments, loads the reader (NCRISC), compute (TRISC0-2) and writer (BRISC) kernels and runs
 them; each worker computes a contiguous range of the output tiles (row-major over M x N
 tiles). Arrays are BF16 bits as uint16: A (M*32, K*32), B (K*32, N*32), C (M*32, N*32).
@@ -51,9 +52,11 @@ FIDELITY = {"lofi": 1, "hifi2": 2, "hifi3": 3, "hifi4": 4}
 ERROR_BOUND = {"hifi4": 2.0 ** -8, "hifi3": 2.0 ** -8, "hifi2": 2.0 ** -7, "lofi": 2.0 ** -5}
 TILE_BYTES = 2048
 CB_A, CB_B, CB_C = 0, 1, 16
-CB_PAGES = 2
+#: K is taken in blocks of at most this many tiles (B's CB holds two blocks)
+K_BLOCK = 16
 #: where the CBs start: after the kernel-config area (arguments, CB table, kernel texts)
 CB_BASE = 0x20000
+L1_END = 0x180000
 DRAM_BASE = 0x100000
 #: the DRAM banks' translated NOC coordinates (as the bundled firmware's add1 example has them)
 DRAM_BANKS = 7
@@ -119,6 +122,11 @@ def _shapes(a: np.ndarray, b: np.ndarray) -> tuple[int, int, int]:
 def _tiles(x: np.ndarray) -> np.ndarray:
     """(rows*32, cols*32) uint16 -> (rows*cols, 1024) tiles in tt-metal's face order."""
     return tilize(x).reshape(-1, 1024)
+
+
+def k_block(kt: int) -> int:
+    """The K block: the largest divisor of ``kt`` not above :data:`K_BLOCK`."""
+    return max(d for d in range(1, min(kt, K_BLOCK) + 1) if kt % d == 0)
 
 
 def _fidelity(fidelity: str) -> int:
@@ -212,8 +220,17 @@ def matmul(a: np.ndarray, b: np.ndarray, fidelity: str = "hifi4", grid: tuple[in
             for i, n in enumerate((mt * kt, kt * nt, mt * nt))]
     write_interleaved(noc, bufs[0], _tiles(a).astype("<u2").tobytes())
     write_interleaved(noc, bufs[1], _tiles(b).astype("<u2").tobytes())
-    cbs = [CircularBuffer(i, CB_BASE + k * CB_PAGES * TILE_BYTES, CB_PAGES, TILE_BYTES)
-           for k, i in enumerate((CB_A, CB_B, CB_C))]
+    # CB 0: one row of A (Kt tiles); CB 1: B in blocks of kb tiles along K, two blocks;
+    # CB 16: two C tiles
+    kb = k_block(kt)
+    pages = {CB_A: kt, CB_B: 2 * kb, CB_C: 2}
+    cbs, addr = [], CB_BASE
+    for i, n in pages.items():
+        cbs.append(CircularBuffer(i, addr, n, TILE_BYTES))
+        addr += n * TILE_BYTES
+    if addr > L1_END:
+        raise TileError(f"K = {kt} tiles needs {addr - CB_BASE:#x} bytes of circular "
+                        f"buffers; L1 has {L1_END - CB_BASE:#x} free")
 
     # The workers share nothing but DRAM, from which each reads A and B and to which it
     # writes its own range of C: they run one after the other, and their order cannot
@@ -231,11 +248,11 @@ def matmul(a: np.ndarray, b: np.ndarray, fidelity: str = "hifi4", grid: tuple[in
         stats.boot_seconds += time.perf_counter() - t0
         riscv0 = sum(core.instructions for core in tile.cores.values())
         tensix0 = tile.cp.steps
-        args = {"ncrisc": [bufs[0].address, bufs[1].address, mt, kt, nt, first, count,
+        compute = [count, kt, phases, kb, first, nt]
+        args = {"ncrisc": [bufs[0].address, bufs[1].address, mt, kt, nt, first, count, kb,
                            DRAM_BANKS, *bank_xy],
                 "brisc": [bufs[2].address, first, count, DRAM_BANKS, *bank_xy],
-                "trisc0": [count, kt, phases], "trisc1": [count, kt, phases],
-                "trisc2": [count, kt, phases]}
+                "trisc0": compute, "trisc1": compute, "trisc2": compute}
         run = []
         for core, k in ks.items():
             run.append(Kernel(k.core, k.text, k.link_base, k.symbols, args[core], k.name))

@@ -107,15 +107,32 @@ static inline void cb_pop_front(cb_t *cb, uint32_t n) {
 #define NOC_MY_XY(noc) REG32(NOC_CFG_BASE + (noc) * NOC_INSTANCE_OFFSET + NOC_ID_LOGICAL * 4u)
 
 typedef struct {
-    uint32_t noc, buf, my_xy, reads, writes;
+    uint32_t noc, buf, reads, writes;
 } noc_t;
 
-static inline void noc_init(noc_t *n, uint32_t noc, uint32_t buf) {
+/* Use command buffer buf of NOC noc for transactions of len bytes, reads (write = 0) or
+   writes (write = 1): the registers that stay the same (the command, this tile's coordinate,
+   the high address bits, the length) are written once here; each transaction then writes
+   only its addresses and the target's coordinate. */
+static inline void noc_init(noc_t *n, uint32_t noc, uint32_t buf, int write, uint32_t len) {
+    uint32_t my_xy = NOC_MY_XY(noc);
     n->noc = noc;
     n->buf = buf;
-    n->my_xy = NOC_MY_XY(noc);
     n->reads = NOC_STATUS(noc, NIU_MST_RD_RESP_RECEIVED);
     n->writes = NOC_STATUS(noc, NIU_MST_WR_ACK_RECEIVED);
+    while (NOC_REG(noc, buf, NOC_CMD_CTRL) != 0) {
+    }
+    NOC_REG(noc, buf, NOC_CTRL) = (write ? NOC_CMD_WR : 0) | NOC_CMD_RESP_MARKED |
+                                  NOC_CMD_VC_STATIC | NOC_CMD_STATIC_VC(write ? 0 : 1);
+    NOC_REG(noc, buf, NOC_TARG_ADDR_MID) = 0;
+    NOC_REG(noc, buf, NOC_RET_ADDR_MID) = 0;
+    if (write) {
+        NOC_REG(noc, buf, NOC_TARG_ADDR_HI) = my_xy;
+        NOC_REG(noc, buf, NOC_BRCST_EXCLUDE) = 0;
+    } else {
+        NOC_REG(noc, buf, NOC_RET_ADDR_HI) = my_xy;
+    }
+    NOC_REG(noc, buf, NOC_AT_LEN_BE) = len;
 }
 
 static inline void noc_wait_ready(const noc_t *n) {
@@ -123,35 +140,22 @@ static inline void noc_wait_ready(const noc_t *n) {
     }
 }
 
-/* read len bytes at addr of the NOC endpoint xy (y << 6 | x) into local L1 at dst */
-static inline void noc_read(noc_t *n, uint32_t xy, uint32_t addr, uint32_t dst, uint32_t len) {
+/* read (noc_init'd length) bytes at addr of the NOC endpoint xy (y << 6 | x) into L1 at dst */
+static inline void noc_read(noc_t *n, uint32_t xy, uint32_t addr, uint32_t dst) {
     noc_wait_ready(n);
-    NOC_REG(n->noc, n->buf, NOC_CTRL) = NOC_CMD_RESP_MARKED | NOC_CMD_VC_STATIC |
-                                        NOC_CMD_STATIC_VC(1);
     NOC_REG(n->noc, n->buf, NOC_RET_ADDR_LO) = dst;
-    NOC_REG(n->noc, n->buf, NOC_RET_ADDR_MID) = 0;
-    NOC_REG(n->noc, n->buf, NOC_RET_ADDR_HI) = n->my_xy;
     NOC_REG(n->noc, n->buf, NOC_TARG_ADDR_LO) = addr;
-    NOC_REG(n->noc, n->buf, NOC_TARG_ADDR_MID) = 0;
     NOC_REG(n->noc, n->buf, NOC_TARG_ADDR_HI) = xy;
-    NOC_REG(n->noc, n->buf, NOC_AT_LEN_BE) = len;
     NOC_REG(n->noc, n->buf, NOC_CMD_CTRL) = NOC_CTRL_SEND_REQ;
     n->reads++;
 }
 
-/* write len bytes of local L1 at src to addr of the NOC endpoint xy */
-static inline void noc_write(noc_t *n, uint32_t src, uint32_t xy, uint32_t addr, uint32_t len) {
+/* write (noc_init'd length) bytes of L1 at src to addr of the NOC endpoint xy */
+static inline void noc_write(noc_t *n, uint32_t src, uint32_t xy, uint32_t addr) {
     noc_wait_ready(n);
-    NOC_REG(n->noc, n->buf, NOC_CTRL) = NOC_CMD_WR | NOC_CMD_RESP_MARKED | NOC_CMD_VC_STATIC |
-                                        NOC_CMD_STATIC_VC(0);
     NOC_REG(n->noc, n->buf, NOC_TARG_ADDR_LO) = src;
-    NOC_REG(n->noc, n->buf, NOC_TARG_ADDR_MID) = 0;
-    NOC_REG(n->noc, n->buf, NOC_TARG_ADDR_HI) = n->my_xy;
     NOC_REG(n->noc, n->buf, NOC_RET_ADDR_LO) = addr;
-    NOC_REG(n->noc, n->buf, NOC_RET_ADDR_MID) = 0;
     NOC_REG(n->noc, n->buf, NOC_RET_ADDR_HI) = xy;
-    NOC_REG(n->noc, n->buf, NOC_BRCST_EXCLUDE) = 0;
-    NOC_REG(n->noc, n->buf, NOC_AT_LEN_BE) = len;
     NOC_REG(n->noc, n->buf, NOC_CMD_CTRL) = NOC_CTRL_SEND_REQ;
     n->writes++;
 }

@@ -3,20 +3,25 @@
  * L1, FP32 accumulation in Dst, BF16 out.
  *
  * Runtime arguments (the same for the three): [0] output tiles, [1] Kt, [2] fidelity phases
- * (1 LoFi, 2 HiFi2, 3 HiFi3, 4 HiFi4).
- * CBs: 0 = A tiles, 1 = B tiles (in the order the reader pushes them: for each output tile,
- * for each k, one A and one B), 16 = C tiles.
+ * (1 LoFi, 2 HiFi2, 3 HiFi3, 4 HiFi4), [3] kb (the K block: divides Kt), [4] the first output
+ * tile, [5] Nt.
+ * CBs (as the reader fills them): 0 = a row of A (Kt tiles, a new one when a new row of
+ * output tiles starts), 1 = B in blocks of kb tiles along K, 16 = C tiles.
  *
- * TRISC0 (unpack): per (t, k) waits for an A and a B tile, points unpacker 1 at A (-> SrcB)
- *   and unpacker 0 at B (-> SrcA) with SETDMAREG/WRCFG, issues one UNPACR each (1024 datums,
- *   handing the banks to the Matrix Unit), waits for its thread to finish and pops both.
- * TRISC1 (math): per t waits for Dst (semaphore MATH_PACK below its max), clears it (ZEROACC),
- *   then per k the MOP that replays the 16 MVMULs once per fidelity phase (the seed's replay
- *   sequence: Dst += SrcB x SrcA over a 32x32x32 tile), SETRWC giving the banks back; then
- *   posts MATH_PACK.
- * TRISC2 (pack): per t reserves a C page, points the packer at it, waits for MATH_PACK, packs
- *   Dst's 64 FP32 rows as BF16 with 16 PACRs (replayed), releases MATH_PACK, waits for its
- *   thread and pushes the page.
+ * TRISC0 (unpack): per block of kb, points GPRs at the block's A and B tiles and issues one
+ *   MOP whose kb iterations each replay: WRCFG the unpackers' base addresses (unpacker 1: A
+ *   -> SrcB, unpacker 0: B -> SrcA), one UNPACR each (1024 datums, handing the banks to the
+ *   Matrix Unit), and ADDDMAREG both GPRs one tile on; then waits for its thread and pops.
+ * TRISC1 (math): per output tile waits for Dst (semaphore MATH_PACK below its max), clears it
+ *   (ZEROACC), then per block one MOP: kb times (once per fidelity phase, the 16 MVMULs of the
+ *   seed's replay: Dst += SrcB x SrcA over a 32x32x32 tile; then SETRWC giving the banks back
+ *   and resetting the counters); then posts MATH_PACK.
+ * TRISC2 (pack): per output tile reserves a C page, points the packer at it, waits for
+ *   MATH_PACK, packs Dst's 64 FP32 rows as BF16 with 16 PACRs (replayed), releases MATH_PACK,
+ *   waits for its thread and pushes the page.
+ *
+ * The model executes a thread's instructions in order, so a WRCFG takes effect for the UNPACR
+ * after it; tt-llk's double-buffered configuration contexts are not used.
  */
 #include "kernel_api.h"
 
@@ -27,13 +32,16 @@ KERNEL_ENTRY
 #define CB_C 16
 #define GPR_ADDR 50u   /* GPRs this kernel uses; low GPRs are the firmware's and tt-llk's */
 #define GPR_ADDR2 51u
+#define GPR_STRIDE 52u
 #define SEM_MATH_PACK 1u
 #define BF16 5u
 
 static inline uint32_t l1_16b(uint32_t addr) { return (addr >> 4) - 1u; }
 
 #if TRISC == 0
-static void unpack(uint32_t tiles, uint32_t kt) {
+static void unpack(uint32_t tiles, uint32_t kt, uint32_t kb, uint32_t first, uint32_t nt) {
+    volatile uint32_t *mop = (volatile uint32_t *)(uintptr_t)TENSIX_MOP_CFG_BASE;
+    uint32_t replay = TT_OP_REPLAY(0, 6, 0, 0);
     cb_t a, b;
     cb_init(&a, CB_A);
     cb_init(&b, CB_B);
@@ -47,34 +55,56 @@ static void unpack(uint32_t tiles, uint32_t kt) {
     cfg_write(CFG_THCON_SEC1_REG0_TILEDESCRIPTOR, 0x04000000u | 0x10u | BF16);
     cfg_write(CFG_THCON_SEC1_REG2_OUT_DATA_FORMAT, BF16);
     cfg_write(CFG_THCON_SEC1_REG2_DISABLE_ZERO_COMPRESS_CNTX0, 1);
+    /* MOP template 1: kb outer iterations of one replay of the six words below */
+    mop[0] = kb;
+    mop[1] = 1;
+    mop[2] = TT_OP_NOP();
+    mop[3] = TT_OP_NOP();
+    mop[4] = TT_OP_NOP();
+    mop[5] = replay;
+    mop[6] = TT_OP_NOP();
+    mop[7] = replay;
+    mop[8] = replay;
     TT_PUSH(TT_OP_SETC16(5, 1u << 2));                  /* SRCA_SET_SetOvrdWithAddr */
     TT_PUSH(TT_OP_SETADCXX(3, 1023, 0));                /* both unpackers: datums 0..1023 */
-    for (uint32_t i = 0; i < tiles * kt; i++) {
-        cb_wait_front(&a, 1);
-        cb_wait_front(&b, 1);
-        tt_set_gpr(GPR_ADDR, l1_16b(a.rd));
-        tt_set_gpr(GPR_ADDR2, l1_16b(b.rd));
-        TT_PUSH(TT_OP_WRCFG(GPR_ADDR, 0, 124));         /* THCON_SEC1_REG3_Base_address */
-        TT_PUSH(TT_OP_WRCFG(GPR_ADDR2, 0, 76));         /* THCON_SEC0_REG3_Base_address */
-        TT_PUSH(TT_OP_UNPACR(1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1));  /* A -> SrcB */
-        TT_PUSH(TT_OP_UNPACR(0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1));  /* B -> SrcA */
-        tensix_sync();                                  /* the unpackers have read L1 */
-        cb_pop_front(&a, 1);
-        cb_pop_front(&b, 1);
+    tt_set_gpr(GPR_STRIDE, a.page_size >> 4);
+    TT_PUSH(TT_OP_REPLAY(0, 6, 0, 1));
+    TT_PUSH(TT_OP_WRCFG(GPR_ADDR, 0, 124));             /* THCON_SEC1_REG3_Base_address */
+    TT_PUSH(TT_OP_WRCFG(GPR_ADDR2, 0, 76));             /* THCON_SEC0_REG3_Base_address */
+    TT_PUSH(TT_OP_UNPACR(1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1));  /* A -> SrcB */
+    TT_PUSH(TT_OP_UNPACR(0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1));  /* B -> SrcA */
+    TT_PUSH(TT_OP_ADDDMAREG(0, GPR_ADDR, GPR_STRIDE, GPR_ADDR));
+    TT_PUSH(TT_OP_ADDDMAREG(0, GPR_ADDR2, GPR_STRIDE, GPR_ADDR2));
+    for (uint32_t t = first; t < first + tiles; t++) {
+        if (t == first || t % nt == 0) {                /* a new row of A */
+            if (t != first) cb_pop_front(&a, kt);
+            cb_wait_front(&a, kt);
+        }
+        for (uint32_t k0 = 0; k0 < kt; k0 += kb) {
+            cb_wait_front(&b, kb);
+            tt_set_gpr(GPR_ADDR, l1_16b(a.rd + k0 * a.page_size));
+            tt_set_gpr(GPR_ADDR2, l1_16b(b.rd));
+            TT_PUSH(TT_OP_MOP(1, 0, 0));
+            tensix_sync();                              /* the unpackers have read L1 */
+            cb_pop_front(&b, kb);
+        }
     }
+    cb_pop_front(&a, kt);
 }
 #endif
 
 #if TRISC == 1
-static void math(uint32_t tiles, uint32_t kt, uint32_t phases) {
+static void math(uint32_t tiles, uint32_t kt, uint32_t phases, uint32_t kb) {
     volatile uint32_t *mop = (volatile uint32_t *)(uintptr_t)TENSIX_MOP_CFG_BASE;
     uint32_t replay = TT_OP_REPLAY(16, 16, 0, 0);
     cfg_write(CFG_ALU_ACC_CTRL_FP32_ENABLED, 1);
-    /* MOP template 1: outer loop 1, inner loop = one replay of the 16 MVMULs per phase */
-    mop[0] = 1;
+    /* MOP template 1: kb outer iterations (one per tile along K) of one replay of the 16
+       MVMULs per fidelity phase, each followed by SETRWC: banks back to the unpackers, the
+       counters (and the fidelity phase) to 0 */
+    mop[0] = kb;
     mop[1] = phases;
     mop[2] = TT_OP_NOP();
-    mop[3] = TT_OP_NOP();
+    mop[3] = TT_OP_SETRWC(3, 0, 0, 0, 0, 15);
     mop[4] = TT_OP_NOP();
     mop[5] = replay;
     mop[6] = TT_OP_NOP();
@@ -100,10 +130,7 @@ static void math(uint32_t tiles, uint32_t kt, uint32_t phases) {
     for (uint32_t t = 0; t < tiles; t++) {
         TT_PUSH(TT_OP_SEMWAIT(0x142, 1u << SEM_MATH_PACK, 2));  /* Dst free: below max */
         TT_PUSH(TT_OP_ZEROACC(3, 0, 0, 0, 0));
-        for (uint32_t k = 0; k < kt; k++) {
-            TT_PUSH(TT_OP_MOP(1, 0, 0));
-            TT_PUSH(TT_OP_SETRWC(3, 0, 0, 0, 0, 15));   /* banks back to the unpackers */
-        }
+        for (uint32_t k0 = 0; k0 < kt; k0 += kb) TT_PUSH(TT_OP_MOP(1, 0, 0));
         TT_PUSH(TT_OP_SEMPOST(1u << SEM_MATH_PACK));
     }
 }
@@ -141,13 +168,12 @@ static void pack(uint32_t tiles) {
 
 void kernel_main(void) {
     volatile uint32_t *args = runtime_args();
-    uint32_t tiles = args[0], kt = args[1];
+    uint32_t tiles = args[0];
 #if TRISC == 0
-    unpack(tiles, kt);
+    unpack(tiles, args[1], args[3], args[4], args[5]);
 #elif TRISC == 1
-    math(tiles, kt, args[2]);
+    math(tiles, args[1], args[2], args[3]);
 #else
-    (void)kt;
     pack(tiles);
 #endif
 }

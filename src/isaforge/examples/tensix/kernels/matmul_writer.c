@@ -15,11 +15,10 @@ void kernel_main(void) {
     cb_t c;
     noc_t noc;
     cb_init(&c, 16);
-    noc_init(&noc, 0, 0);
+    noc_init(&noc, 0, 0, 1, c.page_size);
     for (uint32_t t = first; t < first + count; t++) {
         cb_wait_front(&c, 1);
-        noc_write(&noc, c.rd, page_xy(banks, nbanks, t),
-                  page_addr(c_addr, nbanks, c.page_size, t), c.page_size);
+        noc_write(&noc, c.rd, page_xy(banks, nbanks, t), page_addr(c_addr, nbanks, c.page_size, t));
         noc_write_barrier(&noc);
         cb_pop_front(&c, 1);
     }
