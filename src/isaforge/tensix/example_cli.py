@@ -39,14 +39,20 @@ def _load_u16(path: str, what: str) -> np.ndarray:
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False),
               help="OUT.npy: the result, same shape and dtype")
 @click.option("--stats", is_flag=True, help="print what the run did (JSON) to stderr")
+@click.option("--grid", "grid", metavar="RxC", default="1x1", show_default=True,
+              help="split the tiles over a grid of R rows and C columns of worker tiles")
 @guarded
-def add1_cmd(input_path: str, output_path: str, stats: bool) -> None:
+def add1_cmd(input_path: str, output_path: str, stats: bool, grid: str) -> None:
     """tt-metal's add1_sfpu_single_file: x + 1 on every BF16 element, computed by the real
-    firmware and kernels (reader, SFPU compute, writer) on one tile with DRAM."""
+    firmware and kernels (reader, SFPU compute, writer) on one tile with DRAM (or on every
+    tile of a grid, each taking its share of the input tiles)."""
     from .examples import Add1Device, check_tiles
+    from .grid_examples import Add1Grid
+    from .tile.grid import parse_grid
 
+    cols, rows = parse_grid(grid)
     tiles = check_tiles(_load_u16(input_path, "the input"))
-    dev = Add1Device()
+    dev = Add1Device() if (cols, rows) == (1, 1) else Add1Grid(cols, rows)
     out = dev.add1(tiles)
     try:
         np.save(output_path, out)

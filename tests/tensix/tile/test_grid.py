@@ -11,8 +11,9 @@ import yaml
 
 from isaforge import riscv
 from isaforge.tensix.tile import TileError
-from isaforge.tensix.tile.grid import Dram, Grid, GridDeadlock, parse_grid
+from isaforge.tensix.tile.grid import Grid, GridDeadlock, parse_grid
 from isaforge.tensix.tile.loader import Symbols, load_firmware_dir
+from isaforge.tensix.tile.noc import NocFault
 from isaforge.tensix.tile.soc import device_tables, noc_xy, soc
 from tests.refdata import refdata
 
@@ -121,51 +122,42 @@ def test_booting_a_grid_gives_the_same_bytes_and_counts_in_any_tile_order() -> N
     assert len(set(sigs[0][1])) == 4
 
 
-def test_dram_is_sparse_and_bounded() -> None:
-    d = Dram(8, soc().dram_bank_size)
-    d.write(3, 0xFFFFF, b"\x01\x02\x03")  # across a chunk boundary
-    assert d.read(3, 0xFFFFE, 5) == b"\x00\x01\x02\x03\x00"
-    assert d.read(4, 0xFFFFF, 3) == bytes(3)
-    assert d.read(7, soc().dram_bank_size - 4, 4) == bytes(4)
-    with pytest.raises(TileError, match="outside the bank"):
-        d.read(0, soc().dram_bank_size - 2, 4)
-    with pytest.raises(TileError, match="no DRAM bank 8"):
-        d.write(8, 0, b"x")
-
-
-def test_fabric_reaches_l1_and_dram_by_coordinate() -> None:
+def test_dram_banks_answer_at_every_port() -> None:
     g = Grid(2, 1)
     noc = g.noc
-    noc.write((2, 2), 0x30000, b"abcd")
+    assert len(g.dram) == 8
+    noc.at(soc().dram_bank_xy(5, 0)).noc_write(0x100, b"xyz")
+    assert g.dram[5].noc_read(0x100, 3) == b"xyz"
+    for port in range(3):
+        assert noc.at(soc().dram_port_xy(5, port)).noc_read(0x100, 3) == b"xyz"
+    assert g.dram[4].noc_read(0x100, 3) == bytes(3)
+
+
+def test_wrong_coordinates_are_named() -> None:
+    g = Grid(2, 1)
+    noc = g.noc
+    noc.at((2, 2)).noc_write(0x30000, b"abcd")
     assert g.tile(1, 0).l1.read(0x30000, 4) == b"abcd"
     assert g.tile(0, 0).l1.read(0x30000, 4) == bytes(4)
-    noc.write(soc().dram_bank_xy(5, 0), 0x100, b"xyz")
-    assert g.dram.read(5, 0x100, 3) == b"xyz"
-    assert noc.read(soc().dram_port_xy(5, 1), 0x100, 3) == b"xyz"  # any port of the bank
-    with pytest.raises(TileError, match=r"no NOC endpoint at \(3, 2\).*\(1, 2\), \(2, 2\)"):
-        noc.write((3, 2), 0, b"x")
-    with pytest.raises(TileError, match="outside its L1"):
-        noc.read((1, 2), 0x17FFFE, 4)
-
-
-def test_atomic_increment_wraps_its_low_bits() -> None:
-    g = Grid(1, 1)
-    g.noc.write((1, 2), 0x40000, (0x12345678).to_bytes(4, "little"))
-    assert g.noc.atomic_add((1, 2), 0x40000, 1) == 0x12345678
-    assert g.tile(0, 0).l1.read_int(0x40000, 4) == 0x12345679
-    g.noc.write((1, 2), 0x40000, (0xABCD00FF).to_bytes(4, "little"))
-    g.noc.atomic_add((1, 2), 0x40000, 1, wrap=7)  # an 8-bit counter in the low byte
-    assert g.tile(0, 0).l1.read_int(0x40000, 4) == 0xABCD0000
+    with pytest.raises(NocFault, match=r"no NOC endpoint at \(3,2\).*at \(1,2\) \(2,2\)"):
+        noc.at((3, 2))
+    with pytest.raises(NocFault, match="outside L1"):
+        noc.at((1, 2)).noc_read(0x17FFFE, 4)
 
 
 def test_multicast_rectangles() -> None:
     g = Grid(3, 2)
     noc = g.noc
-    assert noc.multicast_targets((3, 3), (1, 2)) == [(1, 2), (2, 2), (3, 2), (1, 3), (2, 3),
-                                                     (3, 3)]
-    assert noc.multicast_targets((1, 2), (2, 3), exclude=(1, 2)) == [(2, 2), (1, 3), (2, 3)]
-    with pytest.raises(TileError, match=r"reaches \(4, 2\)"):
-        noc.multicast_targets((1, 2), (4, 2))
+
+    def xys(eps: list) -> list:
+        return [ep.tile.noc_virtual_xy for ep in eps]
+    assert xys(noc.rectangle((3, 3), (1, 2))) == [(1, 2), (2, 2), (3, 2), (1, 3), (2, 3),
+                                                  (3, 3)]
+    assert xys(noc.rectangle((2, 3), (3, 3))) == [(2, 3), (3, 3)]
+    with pytest.raises(NocFault, match=r"reaches \(4,2\)"):
+        noc.rectangle((1, 2), (4, 2))
+    with pytest.raises(NocFault, match="reaches no worker tile"):
+        noc.rectangle((8, 2), (9, 5))  # the router and DRAM columns
 
 
 POLL = """
@@ -194,7 +186,7 @@ def test_a_posted_write_from_another_tile_wakes_a_parked_poller_at_round_end() -
     _start(dst, "ncrisc", POLL, 0x20000, a0=sig, a1=0x30000)
     r = g.run(max_steps=100_000)
     assert r.reason == "idle" and dst.cores["ncrisc"].state == "parked"
-    g.noc.post(g.tile(0, 0).grid_index, lambda: g.noc.write((2, 2), sig, b"\x80"))
+    g.noc.post(g.tile(0, 0).grid_index, lambda: g.noc.at((2, 2)).noc_write(sig, b"\x80"))
     assert dst.l1.read_int(sig, 1) == 0  # posted: nothing happens before the round ends
     g.run(max_steps=100_000)
     assert dst.cores["ncrisc"].state == "halted" and dst.l1.read_int(0x30000, 4) == 0x80
@@ -208,3 +200,30 @@ def test_a_grid_deadlock_names_the_tile_core_and_pc() -> None:
     with pytest.raises(GridDeadlock, match=r"tile \(1, 0\) brisc: pc 0x20004 "
                                            r"<brisc_test\+0x4>: polling"):
         g.run(max_steps=100_000, until=lambda: False)
+
+
+def _invoke(*args: str):  # noqa: ANN202 - click's Result
+    from click.testing import CliRunner
+
+    from isaforge.cli import main
+    return CliRunner().invoke(main, ["tensix", "boot", str(refdata(*FW)), *args])
+
+
+def test_cli_boots_every_tile_of_a_grid() -> None:
+    import json
+    r = _invoke("--grid", "2x3", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["init_done"] and out["go_done"]
+    assert sorted(out["tiles"]) == sorted(f"{x},{y}" for x in range(3) for y in range(2))
+    assert all(c["instructions"] > 0 for t in out["tiles"].values() for c in t.values())
+    r = _invoke("--grid", "1x2")
+    assert r.exit_code == 0 and "tile (1, 0):" in r.output and "go handshake: done" in r.output
+
+
+@pytest.mark.parametrize("grid,msg", [("11x2", "11 rows x 2 columns does not fit"),
+                                      ("2by2", "expected ROWSxCOLS"), ("0x2", "at least")])
+def test_cli_bad_grid_is_one_line_and_status_1(grid: str, msg: str) -> None:
+    r = _invoke("--grid", grid)
+    assert r.exit_code == 1
+    assert msg in r.output and r.output.count("\n") == 1 and "Traceback" not in r.output

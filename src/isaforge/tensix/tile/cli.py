@@ -10,6 +10,7 @@ import click
 
 from ...core.cli import guarded
 from .boot import boot
+from .grid import GridBootResult, boot_grid, parse_grid
 from .loader import load_firmware_dir
 from .memmap import CORE_NAMES
 from .tile import Tile
@@ -37,14 +38,25 @@ def _parse_cores(text: str | None) -> list[str]:
                    "all); to stderr with --json")
 @click.option("--max-steps", type=click.IntRange(min=1), default=2_000_000, show_default=True,
               help="RISC-V instructions (all cores) allowed per phase")
+@click.option("--grid", "grid", metavar="RxC", default="1x1", show_default=True,
+              help="boot every tile of a grid of R rows and C columns of worker tiles (one "
+                   "scheduler, shared NOC and DRAM)")
 @guarded
-def boot_cmd(firmware_dir: str, as_json: bool, trace: str | None, max_steps: int) -> None:
+def boot_cmd(firmware_dir: str, as_json: bool, trace: str | None, max_steps: int,
+             grid: str) -> None:
     """Boot the five Blackhole firmware ELFs of FIRMWARE_DIR (brisc.elf ... trisc2.elf, or
     tt-metal's <core>/<core>.elf layout) as tt-metal's host does, then send a go message whose
     launch message enables no kernel. Exit status 0 only if both the init handshake and the go
-    handshake completed."""
+    handshake completed (on every tile, with --grid)."""
     cores = _parse_cores(trace)
+    cols, rows = parse_grid(grid)
     images = load_firmware_dir(firmware_dir)
+    if (cols, rows) != (1, 1):
+        if cores:
+            raise click.UsageError("--trace is for one tile (without --grid)")
+        gres = boot_grid(images, cols, rows, max_steps=max_steps)
+        click.echo(json.dumps(gres.as_json()) if as_json else _human_grid(gres))
+        sys.exit(0 if gres.ok else 1)
     tile = Tile()
     if cores:
         out = sys.stderr if as_json else sys.stdout
@@ -61,6 +73,28 @@ def boot_cmd(firmware_dir: str, as_json: bool, trace: str | None, max_steps: int
     sys.exit(0 if result.ok else 1)
 
 
+def _core_lines(cores: dict) -> list[str]:
+    lines = [f"{'core':<7} {'instructions':>12}  {'pc':>10}  {'symbol':<28} state"]
+    for name, c in cores.items():
+        state = c["state"] + (f": {c['waiting_for']}" if c.get("waiting_for") else "")
+        lines.append(f"{name:<7} {c['instructions']:>12}  {c['pc']:#10x}  "
+                     f"{(c['symbol'] or '?'):<28} {state}")
+    return lines
+
+
+def _human_grid(result: GridBootResult) -> str:
+    lines = [f"init handshake: {'done' if result.init_done else 'NOT done'} on every tile",
+             f"go handshake: {'done' if result.go_done else 'NOT done'} on every tile"]
+    if result.error:
+        lines.append(f"stopped: {result.error}")
+    for xy, cores in result.tiles.items():
+        lines.append(f"tile ({xy.replace(',', ', ')}):")
+        lines.extend("  " + line for line in _core_lines(cores))
+    lines.append(f"{result.instructions} RISC-V instructions, {result.tensix_instructions} "
+                 f"Tensix instructions, {result.cycles} cycles, {result.wall_seconds:.3f} s")
+    return "\n".join(lines)
+
+
 def _human(result) -> str:  # noqa: ANN001 - BootResult
     lines = []
     for sig in result.go_signals:
@@ -69,11 +103,7 @@ def _human(result) -> str:  # noqa: ANN001 - BootResult
                      f"{sig['sent']:#04x} -> {sig['seen']:#04x})")
     if result.error:
         lines.append(f"stopped: {result.error}")
-    lines.append(f"{'core':<7} {'instructions':>12}  {'pc':>10}  {'symbol':<28} state")
-    for name, c in result.cores.items():
-        state = c["state"] + (f": {c['waiting_for']}" if c.get("waiting_for") else "")
-        lines.append(f"{name:<7} {c['instructions']:>12}  {c['pc']:#10x}  "
-                     f"{(c['symbol'] or '?'):<28} {state}")
+    lines.extend(_core_lines(result.cores))
     lines.append(f"{result.instructions} RISC-V instructions, {result.tensix_instructions} "
                  f"Tensix instructions, {result.wall_seconds:.3f} s")
     return "\n".join(lines)

@@ -1,15 +1,16 @@
 """A grid of Blackhole worker tiles and DRAM under one deterministic scheduler.
 
 :class:`Grid` builds ``cols`` x ``rows`` :class:`~.tile.Tile` objects at the NOC coordinates
-Blackhole gives the first ``cols`` worker columns and ``rows`` worker rows (:mod:`.soc`), one
-shared :class:`Dram` (eight banks, sparse), and the :class:`Fabric` that carries NOC
-transactions between them. Each tile has its own :class:`~.host.Host`; :meth:`Grid.boot` writes
-every tile's firmware, mailboxes and boot tables as tt-metal's host does for that grid.
+Blackhole gives the first ``cols`` worker columns and ``rows`` worker rows (:mod:`.soc`), and
+one :class:`GridNoc` (a :class:`~.noc.Noc` shared by all of them) with the eight DRAM banks
+(``grid.dram``) at their ports' coordinates, which carries the NOC transactions between them.
+Each tile has its own :class:`~.host.Host`; :meth:`Grid.boot` writes every tile's firmware,
+mailboxes and boot tables as tt-metal's host does for that grid.
 
 Scheduling (:class:`GridScheduler`): a grid round runs one round of every tile (its cores'
-quanta, then its coprocessor: :meth:`~.scheduler.Scheduler.round`), then delivers the NOC
+quanta, then its coprocessor: :meth:`~.scheduler.Scheduler.round`), then carries out the NOC
 transactions the round issued, tile by tile in the grid's fixed order and in issue order within
-a tile. Tiles share nothing but the fabric, and the fabric only changes what a tile sees between
+a tile. Tiles share nothing but the NOC, and the NOC only changes what a tile sees between
 rounds, so the order in which the tiles of a round are visited cannot change anything:
 ``order`` (``"fixed"``, ``"reverse"`` or an integer seed shuffling the tiles every round) exists
 to show that, and the tests run the same workload under several orders and compare every byte
@@ -19,108 +20,74 @@ and count. One clock: every tile's wall clock is the grid's cycle count.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-
-from .errors import TileDeadlock, TileError, TileStepLimit
+from .devmsgs import DevMsgs
+from .errors import NocError, TileDeadlock, TileError, TileStepLimit
 from .host import Host
 from .loader import Firmware, load_firmware_dir
+from .memmap import MemoryMap
+from .noc import Endpoint, Noc, NocFault, TileL1
+from .noc_regs import N_STATUS
+from .program import CircularBuffer, Kernel
 from .soc import DeviceTables, Soc, device_tables, soc
 from .tile import Tile
 
-#: bytes of DRAM allocated at a time (DRAM is sparse: only what is touched exists)
-DRAM_CHUNK = 1 << 20
+#: per-tile runtime arguments: (x, y) -> {core: args}, as a function or a mapping
+RuntimeArgs = Callable[[int, int], Mapping[str, list[int]]] | Mapping[
+    tuple[int, int], Mapping[str, list[int]]]
 
 
-class Dram:
-    """The device's DRAM: ``banks`` banks of ``bank_size`` bytes, allocated on first touch."""
+class GridNoc(Noc):
+    """The NOC shared by a grid's tiles and DRAM (:class:`~.noc.Noc`, with deferral).
 
-    def __init__(self, banks: int, bank_size: int) -> None:
-        self.banks = banks
-        self.bank_size = bank_size
-        self._chunks: list[dict[int, np.ndarray]] = [{} for _ in range(banks)]
+    Endpoints are found by virtual coordinate (the same on both NOCs): each tile's L1 and each
+    DRAM bank at the coordinate of every one of its ports. A command buffer issued during a
+    round is not carried out at once: its registers are copied and the transaction is queued
+    (:meth:`issue`), then carried out at the end of the round (:meth:`deliver`), tile by tile
+    in the grid's order and in issue order within a tile; the issuing interface's status
+    counters change then, and the cores polling them wake. A transaction that fails is
+    reported with the tile, core, pc and symbol that issued it."""
 
-    def _check(self, bank: int, addr: int, n: int) -> None:
-        if not 0 <= bank < self.banks:
-            raise TileError(f"no DRAM bank {bank} (there are {self.banks})")
-        if addr < 0 or n < 0 or addr + n > self.bank_size:
-            raise TileError(f"DRAM bank {bank}: access [{addr:#x}, +{n:#x}) is outside the "
-                            f"bank ({self.bank_size:#x} bytes)")
-
-    def _spans(self, addr: int, n: int) -> Any:
-        while n > 0:
-            k, off = divmod(addr, DRAM_CHUNK)
-            m = min(n, DRAM_CHUNK - off)
-            yield k, off, m
-            addr, n = addr + m, n - m
-
-    def read(self, bank: int, addr: int, n: int) -> bytes:
-        self._check(bank, addr, n)
-        chunks = self._chunks[bank]
-        out = bytearray()
-        for k, off, m in self._spans(addr, n):
-            c = chunks.get(k)
-            out += c[off:off + m].tobytes() if c is not None else bytes(m)
-        return bytes(out)
-
-    def write(self, bank: int, addr: int, data: bytes) -> None:
-        self._check(bank, addr, len(data))
-        chunks = self._chunks[bank]
-        src = np.frombuffer(bytes(data), dtype=np.uint8)
-        pos = 0
-        for k, off, m in self._spans(addr, len(src)):
-            c = chunks.get(k)
-            if c is None:
-                c = chunks[k] = np.zeros(DRAM_CHUNK, dtype=np.uint8)
-            c[off:off + m] = src[pos:pos + m]
-            pos += m
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """What answers at one NOC coordinate: a worker tile's L1 or a DRAM bank's port."""
-
-    xy: tuple[int, int]
-    tile: Tile | None = None
-    bank: int | None = None
-
-    @property
-    def name(self) -> str:
-        if self.tile is not None:
-            return f"worker tile at NOC ({self.xy[0]}, {self.xy[1]})"
-        return f"DRAM bank {self.bank} at NOC ({self.xy[0]}, {self.xy[1]})"
-
-
-class Fabric:
-    """The NOC between the grid's tiles and DRAM.
-
-    Endpoints are found by virtual coordinate (the same on both NOCs). Transactions are posted
-    by a tile (:meth:`post`) and happen at the end of the scheduler round, in the grid's fixed
-    tile order and in issue order within a tile (:meth:`deliver`). The operations themselves
-    (:meth:`write`, :meth:`read`, :meth:`atomic_add`, :meth:`multicast_targets`) act at once;
-    the NOC registers post closures that call them."""
-
-    def __init__(self, grid: Grid) -> None:
-        self.grid = grid
-        self.endpoints: dict[tuple[int, int], Endpoint] = {}
+    def __init__(self, layout: Soc, dram: list[tuple[int, int]] | None = None) -> None:
+        super().__init__()
+        self.layout = layout
         self._outbox: list[list[Callable[[], None]]] = []
         self.delivered = 0
+        if dram is not None:  # a build that addresses bank k at dram[k] (one port each)
+            self.add_dram_banks(dram, layout.dram_bank_size)
+            return
+        banks = range(layout.dram_banks)
+        self.add_dram_banks([layout.dram_port_xy(b, 0) for b in banks], layout.dram_bank_size)
+        for b in banks:
+            for port in range(1, len(layout.dram_ports[b])):
+                self.attach(layout.dram_port_xy(b, port), self.dram_banks[b])
 
-    def attach_tile(self, tile: Tile) -> int:
-        self.endpoints[tile.noc_virtual_xy] = Endpoint(tile.noc_virtual_xy, tile=tile)
+    def attach_tile(self, tile: Tile) -> None:
+        """Give ``tile`` its outbox (the tile attached its L1 when it was built on this NOC)."""
+        tile.grid_index = len(self._outbox)
         self._outbox.append([])
-        return len(self._outbox) - 1
-
-    def attach_dram(self, layout: Soc) -> None:
-        for bank in range(layout.dram_banks):
-            for port in range(len(layout.dram_ports[bank])):
-                xy = layout.dram_port_xy(bank, port)
-                self.endpoints[xy] = Endpoint(xy, bank=bank)
 
     # -- posting and delivery -----------------------------------------------------------------
+
+    def issue(self, window: Any, buf: int, core: Any) -> None:
+        tile = window.tile
+        regs = dict(window.storage[buf])
+        who = tile.cores.get(core.name)
+        pc = who.hart.pc if who is not None else None
+
+        def carry() -> None:
+            try:
+                window.issue(buf, regs)
+            except NocFault as e:
+                raise NocError(f"{_issuer(tile, core.name, who, pc)}: NOC transaction: "
+                               f"{e}") from None
+            status = window.base + 4 * window.status_base
+            tile.scheduler.wrote(status, 4 * N_STATUS, by=None)
+        self.post(tile.grid_index, carry)
 
     def post(self, tile_index: int, op: Callable[[], None]) -> None:
         """Queue ``op`` (a transaction issued by tile ``tile_index``) for the round's end."""
@@ -134,83 +101,56 @@ class Fabric:
         """Carry out every queued transaction (tile order, then issue order); how many."""
         n = 0
         for q in self._outbox:
-            while q:  # an op may post more (a read's response): they go in the same pass
+            while q:
                 q.pop(0)()
                 n += 1
         self.delivered += n
         return n
 
-    # -- operations ----------------------------------------------------------------------------
+    # -- routing ------------------------------------------------------------------------------
 
-    def endpoint(self, xy: tuple[int, int]) -> Endpoint:
+    def at(self, xy: tuple[int, int]) -> Endpoint:
         ep = self.endpoints.get(xy)
         if ep is None:
-            raise TileError(f"no NOC endpoint at ({xy[0]}, {xy[1]}): {self._what_is_there()}")
+            raise NocFault(f"no NOC endpoint at ({xy[0]},{xy[1]}): {self.what_is_there()}")
         return ep
 
-    def _what_is_there(self) -> str:
-        tiles = sorted(xy for xy, e in self.endpoints.items() if e.tile is not None)
-        return ("this grid's worker tiles are at " + ", ".join(f"({x}, {y})" for x, y in tiles)
-                + "; DRAM ports at x 17-18, y 12-23")
+    def what_is_there(self) -> str:
+        tiles = sorted((xy for xy, e in self.endpoints.items() if isinstance(e, TileL1)),
+                       key=lambda xy: xy[::-1])
+        return ("this grid's worker tiles are at " + " ".join(f"({x},{y})" for x, y in tiles)
+                + "; DRAM banks at x 17-18, y 12-23")
 
-    def write(self, xy: tuple[int, int], addr: int, data: bytes) -> None:
-        ep = self.endpoint(xy)
-        if ep.tile is not None:
-            _l1_write(ep.tile, addr, data)
-        else:
-            self.grid.dram.write(ep.bank, addr, data)
-
-    def read(self, xy: tuple[int, int], addr: int, n: int) -> bytes:
-        ep = self.endpoint(xy)
-        if ep.tile is not None:
-            _l1_check(ep.tile, addr, n)
-            return ep.tile.l1.read(addr, n)
-        return self.grid.dram.read(ep.bank, addr, n)
-
-    def atomic_add(self, xy: tuple[int, int], addr: int, incr: int,
-                   wrap: int = 31) -> int:
-        """``NOC_AT_INS_INCR_GET``: add ``incr`` to the 32-bit word at ``addr``, the low
-        ``wrap + 1`` bits wrapping, the bits above kept; returns the old value."""
-        old = int.from_bytes(self.read(xy, addr, 4), "little")
-        mask = (1 << (wrap + 1)) - 1 if wrap < 31 else 0xFFFFFFFF
-        new = (old & ~mask & 0xFFFFFFFF) | ((old + incr) & mask)
-        self.write(xy, addr, new.to_bytes(4, "little"))
-        return old
-
-    def multicast_targets(self, start: tuple[int, int], end: tuple[int, int],
-                          exclude: tuple[int, int] | None = None) -> list[tuple[int, int]]:
-        """The worker tiles of the rectangle from ``start`` to ``end`` (inclusive, either
-        corner first), in x-then-y order; every coordinate of it must be a worker of the
-        grid. ``exclude``: the sender, when the multicast does not include it."""
+    def rectangle(self, start: tuple[int, int], end: tuple[int, int]) -> list[Endpoint]:
+        """The tiles of a multicast rectangle, in x-then-y order; a worker coordinate of the
+        chip inside it that is not a tile of this grid is a fault, and so is a rectangle with no
+        tile (columns of DRAM or routers inside it are passed over, as on the chip)."""
         x0, x1 = sorted((start[0], end[0]))
         y0, y1 = sorted((start[1], end[1]))
+        cols, rows = self.layout.worker_columns, self.layout.worker_rows
         out = []
         for y in range(y0, y1 + 1):
             for x in range(x0, x1 + 1):
-                if (x, y) == exclude:
-                    continue
                 ep = self.endpoints.get((x, y))
-                if ep is None or ep.tile is None:
-                    if x in self.grid.layout.worker_columns:
-                        raise TileError(f"multicast to ({x0}, {y0})-({x1}, {y1}) reaches "
-                                        f"({x}, {y}), which is not a worker tile of this grid: "
-                                        f"{self._what_is_there()}")
-                    continue  # a column of DRAM or routers inside the rectangle: skipped
-                out.append((x, y))
+                if isinstance(ep, TileL1):
+                    out.append(ep)
+                elif x in cols and y in rows:
+                    raise NocFault(f"multicast to ({x0},{y0})-({x1},{y1}) reaches ({x},{y}), "
+                                   f"which is not a worker tile of this grid: "
+                                   f"{self.what_is_there()}")
+        if not out:
+            raise NocFault(f"multicast to ({x0},{y0})-({x1},{y1}) reaches no worker tile: "
+                           f"{self.what_is_there()}")
         return out
 
 
-def _l1_check(tile: Tile, addr: int, n: int) -> None:
-    if addr < 0 or addr + n > tile.l1.size:
-        x, y = tile.noc_virtual_xy
-        raise TileError(f"NOC access [{addr:#x}, +{n:#x}) at worker ({x}, {y}) is outside its "
-                        f"L1 ({tile.l1.size:#x} bytes)")
-
-
-def _l1_write(tile: Tile, addr: int, data: bytes) -> None:
-    _l1_check(tile, addr, len(data))
-    tile.l1.write(addr, data)
-    tile.scheduler.wrote(addr, len(data), by=None)
+def _issuer(tile: Tile, name: str, core: Any, pc: int | None) -> str:
+    x, y = tile.grid.logical_xy(tile) if tile.grid is not None else (0, 0)
+    if core is None or pc is None:
+        return f"tile ({x}, {y}) {name}"
+    sym = core.symbol(pc)
+    return (f"tile ({x}, {y}) {name} pc {pc:#x}" + (f" <{sym}>" if sym else "")
+            + f": {core.instruction_text(pc)}")
 
 
 class GridDeadlock(TileDeadlock):
@@ -257,11 +197,11 @@ class GridScheduler:
 
     def run(self, max_steps: int | None = 10_000_000,
             until: Callable[[], bool] | None = None) -> GridRunResult:
-        total = tensix = noc = rounds = 0
-        fabric = self.grid.noc
+        total = tensix = transactions = rounds = 0
+        noc = self.grid.noc
         while True:
             if until is not None and until():
-                return GridRunResult(total, tensix, noc, rounds, "until")
+                return GridRunResult(total, tensix, transactions, rounds, "until")
             longest = moved = 0
             for tile in self._tiles():
                 left = None if max_steps is None else max_steps - total
@@ -271,8 +211,8 @@ class GridScheduler:
                     raise TileStepLimit(f"the run did not finish within {max_steps} RISC-V "
                                         f"instructions (--max-steps); {self.describe()}")
                 longest, moved = max(longest, most), moved + m
-            delivered = fabric.deliver()
-            noc += delivered
+            delivered = noc.deliver()
+            transactions += delivered
             tensix += moved
             self.cycles += max(longest, 1)
             for tile in self.grid.tiles:
@@ -286,7 +226,7 @@ class GridScheduler:
                 if any(t.scheduler.any_running() for t in self.grid.tiles):
                     continue
                 if until is None or until():
-                    return GridRunResult(total, tensix, noc, rounds,
+                    return GridRunResult(total, tensix, transactions, rounds,
                                          "until" if until else "idle")
                 raise self.deadlock()
 
@@ -312,31 +252,37 @@ class GridScheduler:
 class Grid:
     """``cols`` x ``rows`` worker tiles (logical ``(x, y)``, x the column), DRAM and the NOC.
 
+    ``mm`` and ``msgs``: the memory map and ``dev_msgs.h`` layout of the firmware build the
+    tiles run (the bundled tables by default); ``dram``: for a build whose tables address DRAM
+    bank *k* at ``dram[k]``, those coordinates instead of the chip's eight banks.
+
     ``grid.tile(x, y)`` and ``grid.host(x, y)`` name a tile by logical coordinate;
     ``grid.tiles`` / ``grid.hosts`` list them row by row."""
 
     def __init__(self, cols: int = 1, rows: int = 1, order: str | int = "fixed",
                  shuffle_cores: bool = False, quantum: int = 2000, ub: str = "stop",
-                 layout: Soc | None = None) -> None:
+                 layout: Soc | None = None, mm: MemoryMap | None = None,
+                 msgs: DevMsgs | None = None, dram: list[tuple[int, int]] | None = None
+                 ) -> None:
         self.layout = layout or soc()
         if cols < 1 or rows < 1:
             raise TileError(f"a grid needs at least one tile, got {cols} x {rows}")
         maxc, maxr = self.layout.worker_grid
         if cols > maxc or rows > maxr:
-            raise TileError(f"a {cols} x {rows} grid does not fit Blackhole's {maxc} x {maxr} "
-                            f"worker tiles")
+            raise TileError(f"a grid of {rows} rows x {cols} columns does not fit Blackhole's "
+                            f"{maxr} rows x {maxc} columns of worker tiles")
         self.cols, self.rows = cols, rows
         self.tables: DeviceTables = device_tables(cols, rows, self.layout)
-        self.dram = Dram(self.layout.dram_banks, self.layout.dram_bank_size)
-        self.noc = Fabric(self)
-        self.noc.attach_dram(self.layout)
+        self.noc = GridNoc(self.layout, dram)
+        self.dram = self.noc.dram_banks
         self.tiles: list[Tile] = []
         self._logical: dict[int, tuple[int, int]] = {}
         for y in range(rows):
             for x in range(cols):
-                tile = Tile(noc_xy=self.layout.worker_xy(x, y), quantum=quantum, ub=ub)
+                tile = Tile(mm=mm, noc_xy=self.layout.worker_xy(x, y), quantum=quantum,
+                            ub=ub, noc=self.noc, msgs=msgs)
                 tile.grid = self
-                tile.grid_index = self.noc.attach_tile(tile)
+                self.noc.attach_tile(tile)
                 self._logical[id(tile)] = (x, y)
                 self.tiles.append(tile)
         self.hosts = [Host(t) for t in self.tiles]
@@ -392,12 +338,100 @@ class Grid:
         self.run(max_steps)
         return result
 
+    def launch(self, kernels: Iterable[Kernel], cbs: Iterable[CircularBuffer],
+               config_base: int, runtime_args: RuntimeArgs | None = None,
+               index: int = 0, **fields: int) -> None:
+        """Launch one program on every tile of the grid (each tile's :meth:`.Host.launch`):
+        the same kernels and circular buffers everywhere; ``runtime_args(x, y)`` (or a
+        mapping from logical ``(x, y)``) gives each tile's runtime arguments per core
+        (``{"brisc": [...], ...}``), replacing the kernels' own for the cores it names."""
+        ks, cb_list = list(kernels), list(cbs)
+        for tile, host in zip(self.tiles, self.hosts, strict=True):
+            xy = self.logical_xy(tile)
+            per: Mapping[str, list[int]] = {}
+            if callable(runtime_args):
+                per = runtime_args(*xy)
+            elif runtime_args is not None:
+                per = runtime_args.get(xy, {})
+            unknown = set(per) - {k.core for k in ks}
+            if unknown:
+                raise TileError(f"runtime arguments for tile {xy} name {', '.join(sorted(unknown))}"
+                                f", which run no kernel")
+            mine = [replace(k, runtime_args=list(per[k.core])) if k.core in per else k
+                    for k in ks]
+            host.launch(mine, cb_list, config_base, index=index, **fields)
+
+    def run_program(self, max_steps: int | None = 50_000_000,
+                    index: int = 0) -> GridRunResult:
+        """Send go to every tile and run until every tile reports done; a tile that does not
+        finish raises :class:`~.errors.TileStepLimit` naming each busy core (tile, pc,
+        symbol, what it waits for)."""
+        for host in self.hosts:
+            host.send_go(index)
+        result = self.run(max_steps, lambda: self.all_done(index))
+        if not self.all_done(index):
+            raise TileStepLimit(f"the program did not finish; {self.scheduler.describe()}")
+        return result
+
     def report(self) -> dict[str, dict[str, Any]]:
         out = {}
         for tile in self.tiles:
             x, y = self.logical_xy(tile)
             out[f"{x},{y}"] = tile.core_report()
         return out
+
+
+@dataclass
+class GridBootResult:
+    """What :func:`boot_grid` saw: both handshakes on every tile, per tile its cores."""
+
+    init_done: bool
+    go_done: bool
+    tiles: dict[str, dict[str, dict[str, Any]]]
+    instructions: int = 0
+    tensix_instructions: int = 0
+    cycles: int = 0
+    wall_seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.init_done and self.go_done
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"init_done": self.init_done, "go_done": self.go_done,
+                               "tiles": self.tiles, "instructions": self.instructions,
+                               "tensix_instructions": self.tensix_instructions,
+                               "cycles": self.cycles,
+                               "wall_seconds": round(self.wall_seconds, 6)}
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+def boot_grid(firmware: str | Mapping[str, Firmware], cols: int, rows: int,
+              max_steps: int | None = 2_000_000, grid: Grid | None = None) -> GridBootResult:
+    """:func:`~.boot.boot` on every tile of a ``cols`` x ``rows`` grid: the init handshake,
+    then a go whose launch message enables no kernel. A deadlock or the step limit ends it
+    with ``error`` set."""
+    start = time.perf_counter()
+    g = grid or Grid(cols, rows)
+    result = GridBootResult(False, False, {})
+    try:
+        g.boot(firmware, max_steps)
+        result.init_done = g.all_done()
+        for host in g.hosts:
+            host.write_launch(0, enables=0, mode="host")
+        g.go(max_steps)
+        result.go_done = g.all_done()
+    except TileError as e:
+        result.error = e.message
+    result.tiles = g.report()
+    result.instructions = sum(c.instructions for t in g.tiles for c in t.cores.values())
+    result.tensix_instructions = sum(t.cp.steps for t in g.tiles)
+    result.cycles = g.scheduler.cycles
+    result.wall_seconds = time.perf_counter() - start
+    return result
 
 
 def parse_grid(text: str) -> tuple[int, int]:
@@ -411,5 +445,5 @@ def parse_grid(text: str) -> tuple[int, int]:
     return c, r
 
 
-__all__ = ["Dram", "Endpoint", "Fabric", "Grid", "GridDeadlock", "GridRunResult",
+__all__ = ["Grid", "GridBootResult", "GridNoc", "boot_grid", "GridDeadlock", "GridRunResult",
            "GridScheduler", "parse_grid"]

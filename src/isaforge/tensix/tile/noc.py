@@ -133,6 +133,11 @@ class Noc:
         self.endpoints: dict[tuple[int, int], Endpoint] = {}
         self.dram_banks: list[DramBank] = []
 
+    def issue(self, window: Any, buf: int, core: Any) -> None:
+        """Command buffer ``buf`` of ``window`` (a :class:`~.noc_regs.NocRegs`) was issued by
+        ``core`` (its CoreInfo): carry it out now (a grid's NOC defers it)."""
+        window.issue(buf)
+
     def attach(self, xy: tuple[int, int], endpoint: Endpoint) -> None:
         if xy in self.endpoints and self.endpoints[xy] is not endpoint:
             raise ValueError(f"NOC coordinate {xy} already holds {self.endpoints[xy].name}")

@@ -129,7 +129,7 @@ class NocRegs(Window):
             return
         if buf < N_CMD_BUFS and w == self.cmd_ctrl:
             if value & 1:
-                self.issue(buf)
+                self.tile.noc.issue(self, buf, core)
             return
         if buf == 0:
             if w == self.clear_outstanding:
@@ -146,9 +146,12 @@ class NocRegs(Window):
         k = self.st[name]
         self.status[k] = (self.status[k] + n) & MASK32
 
-    def issue(self, buf: int) -> None:
-        """Carry out the transaction command buffer ``buf`` describes (see the module text)."""
-        regs, r = self.storage[buf], self.reg
+    def issue(self, buf: int, regs: dict[int, int] | None = None) -> None:
+        """Carry out the transaction command buffer ``buf`` describes (see the module text);
+        ``regs``: the buffer's registers as they were when it was issued (a grid carries
+        transactions out at the end of the scheduler round)."""
+        regs = self.storage[buf] if regs is None else regs
+        r = self.reg
         ctrl = regs[r["NOC_CTRL"]]
         noc = self.tile.noc
         me = self.tile.noc_endpoint

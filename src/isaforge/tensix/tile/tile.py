@@ -241,7 +241,10 @@ class Tile:
         """Advance every core and the coprocessor until ``until()`` holds (checked between
         scheduler rounds) or, without ``until``, until nothing can move. Raises
         :class:`~.errors.TileDeadlock` when nothing can move and ``until`` does not hold, and
-        :class:`~.errors.TileStepLimit` beyond ``max_steps`` RISC-V instructions."""
+        :class:`~.errors.TileStepLimit` beyond ``max_steps`` RISC-V instructions. A tile of
+        a :class:`~.grid.Grid` runs the whole grid (its NOC transactions need the others)."""
+        if self.grid is not None:
+            return self.grid.run(max_steps, until)
         return self.scheduler.run(max_steps, until)
 
     def trace(self, cores: list[str], fn: Callable[[str, int, str | None, str], None]) -> None:
