@@ -14,7 +14,7 @@ first call (``isaforge tensix example add1`` as a user runs it).
 
 The goal (issue 15) is 1,000 add1 tiles/s end to end.
 
-matmul (isaforge's own reader/compute/writer kernels, :mod:`isaforge.tensix.tile.matmul`):
+matmul (isaforge's own reader/compute/writer kernels, :mod:`isaforge.tensix.matmul`):
 C = A x B for random BF16 A (M x K tiles) and B (K x N tiles), HiFi4: a 4x4x4-tile matmul
 (goal: under 2 s), then 20x20x20 tiles (640 x 640 x 640, tt-metal's matmul_single_core; the
 Python peer mesham/tt-sim reports 459-671 s for it) on one worker tile (goal: under 30 s) and
@@ -22,7 +22,7 @@ on a 2x2 grid (goal: no slower). Each time is end to end (worker boot, DRAM buff
 and read back, launch, go, done) in a process that has run one small matmul before (the
 compiled RISC-V and Matrix Unit paths loaded); the 4x4x4 figure is also given for a fresh
 process (``isaforge tensix example matmul`` as a user runs it). Every result is checked
-against :func:`~isaforge.tensix.tile.matmul.matmul_reference` (bit for bit) for the small
+against :func:`~isaforge.tensix.matmul.matmul_reference` (bit for bit) for the small
 shapes and against numpy's error bound for the large one; the ratio to numpy is numpy's
 float32 matmul of the same shapes.
 """
@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = Path(sys.argv[sys.argv.index("--src") + 1]) if "--src" in sys.argv else ROOT / "src"
 sys.path.insert(0, str(SRC))
 from isaforge.tensix.examples import Add1Device, add1_reference  # noqa: E402
+from isaforge.tensix.matmul import ERROR_BOUND, matmul, matmul_reference  # noqa: E402
 from isaforge.tensix.tile.layout import from_bf16_bits, to_bf16_bits  # noqa: E402
-from isaforge.tensix.tile.matmul import ERROR_BOUND, matmul, matmul_reference  # noqa: E402
 
 
 def bench_add1(tiles: int, repeat: int) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.cli import guarded
 from ..core.errors import EmulationError
-from .tile.matmul_cli import matmul_cmd
+from .matmul_cli import matmul_cmd
 
 
 @click.group("example")
@@ -65,7 +65,7 @@ def add1_cmd(input_path: str, output_path: str, stats: bool, grid: str) -> None:
                                      "seconds": round(s.seconds, 4), "noc": s.noc}) + "\n")
 
 
-example_cli.add_command(matmul_cmd)  # isaforge tensix example matmul: tile/matmul_cli.py
+example_cli.add_command(matmul_cmd)  # isaforge tensix example matmul: tensix/matmul_cli.py
 
 
 __all__ = ["example_cli"]

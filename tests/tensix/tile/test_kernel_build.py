@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 
-from isaforge.tensix.tile.matmul import KERNELS, kernel_dir, load_kernels
+from isaforge.tensix.matmul import KERNELS, kernel_dir, load_kernels
 
 from ...refdata import REPO, missing
 

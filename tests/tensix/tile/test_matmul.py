@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from isaforge.tensix.matmul import ERROR_BOUND, matmul, matmul_reference
 from isaforge.tensix.tile.errors import TileError
 from isaforge.tensix.tile.layout import from_bf16_bits, to_bf16_bits
-from isaforge.tensix.tile.matmul import ERROR_BOUND, matmul, matmul_reference
 
 SPECIALS = np.array([0x0000, 0x8000, 0x0001, 0x807F, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x7F7F,
                      0xFF7F, 0x0080, 0x3F80], np.uint16)
@@ -76,6 +76,14 @@ def test_grid_splits_the_output_tiles_with_the_same_result() -> None:
     three, s3 = matmul(a, b, "hifi4", (1, 3))  # 4 tiles over 3 workers: 1, 1, 2
     np.testing.assert_array_equal(one, three)
     assert sorted(w["tiles"] for w in s3.per_worker) == [1, 1, 2]
+
+
+def test_grid_with_more_tiles_than_output_tiles() -> None:
+    rng = np.random.default_rng(12)
+    a, b = _random(rng, 1, 2, 1)
+    c, stats = matmul(a, b, "hifi4", (2, 2))
+    np.testing.assert_array_equal(c, matmul_reference(a, b, "hifi4"))
+    assert sorted(w["tiles"] for w in stats.per_worker) == [0, 0, 0, 1]
 
 
 @pytest.mark.parametrize(("a_shape", "b_shape", "dtype", "message"), [

@@ -89,7 +89,7 @@ static void unpack(uint32_t tiles, uint32_t kt, uint32_t kb, uint32_t first, uin
             cb_pop_front(&b, kb);
         }
     }
-    cb_pop_front(&a, kt);
+    if (tiles) cb_pop_front(&a, kt);
 }
 #endif
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 import numpy as np
 
-from ...core.cli import guarded
-from .errors import TileError
-from .grid import parse_grid
+from ..core.cli import guarded
+from .tile.errors import TileError
+from .tile.grid import parse_grid
 
 FIDELITIES = ("lofi", "hifi2", "hifi3", "hifi4")  # .matmul.FIDELITY (imported when run)
 
