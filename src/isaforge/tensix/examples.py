@@ -24,28 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tile.add1_build import (
-    KERNEL_CONFIG_BASE,
-    build_dev_msgs,
-    build_memory_map,
-    firmware,
-    kernels,
-)
-from .tile.add1_build import (
-    LOGICAL_COLS as _COLS,
-)
-from .tile.add1_build import (
-    LOGICAL_ROWS as _ROWS,
-)
-from .tile.add1_build import (
-    NUM_DRAM_BANKS as _BANKS,
-)
-from .tile.add1_build import (
-    NUM_L1_BANKS as _L1_BANKS,
-)
+from .tile import add1_build as build
 from .tile.errors import TileError
 from .tile.host import Host
 from .tile.noc import Noc
+from .tile.noc_regs import NocRegs
 from .tile.program import (
     CircularBuffer,
     DramBuffer,
@@ -58,7 +41,7 @@ from .tile.program import (
 from .tile.tile import Tile
 
 #: the DRAM banks' translated NOC coordinates in this model (one column east of the workers)
-DRAM_COORDS = [(17, 12 + k) for k in range(_BANKS)]
+DRAM_COORDS = [(17, 12 + k) for k in range(build.NUM_DRAM_BANKS)]
 #: where this model's allocator puts the first DRAM buffer in every bank
 DRAM_BASE = 0x100000
 TILE_BYTES = 32 * 32 * 2
@@ -91,7 +74,7 @@ class Add1Device:
     def __init__(self, quantum: int = 2000, max_steps: int = 5_000_000) -> None:
         self.noc = Noc()
         self.noc.add_dram_banks(DRAM_COORDS)
-        self.tile = Tile(mm=build_memory_map(), msgs=build_dev_msgs(), noc=self.noc,
+        self.tile = Tile(mm=build.build_memory_map(), msgs=build.build_dev_msgs(), noc=self.noc,
                          quantum=quantum)
         self.host = Host(self.tile)
         self._next_dram = DRAM_BASE
@@ -102,7 +85,7 @@ class Add1Device:
         host, msgs = self.host, self.tile.msgs
         c = msgs.const
         host.hold()
-        fw = firmware()
+        fw = build.firmware()
         host.load_firmware(fw)
         launch = msgs.field("mailboxes_t", "launch")
         host.write_l1(msgs.mailbox_base + launch.offset, bytes(launch.size))
@@ -129,17 +112,17 @@ class Add1Device:
         def u16(v: int) -> bytes:
             return v.to_bytes(2, "little")
         dram = b"".join(u16((by << 6) | bx) for bx, by in DRAM_COORDS) * 2
-        l1 = u16((y << 6) | x) * (2 * _L1_BANKS)
-        offsets = bytes(4 * _BANKS) + bytes(4 * _L1_BANKS)
+        l1 = u16((y << 6) | x) * (2 * build.NUM_L1_BANKS)
+        offsets = bytes(4 * build.NUM_DRAM_BANKS) + bytes(4 * build.NUM_L1_BANKS)
         self.host.write_l1(mm.mem("BANK_TO_NOC_SCRATCH"), dram + l1 + offsets)
-        cols = bytes((x + i) & 0xFF for i in range(_COLS))
-        rows = bytes((y + i) & 0xFF for i in range(_ROWS))
+        cols = bytes((x + i) & 0xFF for i in range(build.LOGICAL_COLS))
+        rows = bytes((y + i) & 0xFF for i in range(build.LOGICAL_ROWS))
         self.host.write_l1(mm.mem("LOGICAL_TO_VIRTUAL_SCRATCH"), cols + rows)
 
     def create_buffer(self, pages: int, page_size: int = TILE_BYTES) -> DramBuffer:
         """Allocate an interleaved DRAM buffer (a bump allocator: buffers are never freed)."""
         buf = DramBuffer(self._next_dram, page_size, pages)
-        per_bank = -(-pages // _BANKS) * page_size
+        per_bank = -(-pages // build.NUM_DRAM_BANKS) * page_size
         self._next_dram += (per_bank + 0xFFF) & ~0xFFF
         return buf
 
@@ -155,7 +138,7 @@ class Add1Device:
         riscv0 = sum(cr.instructions for cr in self.tile.cores.values())
         tensix0 = self.tile.cp.steps
         noc0 = self._noc_counts()
-        self.host.launch(ks.values(), cbs, KERNEL_CONFIG_BASE)
+        self.host.launch(ks.values(), cbs, build.KERNEL_CONFIG_BASE)
         self.host.run_program(max_steps)
         self.tile.run(max_steps)  # until every core waits for the next go
         out = np.frombuffer(read_interleaved(self.noc, dst), dtype="<u2").reshape(n, 1024)
@@ -169,7 +152,7 @@ class Add1Device:
     def program(self, src: DramBuffer, dst: DramBuffer, n: int) -> tuple[dict[str, Kernel],
                                                                         list[CircularBuffer]]:
         """The kernels (with their runtime arguments) and CBs of add1 for ``n`` tiles."""
-        ks = kernels()
+        ks = build.kernels()
         ks["reader"].runtime_args = [src.address, n]
         ks["writer"].runtime_args = [dst.address, n]
         for k in ("compute_trisc0", "compute_trisc1", "compute_trisc2"):
@@ -179,7 +162,6 @@ class Add1Device:
         return ks, cbs
 
     def _noc_counts(self) -> dict[str, int]:
-        from .tile.noc_regs import NocRegs
         out: dict[str, int] = {}
         for w in self.tile.windows:
             if isinstance(w, NocRegs):
@@ -205,10 +187,10 @@ def add1_reference(tiles: np.ndarray) -> np.ndarray:
     *truncates* the FP32 result to its high 16 bits (it does not round to nearest: this is
     where the result differs from numpy's ``bfloat16(x + 1)`` for about 8% of inputs).
 
-    NaN inputs (either sign) come out as +Inf (``0x7f80``) in the model: the value reaching the
-    SFPU is already +Inf, so the NaN is lost in the unpack / datacopy part of the data path
-    before it (the FPU model treats exponent 255 as a finite value). This is the model's
-    behaviour, not checked against silicon."""
+    NaN inputs (either sign) come out as +Inf (``0x7f80``): SFPADD gives the canonical NaN
+    ``0x7fc00000`` for any NaN input (:mod:`.machine.sfpu.fma`), SFPSTORE keeps ``0x7fc0``, and
+    the packer writes a NaN to L1 as an infinity of its sign (:mod:`.machine.l1formats`,
+    BF16 from a 16-bit Dst: "NaN to Inf")."""
     a = np.asarray(tiles, dtype=np.uint16)
     bits = a.astype(np.uint32) << 16
     flushed = np.where(bits & 0x7F800000, bits, bits & 0x80000000).astype(np.uint32)

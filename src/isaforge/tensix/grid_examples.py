@@ -40,7 +40,7 @@ from .tile.add1_build import (
 )
 from .tile.errors import TileError
 from .tile.grid import Grid
-from .tile.layout import interleave, page_address, tilize, untilize
+from .tile.layout import deinterleave, interleave, tilize, untilize
 from .tile.program import CircularBuffer
 from .tile.soc import noc_xy
 
@@ -117,9 +117,8 @@ class Add1Grid:
 
     def _read(self, base: int, pages: int) -> bytes:
         banks = self.grid.dram
-        return b"".join(banks[b].noc_read(a, TILE_BYTES) for b, a in (
-            page_address(p, TILE_BYTES, len(banks), base)
-            for p in range(pages)))
+        return deinterleave(lambda b, a, n: banks[b].noc_read(a, n), pages, TILE_BYTES,
+                            len(banks), base)
 
     def shares(self, n: int) -> list[tuple[int, int]]:
         """(first tile, count) of each grid tile's share of ``n`` input tiles, row by row."""

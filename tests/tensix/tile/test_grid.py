@@ -227,3 +227,13 @@ def test_cli_bad_grid_is_one_line_and_status_1(grid: str, msg: str) -> None:
     r = _invoke("--grid", grid)
     assert r.exit_code == 1
     assert msg in r.output and r.output.count("\n") == 1 and "Traceback" not in r.output
+
+
+def test_a_grid_step_limit_names_the_busy_core() -> None:
+    from isaforge.tensix.tile import TileStepLimit
+    g = Grid(2, 1)
+    _start(g.tile(1, 0), "trisc1", "spin:\n    j spin\n", 0x20000)
+    with pytest.raises(TileStepLimit, match=r"within 5000 RISC-V instructions.*"
+                                            r"tile \(1, 0\) trisc1: pc 0x20000 <trisc1_test>: "
+                                            r"running"):
+        g.run(max_steps=5000)

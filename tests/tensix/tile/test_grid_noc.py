@@ -209,3 +209,31 @@ def test_a_multicast_beyond_the_grid_is_refused() -> None:
     with pytest.raises(NocError, match=r"tile \(0, 0\) brisc .*reaches \(1,3\), which is not "
                                        r"a worker tile of this grid"):
         g.run(max_steps=10_000)
+
+
+def test_reads_from_another_tiles_l1_and_a_multicast_atomic() -> None:
+    """Each tile reads 64 bytes of the other tile's L1 (the data is there before the run);
+    tile 0 then increments a counter on every tile of the rectangle with one multicast
+    atomic (itself included) and waits for its response."""
+    g = Grid(2, 1)
+    coords = [t.noc_virtual_xy for t in g.tiles]
+    for i, tile in enumerate(g.tiles):
+        tile.l1.write(OWN, bytes(range(i * 64, i * 64 + 64)))
+        tile.l1.write(SEM, (100 * (i + 1)).to_bytes(4, "little"))
+    for i in range(2):
+        text = noc_read(coords[1 - i], OWN, LOADED, BLOCK)
+        text += wait_status("NIU_MST_RD_RESP_RECEIVED", 1, "rd")
+        if i == 0:
+            (x0, y0), (x1, y1) = coords
+            at_len = (1 << 12) | (31 << 2) | ((SEM >> 2) & 3)
+            text += issue(2, NOC_CTRL=CMD_AT | VC_STATIC | CMD_RESP_MARKED | CMD_BRCST
+                          | CMD_SRC_INCLUDE, NOC_TARG_ADDR_LO=SEM, NOC_TARG_ADDR_MID=0,
+                          NOC_TARG_ADDR_HI=(x0 << 12) | (y0 << 18) | x1 | (y1 << 6),
+                          NOC_AT_LEN_BE=at_len, NOC_AT_DATA=5)
+            text += wait_status("NIU_MST_ATOMIC_RESP_RECEIVED", 1, "at")
+        start(g, i, text + "    ebreak\n")
+    g.run(max_steps=100_000)
+    assert all(t.cores["brisc"].state == "halted" for t in g.tiles)
+    assert g.tiles[0].l1.read(LOADED, 64) == bytes(range(64, 128))
+    assert g.tiles[1].l1.read(LOADED, 64) == bytes(range(64))
+    assert [t.l1.read_int(SEM, 4) for t in g.tiles] == [105, 205]

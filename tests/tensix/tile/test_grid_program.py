@@ -31,8 +31,6 @@ FW = ("tensix", "firmware", "bh-10503743232459396191")
 VALUE, SLOTS, SEM = 0x40000, 0x40100, 0x40200
 #: the kernel config area: just above the firmware's reserved L1 (MEM_MAP_END), 16-aligned
 CONFIG_BASE = 0xB000
-#: this firmware's NUM_CIRCULAR_BUFFERS (local_cb_mask has 64 bits): no remote CBs
-NO_REMOTE_CBS = 64
 
 
 def put(addr: int, register: str) -> str:
@@ -98,8 +96,7 @@ def run(cols: int, rows: int, bad: tuple[int, int] | None = None, **order) -> Gr
         if bad is not None and (x, y) == bad:
             dst = (8, 5)  # the router column: nothing answers there
         return {"brisc": [0x1000 + i, i, noc_xy(*dst), noc_xy(*g.layout.worker_xy(0, 0))]}
-    g.launch([kernel(fw)], [], CONFIG_BASE, runtime_args=args,
-             min_remote_cb_start_index=NO_REMOTE_CBS)
+    g.launch([kernel(fw)], [], CONFIG_BASE, runtime_args=args)
     g.run_program(max_steps=2_000_000)
     return g
 
@@ -150,6 +147,14 @@ def test_a_bad_coordinate_in_one_tiles_arguments_names_tile_core_pc_and_kernel()
         run(2, 1, bad=(1, 0))
 
 
+def test_the_launch_says_this_firmware_has_64_circular_buffers_none_remote() -> None:
+    g = Grid(1, 1)
+    h = g.host(0, 0)
+    assert h.num_circular_buffers() == 64  # local_cb_mask is 64 bits in this dev_msgs.h
+    g.launch([Kernel("brisc", b"\x67\x80\x00\x00", 0)], [], CONFIG_BASE)
+    assert h.read_mailbox("launch[0].kernel_config.min_remote_cb_start_index") == 64
+
+
 def test_arguments_for_a_core_without_a_kernel_are_refused() -> None:
     fw = load_firmware_dir(refdata(*FW))
     g = Grid(1, 1)
@@ -163,7 +168,7 @@ def test_a_tiles_own_host_runs_the_whole_grid() -> None:
     fw = load_firmware_dir(refdata(*FW))
     g = Grid(2, 1)
     g.boot(fw)
-    g.launch([kernel(fw)], [], CONFIG_BASE, min_remote_cb_start_index=NO_REMOTE_CBS,
+    g.launch([kernel(fw)], [], CONFIG_BASE,
              runtime_args=lambda x, y: {"brisc": [7 + x, x, noc_xy(2, 2), noc_xy(1, 2)]})
     g.host(0, 0).run_program(max_steps=1_000_000)
     assert g.tile(1, 0).l1.read_int(SLOTS, 4) == 7

@@ -128,3 +128,16 @@ def test_interleave_and_deinterleave_round_trip_through_banks() -> None:
     assert back == data.tobytes()
     with pytest.raises(TileError, match="whole number"):
         interleave(b"abc", 2048, 8, 0)
+
+
+def test_the_other_tilizers_agree() -> None:
+    """The coprocessor model's one-tile tilize and the tile program's (N, 32, 32) one give
+    the same face order as this module's."""
+    from isaforge.tensix.machine import l1formats
+    from isaforge.tensix.tile import program
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 1 << 16, (3, 32, 32), dtype=np.uint16)
+    t = tilize(a)
+    assert np.array_equal(t[1, 0], l1formats.tilize(a[1]))
+    assert np.array_equal(program.tilize(a), t.reshape(3, 1024))
+    assert np.array_equal(program.untilize(t.reshape(3, 1024)), a)

@@ -118,8 +118,10 @@ class GridNoc(Noc):
     def what_is_there(self) -> str:
         tiles = sorted((xy for xy, e in self.endpoints.items() if isinstance(e, TileL1)),
                        key=lambda xy: xy[::-1])
+        dram = [xy for xy, e in self.endpoints.items() if not isinstance(e, TileL1)]
+        xs, ys = sorted({x for x, _ in dram}), sorted({y for _, y in dram})
         return ("this grid's worker tiles are at " + " ".join(f"({x},{y})" for x, y in tiles)
-                + "; DRAM banks at x 17-18, y 12-23")
+                + (f"; DRAM banks at x {_span(xs)}, y {_span(ys)}" if dram else ""))
 
     def rectangle(self, start: tuple[int, int], end: tuple[int, int]) -> list[Endpoint]:
         """The tiles of a multicast rectangle, in x-then-y order; a worker coordinate of the
@@ -144,6 +146,10 @@ class GridNoc(Noc):
         return out
 
 
+def _span(values: list[int]) -> str:
+    return str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}"
+
+
 def _issuer(tile: Tile, name: str, core: Any, pc: int | None) -> str:
     x, y = tile.grid.logical_xy(tile) if tile.grid is not None else (0, 0)
     if core is None or pc is None:
@@ -159,6 +165,8 @@ class GridDeadlock(TileDeadlock):
 
 @dataclass(frozen=True)
 class GridRunResult:
+    """What one :meth:`GridScheduler.run` did (all tiles together)."""
+
     instructions: int
     tensix_instructions: int
     noc_transactions: int

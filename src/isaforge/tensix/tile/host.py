@@ -33,7 +33,8 @@ from .scheduler import RunResult
 from .soc import DeviceTables, device_tables
 from .tile import Tile
 
-#: tt-metal's NUM_CIRCULAR_BUFFERS (``min_remote_cb_start_index`` = this: no remote CBs)
+#: tt-metal's NUM_CIRCULAR_BUFFERS when the launch message does not say (see
+#: :meth:`Host.num_circular_buffers`; ``min_remote_cb_start_index`` = this: no remote CBs)
 NUM_CIRCULAR_BUFFERS = 32
 ALIGN = 16
 
@@ -189,11 +190,13 @@ class Host:
             vals[f"rta_offset[{proc}].rta_offset"] = off
             vals[f"rta_offset[{proc}].crta_offset"] = put(b"")
         mask = 0
+        n_cbs = self.num_circular_buffers()
         if cb_list:
             cfg = bytearray(16 * (cb_list[-1].index + 1))
             for cb in cb_list:
-                if not 0 <= cb.index < NUM_CIRCULAR_BUFFERS:
-                    raise CircularBufferError(f"circular buffer index {cb.index} (0..31)")
+                if not 0 <= cb.index < n_cbs:
+                    raise CircularBufferError(f"circular buffer index {cb.index} "
+                                              f"(0..{n_cbs - 1})")
                 if cb.addr + cb.size > self.mm.l1_size or cb.addr < config_base:
                     raise CircularBufferError(f"circular buffer {cb.index} [{cb.addr:#x}, "
                                               f"+{cb.size:#x}) is not in free L1")
@@ -231,7 +234,7 @@ class Host:
         self.write_mailbox(f"{base}.kernel_config_base[{c('ProgrammableCoreType_TENSIX')}]",
                            config_base)
         if "min_remote_cb_start_index" in self.msgs.structs["kernel_config_msg_t"][1]:
-            self.write_mailbox(f"{base}.min_remote_cb_start_index", NUM_CIRCULAR_BUFFERS)
+            self.write_mailbox(f"{base}.min_remote_cb_start_index", n_cbs)
         self.write_mailbox(f"{base}.local_cb_mask", mask)
         for name, value in {**vals, **fields}.items():
             self.write_mailbox(f"{base}.{name}", value)
@@ -245,9 +248,18 @@ class Host:
                                               dict(fw.by_name) if fw else {})
         return end
 
+    def num_circular_buffers(self) -> int:
+        """The firmware's NUM_CIRCULAR_BUFFERS: one bit each in the launch message's
+        ``local_cb_mask`` (32 in the add1 build, 64 in the bundled firmware's)."""
+        fields = self.msgs.structs["kernel_config_msg_t"][1]
+        mask = fields.get("local_cb_mask")
+        return 8 * mask.size if mask is not None else NUM_CIRCULAR_BUFFERS
+
     def run_program(self, max_steps: int | None = 50_000_000, index: int = 0) -> RunResult:
         """Send the go for launch message ``index`` and run until the go signal reads
-        ``RUN_MSG_DONE`` and every core waits again. A core that never finishes raises
+        ``RUN_MSG_DONE`` (BRISC writes it once every enabled core is done; ``tile.run()``
+        afterwards lets the cores settle into waiting for the next go). A core that never
+        finishes raises
         :class:`~.errors.TileStepLimit` (or a deadlock) naming each core's pc and symbol."""
         done = self.msgs.const("RUN_MSG_DONE")
         self.send_go(index)

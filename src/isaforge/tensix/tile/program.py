@@ -10,7 +10,7 @@ arguments, and the DRAM buffers its kernels read and write.
   :func:`write_interleaved` / :func:`read_interleaved`;
 * :func:`tilize` / :func:`untilize`: 32 x 32 tiles of four 16 x 16 faces (row-major inside a
   face; faces in the order top-left, top-right, bottom-left, bottom-right), as tt-metal lays out
-  a tile in memory.
+  a tile in memory. These four are the (N, 32, 32) forms of :mod:`.layout`'s general helpers.
 
 :meth:`~.host.Host.launch` writes a program into a tile's kernel-config area and launch
 message.
@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import layout
+from .layout import deinterleave, interleave
 from .memmap import CORE_NAMES
 from .noc import Noc
 
 TILE = 32
-FACE = 16
 
 
 @dataclass
@@ -77,32 +78,29 @@ class DramBuffer:
 
 
 def write_interleaved(noc: Noc, buf: DramBuffer, data: bytes) -> None:
+    """Write ``data`` into ``buf``, page by page (:func:`.layout.interleave`)."""
     banks = noc.dram_banks
-    ps = buf.page_size
-    for i in range(buf.pages):
-        bank = banks[i % len(banks)]
-        bank.noc_write(buf.address + (i // len(banks)) * ps, data[i * ps:(i + 1) * ps])
+    for bank, addr, page in interleave(data, buf.page_size, len(banks), buf.address,
+                                       alignment=buf.page_size):
+        banks[bank].noc_write(addr, page)
 
 
 def read_interleaved(noc: Noc, buf: DramBuffer) -> bytes:
     banks = noc.dram_banks
-    ps = buf.page_size
-    return b"".join(banks[i % len(banks)].noc_read(buf.address + (i // len(banks)) * ps, ps)
-                    for i in range(buf.pages))
+    return deinterleave(lambda b, a, n: banks[b].noc_read(a, n), buf.pages, buf.page_size,
+                        len(banks), buf.address, alignment=buf.page_size)
 
 
 def tilize(a: np.ndarray) -> np.ndarray:
     """(N, 32, 32) row-major tiles -> (N, 1024) in tile order (four 16 x 16 faces)."""
-    n = a.shape[0]
-    return (a.reshape(n, 2, FACE, 2, FACE).transpose(0, 1, 3, 2, 4)
-            .reshape(n, TILE * TILE))
+    a = np.asarray(a)
+    return layout.tilize(a).reshape(a.shape[0], TILE * TILE)
 
 
 def untilize(a: np.ndarray) -> np.ndarray:
     """The inverse of :func:`tilize`."""
-    n = a.shape[0]
-    return (a.reshape(n, 2, 2, FACE, FACE).transpose(0, 1, 3, 2, 4)
-            .reshape(n, TILE, TILE))
+    a = np.asarray(a)
+    return layout.untilize(a.reshape(a.shape[0], 1, TILE * TILE), TILE, TILE)
 
 
 __all__ = ["CircularBuffer", "DramBuffer", "Kernel", "read_interleaved", "tilize", "untilize",
