@@ -1,6 +1,6 @@
 /* What isaforge's example kernels share: tt-metal's kernel ABI as the firmware and the host
- * set it up, written from the published layouts (dev_msgs.h, the memory map), not from
- * tt-metal's sources.
+ * set it up, written for isaforge from the layouts in tt_regs.h (dev_msgs.h's, the memory
+ * map's) and the register protocol the dataflow API follows; no tt-metal code is copied.
  *
  * - Entry: the firmware calls the kernel at kernel_config_base + kernel_text_offset[PROC]
  *   (the launch message the host wrote) as a function with no arguments, on its own stack;
