@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isaforge.tensix.matmul import ERROR_BOUND, matmul, matmul_reference
+from isaforge.tensix.matmul import ERROR_BOUND, k_block, matmul, matmul_reference
 from isaforge.tensix.tile.errors import TileError
 from isaforge.tensix.tile.layout import from_bf16_bits, to_bf16_bits
 
@@ -41,6 +41,16 @@ def test_random_tiles_match_the_matrix_unit_and_numpy(shape: tuple[int, int, int
     assert stats.riscv_instructions > 0
     # per output tile and k: 16 MVMULs per fidelity phase went through the Tensix threads
     assert stats.tensix_instructions > shape[0] * shape[1] * shape[2] * 16
+
+
+def test_k_in_several_blocks_and_rows_of_a_shared_by_a_grid() -> None:
+    """K = 18 tiles: two blocks of 9 along K; on 1x3 workers the second starts mid-row of A."""
+    rng = np.random.default_rng(18)
+    a, b = _random(rng, 2, 18, 2)
+    c, stats = matmul(a, b, "lofi", (1, 3))
+    np.testing.assert_array_equal(c, matmul_reference(a, b, "lofi"))
+    _check_numpy(a, b, c, "lofi")
+    assert [w["first"] for w in stats.per_worker] == [0, 1, 2]
 
 
 def test_fidelity_changes_the_result() -> None:
@@ -95,6 +105,12 @@ def test_bad_input_is_one_clear_error(a_shape: tuple[int, int], b_shape: tuple[i
                                       dtype: type, message: str) -> None:
     with pytest.raises(TileError, match=message):
         matmul(np.zeros(a_shape, dtype), np.zeros(b_shape, np.uint16))
+
+
+def test_k_blocks_and_the_l1_limit() -> None:
+    assert [k_block(k) for k in (1, 2, 16, 17, 20, 32, 48)] == [1, 2, 16, 1, 10, 16, 16]
+    with pytest.raises(TileError, match="circular buffers"):
+        matmul(np.zeros((32, 32 * 800), np.uint16), np.zeros((32 * 800, 32), np.uint16))
 
 
 def test_bad_fidelity_and_grid() -> None:
