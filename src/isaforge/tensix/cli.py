@@ -267,16 +267,22 @@ def _read_npy(path: str) -> np.ndarray:
               help="write a thread's MopCfg register after the program's own .mopcfg "
                    "directives, as its RISC-V core would (e.g. 1:1=2: two fidelity phases "
                    "for the bundled matmul kernel)")
+@click.option("--thread", type=click.IntRange(0, N_THREADS - 1),
+              help="for an objdump listing: keep only TRISC<K>'s sections (all the words of a "
+                   "listing without sections) as thread K's stream (default: each TRISC<k> "
+                   "section is thread k's)")
 @guarded
 def run_cmd(program: str, loads: tuple[str, ...], dumps: tuple[str, ...], trace: str | None,
-            max_steps: int, ub: str, mopcfgs: tuple[str, ...]) -> None:
+            max_steps: int, ub: str, mopcfgs: tuple[str, ...], thread: int | None) -> None:
     """Run PROG.s (.thread sections of instructions plus .mopcfg/.gpr/.semaphore/.config
-    directives) on the Tensix coprocessor's three threads."""
+    directives) on the Tensix coprocessor's three threads. PROG may also be an objdump
+    listing of TRISC compute kernels (as 'disasm' reads them): the Tensix words it shows, in
+    listing order, are the stream of the thread its TRISC section names."""
     writes = [_mopcfg_write(item) for item in mopcfgs]
     cp = Coprocessor(ub=ub)
-    cp.load_program(load_file(program))
-    for thread, index, value in writes:
-        cp.threads[thread].mop.cfg[index] = value
+    cp.load_program(load_file(program, thread))
+    for t, index, value in writes:
+        cp.threads[t].mop.cfg[index] = value
     load_targets = [_split_assignment(item, "--load") for item in loads]
     for spec, _ in load_targets:
         parse_spec(spec)

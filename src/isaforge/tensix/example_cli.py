@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.cli import guarded
 from ..core.errors import EmulationError
+from .matmul_cli import matmul_cmd
 
 
 @click.group("example")
@@ -62,6 +63,9 @@ def add1_cmd(input_path: str, output_path: str, stats: bool, grid: str) -> None:
         sys.stderr.write(json.dumps({"tiles": s.tiles, "riscv_instructions": s.riscv_instructions,
                                      "tensix_instructions": s.tensix_instructions,
                                      "seconds": round(s.seconds, 4), "noc": s.noc}) + "\n")
+
+
+example_cli.add_command(matmul_cmd)  # isaforge tensix example matmul: tensix/matmul_cli.py
 
 
 __all__ = ["example_cli"]

@@ -19,6 +19,7 @@ instruction streams and the setup the directives ask for, which
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..core.errors import AsmError, DecodeError, EmulationError, SourceLoc
@@ -30,8 +31,10 @@ from .isa import (
     N_SEMAPHORES,
     N_THREADS,
     config_fields,
+    rotr2,
     thread_config_fields,
 )
+from .listing import listing_lines, looks_like_listing
 
 
 def _per_thread() -> dict[int, list[int]]:
@@ -141,14 +144,82 @@ def parse_program(text: str, filename: str = "<program>") -> Program:
     return prog
 
 
-def load_file(path: str) -> Program:
-    """Parse the PROG.s file ``path``."""
+# a listing's section header: objdump's "…/trisc1.elf:  file format …" line, or the
+# "######## TRISC1 (math) …" banner of the multi-core listings
+_SECTION_RE = re.compile(r"(?:trisc(?P<elf>[0-2])\.elf:\s+file format)|"
+                         r"(?:^#+\s*TRISC(?P<banner>[0-2])\b)|"
+                         r"(?:(?P<other>[bn]risc)\.elf:\s+file format)|"
+                         r"(?:^#+\s*(?P<otherb>[BN]RISC)\b)", re.IGNORECASE)
+
+
+def parse_listing(text: str, filename: str = "<listing>",
+                  thread: int | None = None) -> Program:
+    """A :class:`Program` from an objdump listing of TRISC compute kernels: every Tensix
+    instruction line (``tt...``/``sfp...``) in listing order becomes a word of the stream of
+    the thread its section names (``trisc<k>.elf: file format``, or a ``######## TRISC<k>``
+    banner; TRISC<k> drives thread k); lines of BRISC/NCRISC sections are ignored, and a
+    listing without sections goes to thread 0. With ``thread``, only that thread's sections
+    are taken (all the lines of a listing without sections go to it). Lines with the word
+    objdump showed take it (un-rotated: the stream holds each Tensix word rotated left by 2);
+    lines without it (``--no-show-raw-insn``) are assembled from their text.
+
+    This is the listing's static order: loops and branches of the RISC-V code around the
+    words are not followed, so the stream is what the listing shows once."""
+    prog = Program()
+    sections: list[tuple[int, int | None]] = []  # (first line, thread or None for B/NCRISC)
+    for lineno, line in enumerate(text.splitlines(), 1):
+        m = _SECTION_RE.search(line)
+        if m is not None:
+            k = m.group("elf") or m.group("banner")
+            sections.append((lineno, int(k) if k is not None else None))
+    found = 0
+    for ln in listing_lines(text):
+        t: int | None = thread if thread is not None else 0
+        if sections:
+            t = None
+            for first, k in sections:
+                if first <= ln.lineno:
+                    t = k
+            if thread is not None and t != thread:
+                t = None
+        if t is None:
+            continue
+        loc = SourceLoc(filename, ln.lineno, 1)
+        if ln.raw is not None:
+            word = rotr2(ln.raw)
+            try:
+                decode(word)
+            except DecodeError as e:
+                raise AsmError(f"{ln.raw:#010x} ({ln.text}): {e.message}", loc) from None
+            words = [word]
+        else:
+            try:
+                words = assemble(ln.text, filename)
+            except AsmError as e:
+                raise AsmError(f"{ln.text}: {e.message}", loc) from None
+        prog.streams[t].extend(words)
+        prog.lines[t].extend([ln.lineno] * len(words))
+        found += 1
+    if not found:
+        which = f"TRISC{thread}" if thread is not None else "a TRISC"
+        raise EmulationError(f"{filename}: the listing shows no Tensix instruction of {which}")
+    return prog
+
+
+def load_file(path: str, thread: int | None = None) -> Program:
+    """Parse the PROG.s file ``path``, or the objdump listing it holds
+    (:func:`parse_listing`, with ``thread``)."""
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except UnicodeDecodeError as e:
         raise EmulationError(f"{path}: not a text file ({e.reason})") from None
+    if looks_like_listing(text.encode("utf-8")):
+        return parse_listing(text, path, thread)
+    if thread is not None:
+        raise EmulationError(f"{path}: --thread applies to an objdump listing; a PROG.s "
+                             f"names its threads with .thread")
     return parse_program(text, path)
 
 
-__all__ = ["Program", "load_file", "parse_program"]
+__all__ = ["Program", "load_file", "parse_listing", "parse_program"]

@@ -82,7 +82,7 @@ from .state import (
     UBEvent,
     UBPolicy,
 )
-from .sync import SyncUnit
+from .sync import SyncUnit, is_blocked
 from .unpack import Unpackers
 
 #: the hook kinds a Coprocessor supports
@@ -299,7 +299,13 @@ class Coprocessor:
         thread could move and some have not finished."""
         if self.finished:
             return False
-        return not self._round()
+        # runs of MVMULs (and of PACRs by a thread alone) as run() allows them: the caller
+        # steps round by round, and a run is one round's worth of the same result
+        cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
+        try:
+            return not self._round()
+        finally:
+            self._run_cap = cap
 
     def _round(self) -> bool:
         """One scheduler round of :meth:`step` (some thread has not finished); returns
@@ -375,8 +381,8 @@ class Coprocessor:
             return False
         th.blocked = None
         runner = self._runners.get(ins.opcode)
-        if runner is not None and self._run_cap > self.steps + 1 \
-                and not self._tracing and self._alone(t):
+        if runner is not None and self._run_cap > self.steps + 1 and not self._tracing \
+                and (self._alone(t) or (ins.opcode == MVMUL_OPCODE and self._others_blocked(t))):
             n = runner(t, th.pending, self._run_cap - self.steps)
             if n:  # n instructions back to back: n rounds in which no other thread had work
                 if n == len(th.pending):
@@ -397,6 +403,32 @@ class Coprocessor:
         if self._tracing:
             ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
             self.hooks.fire("insn", self, address, 4, ev)
+        return True
+
+    def _others_blocked(self, t: int) -> bool:
+        """Whether every thread but ``t`` has finished or is held at the Wait Gate by
+        something a run of MVMULs does not change until its last instruction: a latched
+        SEMWAIT/STALLWAIT (semaphores, Src bank ownership) or its instruction's own wait
+        (Src banks, a mutex, L1, which MVMULs do not write). The run ends with the first
+        MVMUL that flips a bank, in the round where a lower thread has already tried and a
+        higher one tries after it, as one by one; so the result, the counts and the
+        rounds are the same. Not with SFPLOADMACRO work scheduled (it advances per
+        instruction)."""
+        if self.units.sfpu.scheduled:
+            return False
+        for th in self.threads:
+            if th.index == t or (not th.pending and th.pc >= len(th.program)):
+                continue
+            if not th.pending:
+                return False  # it would take its next word from the MOP expander
+            ins = decode(th.pending[0])
+            latched = self.sync.latched[th.index]
+            if latched is not None and self.sync.latched_unmet(th.index) \
+                    and is_blocked(ins.name, latched.block_mask):
+                continue
+            wait = self._table[ins.opcode][1]  # type: ignore[index]
+            if wait is None or wait(th.index, ins.fields) is None:
+                return False
         return True
 
     def _alone(self, t: int) -> bool:
