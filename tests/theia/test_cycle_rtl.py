@@ -45,7 +45,8 @@ def _absolute(d: Path, vp: int, until: int | None = None) -> tuple[object, int]:
     code = read_mem((d / "code.mem").read_text())
     control = read_mem((d / "control_code.mem").read_text(), cp=True)
     b = boot(control, code, until_started=[vp])
-    model = run_cycles(b.code[vp], quirks=Quirks.rtl(), tmem=_tmem(d), until=until, vp=vp)
+    model = run_cycles(b.code[vp], quirks=Quirks.rtl(), tmem=_tmem(d), until=until, vp=vp,
+                       clock0=b.enable_cycle(vp))
     return model, b.start_ns(vp)
 
 

@@ -94,7 +94,7 @@ class VPCycleModel:
 
     def __init__(self, code: Sequence[int], *, quirks: Quirks = DESIGNED,
                  tmem: Sequence[int] | np.ndarray | None = None, omem_words: int = OMEM_WORDS,
-                 trace: bool = True, vp: int = 2) -> None:
+                 trace: bool = True, vp: int = 2, clock0: int = 1) -> None:
         self.code = [int(w) & MASK64 for w in code]
         self.ncode = len(self.code)
         self.quirks = quirks
@@ -111,10 +111,12 @@ class VPCycleModel:
         self.iius[1].reset(0)
         # SMT: the thread owning the issue bus alternates every 2 cycles (the RTL's shift
         # register ``pre`` and its delayed copy ``pre2``); it shifts on cycles whose parity
-        # is ``mt_phase`` (the RTL's free-running counter; 1 fits test_multihtread1)
+        # is ``mt_phase``: the parity of the RTL's counter, free-running since reset, at the
+        # model's cycle 0 (``clock0``, the test bench's cycle number then; test_multihtread1
+        # starts on an odd one, test_multithread2 on an even one)
         self.pre = 0
         self.pre2 = 0
-        self.mt_phase = 1
+        self.mt_phase = clock0 & 1
         self.prev_enabled = [True, False]
         self.mt_on = False
         # designed: the youngest issued writer of each register lane (RF write guard) and
@@ -995,12 +997,14 @@ class VPCycleModel:
 def run_cycles(code: Sequence[int], *, quirks: Quirks = DESIGNED,
                tmem: Sequence[int] | np.ndarray | None = None,
                max_cycles: int = DEFAULT_MAX_CYCLES, until: int | None = None,
-               trace: bool = True, vp: int = 2) -> VPCycleModel:
+               trace: bool = True, vp: int = 2, clock0: int = 1) -> VPCycleModel:
     """Run a VP program (64-bit words) on the cycle model; returns the finished model.
 
     ``model.events`` is the issue/commit trace (see :mod:`.events`), ``model.finished_at``
     the last cycle, ``model.rf`` / ``model.omem`` the final state. ``quirks=Quirks.rtl()``
-    reproduces the beta_2.0 RTL (its vp.N.log) instead of the designed machine.
+    reproduces the beta_2.0 RTL (its vp.N.log) instead of the designed machine. ``clock0``:
+    the test bench's cycle number at the model's cycle 0 (``Boot.enable_cycle``; only its
+    parity matters, for the SMT slots).
     """
-    model = VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace, vp=vp)
+    model = VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace, vp=vp, clock0=clock0)
     return model.run(max_cycles, until)

@@ -49,8 +49,8 @@ def run_system(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] 
     b = boot(control, code, cores=cores)
     models = {}
     for i in sorted(b.starts):
-        models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem,
-                                 vp=i).run(until=max_cycles)
+        models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, vp=i,
+                                 clock0=b.enable_cycle(i)).run(until=max_cycles)
     end_ns = None
     if quirks.stop_at_eof:
         ends = [b.start_ns(i) + CLOCK_NS * m.finished_at for i, m in models.items()
