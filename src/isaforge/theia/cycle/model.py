@@ -38,7 +38,7 @@ from . import events as ev
 from .cbus import Arbiter
 from .iiu import IssueUnit
 from .quirks import DESIGNED, Quirks
-from .smu import DepStore, forwarded_src0, forwarded_src1, tag
+from .smu import DepStore, forwarded_src0, forwarded_src1, known_after, tag
 from .states import FETCH, FIFO_DEPTH, FIFO_UPDATE, ISSUE, ISSUE_FWD, PC_MASK, RESET, UPDATE_PC
 from .stations import FIXED_STATION, NEVER, NUM_STATIONS, RS_ADD0, RS_ADD1, RS_IO, Op, Station
 
@@ -269,6 +269,12 @@ class VPCycleModel:
             return None
         self.seq = seq = self.seq + 1
         op = Op(w, iiu.thread, sid, dst, we, t, seq, branch, io)
+        known = self.known
+        k1 = 7 if src1_value is not None or src1_addr is None else known[src1_addr]
+        k0 = 7 if src0_addr is None else known[src0_addr]
+        if k1 & k0 != 7:  # an x operand lane makes its result lane x
+            op.known = ((7 if d1 else known_after(w, 1, k1))
+                        & (7 if d0 else known_after(w, 0, k0)))
         # the SMU at issue (alu.issue_sources, by operand): sign, scale, swizzle
         mod1 = raw1 if smu1 is None else modify(raw1, *smu1)
         mod0 = raw0 if smu0 is None else modify(raw0, *smu0)
@@ -283,13 +289,9 @@ class VPCycleModel:
         else:
             op.src0 = mod0
         if self.trace:
-            known = self.known
             r3 = rf[3]
             off = r3[0] & 0xFF
             idx = r3[2] & 0xFF
-            k1 = 7 if src1_value is not None else (known[src1_addr]
-                                                   if src1_addr is not None else 7)
-            k0 = known[src0_addr] if src0_addr is not None else 7
             self.events.append(ev.Issue(
                 t, iiu.thread, (iiu.pc - 1) & 0xFFFFFFFF, iiu.prev_pc, w, sid, dst, we, off,
                 idx, d1, d0, raw1, raw0, k1, k0, mod1, mod0, raw1_reg[0],
@@ -433,10 +435,11 @@ class VPCycleModel:
                       | (1 if own[base + 2] == seq else 0)) & we
             rf = self.rf
             rf[d] = op.result if we == 7 else _merge(rf[d], op.result, we)
-            self.known[d] |= we
+            self.known[d] = self.known[d] & ~we | op.known & we
             we = op.we
         if self.trace:
-            self.events.append(ev.Commit(t, op.thread, op.rs, op.word, op.dst, we, op.result, 7))
+            self.events.append(ev.Commit(t, op.thread, op.rs, op.word, op.dst, we, op.result,
+                                         op.known))
         i0, i1 = self.iius
         if i0.branch_op is op:
             i0.commit_seen(op)
@@ -467,10 +470,14 @@ class VPCycleModel:
                 wo.src1 = forwarded_src1(wo.word, op.result)
                 wo.dep1 = 0
                 n += 1
+                if op.known != 7:
+                    wo.known &= known_after(wo.word, 1, op.known)
             if wo.dep0 == op.rs:
                 wo.src0 = forwarded_src0(wo.word, op.result)
                 wo.dep0 = 0
                 n += 1
+                if op.known != 7:
+                    wo.known &= known_after(wo.word, 0, op.known)
             if not n:
                 continue
             self.smu.release(n)
@@ -911,7 +918,7 @@ class VPCycleModel:
                     if we:
                         d = c.dst
                         rf[d] = c.result if we == 7 else _merge(rf[d], c.result, we)
-                        known[d] |= we
+                        known[d] = known[d] & ~we | c.known & we
                     if i0.branch_op is c:
                         i0.commit_seen(c)
                     if i1.branch_op is c:
@@ -928,7 +935,7 @@ class VPCycleModel:
                         we = ((4 if own[base] == seq else 0) | (2 if own[base + 1] == seq else 0)
                               | (1 if own[base + 2] == seq else 0)) & we
                         rf[d] = c.result if we == 7 else _merge(rf[d], c.result, we)
-                        known[d] |= we
+                        known[d] = known[d] & ~we | c.known & we
                     if i0.branch_op is c:
                         i0.commit_seen(c)
                     if i1.branch_op is c:

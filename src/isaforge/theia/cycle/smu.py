@@ -33,6 +33,23 @@ def tag(word: int, src: int) -> int:
     return (word >> 14 & 7) << 6 | (word >> 8 & 0x3F)
 
 
+def known_after(word: int, src: int, known: int) -> int:
+    """Which lanes (x=4, y=2, z=1) of SRC``src`` are defined after the SMU's swizzle, when
+    ``known`` are the defined lanes of the raw operand (swizzle code 11 is a constant)."""
+    if word >> 63 or known == 7:
+        return known
+    swz = word >> 25 & 0x3F if src == 1 else word >> 8 & 0x3F
+    if not swz:
+        return known
+    v = (known >> 2 & 1, known >> 1 & 1, known & 1)
+    out = 0
+    for shift, bit, order in ((4, 4, (0, 2, 1)), (2, 2, (1, 2, 0)), (0, 1, (2, 1, 0))):
+        code = swz >> shift & 3
+        if code == 3 or v[order[code]]:
+            out |= bit
+    return out
+
+
 class DepStore:
     """The 4 dep-store slots: how many pending operands the SMU is tracking."""
 

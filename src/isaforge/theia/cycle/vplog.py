@@ -17,9 +17,11 @@ from dataclasses import dataclass
 
 from ..machine.alu import ZERO, Lanes
 from . import events as ev
+from .smu import forwarded_src0, forwarded_src1, known_after
 from .stations import RS_IO, RS_LOGIC, RS_NAMES
 
 CLOCK_NS = 20
+MASK32 = 0xFFFF_FFFF
 LOGIC_NAMES = ("AND", "OR", "NOT", "SHL", "SHR")
 _WE = {0: ".nowrite ", 1: ".z ", 2: ".y ", 4: ".x ", 7: ".xyz "}
 
@@ -31,6 +33,32 @@ def _we(we: int) -> str:
 def _lanes(v: Lanes, known: int = 7) -> str:
     return "".join(f"{x:08x}" if known & b else "xxxxxxxx"
                    for x, b in zip(v, (4, 2, 1), strict=True))
+
+
+def _nibbles(value: int, xbits: int) -> str:
+    """A 32-bit lane as Verilog's ``%h`` prints it with the bits ``xbits`` unknown: a digit
+    whose 4 bits are all x is ``x``, one with some x bits ``X``."""
+    out = []
+    for sh in range(28, -1, -4):
+        xb = xbits >> sh & 0xF
+        out.append("x" if xb == 0xF else "X" if xb else "0123456789abcdef"[value >> sh & 0xF])
+    return "".join(out)
+
+
+def _after_smu(e: ev.Issue, src: int) -> str:
+    """An operand after the SMU: the modified value, its x lanes, or (a pending operand) its
+    tag; with a dependency read as x, the RTL's multiplexer mixes the tag and the modified
+    register value: the bits where they differ are x."""
+    dep, mod = (e.dep1, e.mod1) if src == 1 else (e.dep0, e.mod0)
+    raw, known = (e.raw1, e.known1) if src == 1 else (e.raw0, e.known0)
+    if dep > 0:
+        return _lanes(mod)
+    if dep == 0:
+        return _lanes(mod, known_after(e.word, src, known))
+    value = (forwarded_src1 if src == 1 else forwarded_src0)(e.word, raw)
+    k = known_after(e.word, src, known)
+    return "".join(_nibbles(t, t ^ v if k & b else MASK32)
+                   for t, v, b in zip(mod, value, (4, 2, 1), strict=True))
 
 
 def _station(rs: int, word: int) -> str:
@@ -95,7 +123,7 @@ def format_issue(e: ev.Issue, vp: int, start_ns: int) -> str:
             head += " BRANCH "
         name = f" {RS_NAMES[e.rs]} " if 0 < e.rs < RS_LOGIC else f" {e.rs:04b} "
         return (head + name + _operands(e) + "\t\t\t\t" + _station(e.dep1, w) + " | "
-                + _station(e.dep0, w) + " | " + f" {_lanes(e.mod1)} | {_lanes(e.mod0)}")
+                + _station(e.dep0, w) + " | " + f" {_after_smu(e, 1)} | {_after_smu(e, 0)}")
     head = f"\n{t:20d}ns VP[{vp:10d}] IP {e.ip:10d}    ISSUE  ({w:016x}) \t"
     if w >> 57 & 1:
         head += " BRANCH "
@@ -104,7 +132,7 @@ def format_issue(e: ev.Issue, vp: int, start_ns: int) -> str:
     return (head + _issue_station(e) + _operands(e) + "\t\t\t\t"
             + _station(e.dep1, w) + " | " + _station(e.dep0, w) + " | "
             + f" {_lanes(e.raw1, e.known1)}.{swz1:06b} | {_lanes(e.raw0, e.known0)}.{swz0:06b}"
-            + f" s({w >> 59 & 0xF:04b})|  ->  {_lanes(e.mod1)} | {_lanes(e.mod0)}")
+            + f" s({w >> 59 & 0xF:04b})|  ->  {_after_smu(e, 1)} | {_after_smu(e, 0)}")
 
 
 def format_commit(e: ev.Commit, vp: int, start_ns: int) -> str:
