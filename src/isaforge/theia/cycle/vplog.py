@@ -213,13 +213,18 @@ class LogFormatter:
         head, mid, scop = parts
         t = f"{self.start_ns + CLOCK_NS * e.cycle:20d}ns"
         lanes = self.lanes
+        # after the SMU (_after_smu): a tag, or the modified value with every lane defined
+        # (else the rare x cases, printed by _after_smu itself)
+        d = e.dep1
+        a1 = lanes(e.mod1) if d > 0 or (not d and e.known1 == 7) else _after_smu(e, 1)
+        d = e.dep0
+        a0 = lanes(e.mod0) if d > 0 or (not d and e.known0 == 7) else _after_smu(e, 0)
         if e.thread:
-            return f"{head}{t}{mid} {lanes(e.mod1)} | {lanes(e.mod0)}"
+            return f"{head}{t}{mid} {a1} | {a0}"
         swz1 = 0 if w >> 63 else w >> 25 & 0x3F
         swz0 = 0 if w >> 63 else w >> 8 & 0x3F
         return (f"{head}{t}{mid} {lanes(e.raw1, e.known1)}.{swz1:06b} | "
-                f"{lanes(e.raw0, e.known0)}.{swz0:06b}{scop}{lanes(e.mod1)} | "
-                f"{lanes(e.mod0)}")
+                f"{lanes(e.raw0, e.known0)}.{swz0:06b}{scop}{a1} | {a0}")
 
     def commit(self, e: ev.Commit) -> str:
         key = (e.rs, e.word >> 59 & 3 if e.rs == RS_LOGIC else 0, e.dst, e.we)
