@@ -282,7 +282,7 @@ def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
     quirk): the dumps of the VPs the test bench dumps, and with ``trace`` every VP's
     vp.N.log (the RTL's 4, empty for a VP never started)."""
     from .cycle.runner import RTL_VPS, quirks_from_names, run_timed
-    from .cycle.vplog import format_log
+    from .cycle.vplog import LogFormatter
     from .cycle.waves import write_vcd
 
     if cores > RTL_VPS:
@@ -293,13 +293,25 @@ def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
     if not program.control or not any(program.control):
         raise IsaforgeError("--rtl and the pipeline quirks run the test bench from reset: "
                             "the program needs its control program (control_code.mem)")
-    run = run_timed(program.code, program.control, program.tmem, quirks=q, cores=cores,
-                    max_cycles=max_cycles, trace=trace)
     outdir.mkdir(parents=True, exist_ok=True)
-    if trace:
-        for i in range(cores):
-            text = format_log(run.events(i), i, run.start_ns(i)) if i in run.models else ""
-            (outdir / f"vp.{i}.log").write_text(text)
+    logs = {}
+    if trace:  # the test bench writes the 4 files, empty for a VP it never starts
+        logs = {i: open(outdir / f"vp.{i}.log", "w") for i in range(cores)}  # noqa: SIM115
+    formatters: dict[int, LogFormatter] = {}
+
+    def sink(i: int, start_ns: int, events: list) -> None:
+        fmt = formatters.get(i)
+        if fmt is None:
+            fmt = formatters[i] = LogFormatter(i, start_ns)
+        logs[i].write("".join(fmt.lines(events)))
+
+    try:
+        run = run_timed(program.code, program.control, program.tmem, quirks=q, cores=cores,
+                        max_cycles=max_cycles, trace=trace, sink=sink,
+                        keep=range(cores) if vcd is not None else ())
+    finally:
+        for f in logs.values():
+            f.close()
     for i in run.dumped:
         m = run.models[i]
         (outdir / f"rf.vp.{i}.log").write_text(format_rf(m.registers(), run.written(i)))

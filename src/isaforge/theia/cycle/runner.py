@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
 from ...core.errors import EmulationError
 from ..machine.alu import OP_DIV
+from . import events as ev
 from .boot import Boot, boot
 from .model import VPCycleModel
 from .quirks import DESIGNED, Quirks
-from .vplog import CLOCK_NS, format_log
+from .vplog import CLOCK_NS, LogFormatter
 
 DEFAULT_CYCLE_LIMIT = 20_000_000
+STREAM_WINDOW = 1 << 15  # cycles run between two writes of the traces
 
 # ``--rtl-quirk`` names (the simulator's, isaforge.theia.machine.gpu.QUIRKS, and the cycle
 # model's own) -> the cycle model's flags
@@ -87,50 +90,137 @@ def run_system(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] 
     return b, models, end_ns
 
 
+def _stream_system(models: dict[int, VPCycleModel], starts: dict[int, int], *,
+                   max_cycles: int, stop_at_eof: bool, window: int,
+                   drain: Callable[[int, VPCycleModel, int | None], None]) -> int | None:
+    """Run ``models`` side by side, ``window`` cycles of absolute time at a time (VP ``i``'s
+    cycle 0 is at ``starts[i]`` ns), and after each window hand every model to ``drain``
+    (which takes its new events) with the stamp in ns where the run ended, once known: the
+    first EOF of any VP with ``stop_at_eof``, where the other VPs are stopped too. Returns
+    that stamp (None: every VP ran to its end or to ``max_cycles``)."""
+    horizon = min(starts.values())
+    live = sorted(models)
+    end_ns = None
+    while live:
+        horizon += CLOCK_NS * window
+        for i in live:
+            # the cycles c with starts[i] + CLOCK_NS * c < horizon
+            models[i].run(until=min(max_cycles, max(0, -(-(horizon - starts[i]) // CLOCK_NS))))
+        if stop_at_eof:
+            ends = [starts[i] + CLOCK_NS * m.finished_at for i, m in models.items()
+                    if m.done and m.finished_at is not None]
+            if ends:
+                end_ns = min(ends)
+                for i in live:  # (an EOF in the window's last cycle may end it a bit later)
+                    models[i].run(until=min(max_cycles,
+                                            max(0, -(-(end_ns - starts[i]) // CLOCK_NS))))
+        for i in live:
+            drain(i, models[i], end_ns)
+        if end_ns is not None:
+            break
+        live = [i for i in live if not models[i].done and models[i].cycle < max_cycles]
+    return end_ns
+
+
 def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: Iterable[int],
                         outdir: Path, *, quirks: Quirks = DESIGNED, vcd: Path | None = None,
                         max_cycles: int = DEFAULT_CYCLE_LIMIT,
-                        control: Sequence[int] | None = None, cores: int = 4) -> list[str]:
-    """Run the cycle model and write ``vp.N.log`` (and, if asked, the waveforms); returns
-    one line per file for the user.
+                        control: Sequence[int] | None = None, cores: int = 4,
+                        trace: bool = True, window: int = STREAM_WINDOW) -> list[str]:
+    """Run the cycle model and write ``vp.N.log`` (and, if asked, the waveforms), and the
+    model's final registers and OMEM as ``rf.vp.N.cycles.log`` / ``OMEM.vp.N.cycles.log``;
+    returns one line per file for the user. ``trace=False``: no ``vp.N.log`` (the model
+    runs without its trace; cycle counts, registers and OMEM are the same).
+
+    The trace is written as the model runs (every ``window`` cycles), so memory does not
+    grow with the run's length (except with ``vcd``, whose model keeps its whole trace).
 
     With a control program every VP the CP starts is run from its own start cycle and the
     logs carry the RTL's absolute stamps (reset at 0 ns); with ``stop_at_eof`` the logs end
-    where the first EOF of any VP ended the RTL's run. Without one (or when it starts no VP)
-    ``code`` runs on each VP in ``vps`` from cycle 0."""
+    where the first EOF of any VP ended the RTL's run, and the other VPs stop there too.
+    Without one (or when it starts no VP) ``code`` runs on each VP in ``vps`` from cycle 0
+    (one model, its log written for each)."""
+    from ..machine.dumps import format_omem, format_rf
     from .waves import write_vcd
 
     lines = []
-    runs: list[tuple[int, VPCycleModel, int]] = []
-    end_ns = None
+    models: dict[int, VPCycleModel] = {}
+    starts: dict[int, int] = {}
+    names: dict[int, list[int]] = {}  # model key -> the VPs whose files it writes
     if control is not None and any(control):
         try:
-            b, models, end_ns = run_system(code, control, tmem, quirks=quirks, cores=cores,
-                                           max_cycles=max_cycles)
-            runs = [(i, m, b.start_ns(i)) for i, m in models.items()]
+            b = boot(control, code, cores=cores)
         except EmulationError as e:
             lines.append(f"cycle model: {e}; the VPs start at cycle 0")
-    if not runs:
-        model = VPCycleModel(code, quirks=quirks, tmem=tmem).run(until=max_cycles)
-        runs = [(i, model, 0) for i in (list(vps) or [0])]
-    for i, model, start_ns in runs:
-        state = (f"ended at cycle {model.finished_at}" if model.done
-                 else f"stopped after {model.cycle} cycles (the cycle limit; a livelock?)")
+        else:
+            for i in sorted(b.starts):
+                models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, vp=i,
+                                         trace=trace, clock0=b.enable_cycle(i))
+                starts[i] = b.start_ns(i)
+                names[i] = [i]
+    if not models:
+        vps = list(vps) or [0]
+        models[vps[0]] = VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace)
+        starts[vps[0]] = 0
+        names[vps[0]] = vps
+    keep = None if vcd is None else min(models)  # the model whose trace the VCD draws
+    files: dict[int, list[TextIO]] = {}
+    formatters: dict[int, list[LogFormatter]] = {}
+    if trace:
+        for key, vs in names.items():
+            files[key] = [open(outdir / f"vp.{i}.log", "w") for i in vs]  # noqa: SIM115
+            formatters[key] = [LogFormatter(i, starts[key]) for i in vs]
+
+    def drain(key: int, model: VPCycleModel, end_ns: int | None) -> None:
         events = model.events
+        if not trace or not events:
+            return
+        new = events
         if end_ns is not None:
-            events = [e for e in events if start_ns + CLOCK_NS * e.cycle < end_ns]
-        path = outdir / f"vp.{i}.log"
-        path.write_text(format_log(events, i, start_ns))
-        lines.append(f"VP{i}: cycle model {state} (first cycle at {start_ns} ns), "
-                     f"{model.issues} issues, {model.commits} commits; wrote {path.name}")
+            cut = starts[key]
+            new = [e for e in events if cut + CLOCK_NS * e.cycle < end_ns]
+        for f, fmt in zip(files[key], formatters[key], strict=True):
+            f.write("".join(fmt.lines(new)))
+        if key != keep:
+            events.clear()
+            model.busy_log.clear()
+
+    try:
+        end_ns = _stream_system(models, starts, max_cycles=max_cycles,
+                                stop_at_eof=quirks.stop_at_eof, window=window, drain=drain)
+    finally:
+        for fs in files.values():
+            for f in fs:
+                f.close()
+    for key, model in models.items():
+        if model.done:
+            state = f"ended at cycle {model.finished_at}"
+        elif end_ns is not None:
+            state = f"stopped at cycle {model.cycle} (the run's end)"
+        else:
+            state = f"stopped after {model.cycle} cycles (the cycle limit; a livelock?)"
+        for i in names[key]:
+            rf = np.array(model.rf, dtype=np.uint32)
+            known = np.array([[k & 4, k & 2, k & 1] for k in model.known], dtype=bool)
+            (outdir / f"rf.vp.{i}.cycles.log").write_text(format_rf(rf, known))
+            (outdir / f"OMEM.vp.{i}.cycles.log").write_text(format_omem(model.omem,
+                                                                        model.omem_written))
+            wrote = "vp.{i}.log, " if trace else ""
+            lines.append(f"VP{i}: cycle model {state} (first cycle at {starts[key]} ns), "
+                         f"{model.issues} issues, {model.commits} commits; wrote "
+                         + wrote.format(i=i) + f"rf.vp.{i}.cycles.log, OMEM.vp.{i}.cycles.log")
     if end_ns is not None:
         lines.append(f"cycle model: the first EOF ended the run at {end_ns} ns")
     if vcd is not None:
-        i, model, _ = runs[0]
-        model.vp = i
-        with open(vcd, "w") as f:
-            write_vcd(model, f)
-        lines.append(f"VP{i}: waveforms {vcd}")
+        if not trace:
+            lines.append("cycle model: no waveforms without the trace")
+        else:
+            i = min(models)
+            model = models[i]
+            model.vp = i
+            with open(vcd, "w") as f:
+                write_vcd(model, f)
+            lines.append(f"VP{i}: waveforms {vcd}")
     return lines
 
 
@@ -173,18 +263,6 @@ class TimedRun:
             return [] if self.first_eof is None else [self.first_eof]
         return [i for i, m in self.models.items() if m.done]
 
-    def end_cycle(self, vp: int) -> int | None:
-        """The last model cycle of VP ``vp`` that belongs to the run (None: all of it)."""
-        if self.end_ns is None:
-            return None
-        return (self.end_ns - self.start_ns(vp)) // CLOCK_NS - 1
-
-    def events(self, vp: int) -> list:
-        """VP ``vp``'s trace records, those after the run's end left out."""
-        m = self.models[vp]
-        last = self.end_cycle(vp)
-        return m.events if last is None else [e for e in m.events if e.cycle <= last]
-
     def written(self, vp: int) -> np.ndarray:
         """(256, 3) bool: the register lanes of VP ``vp`` that hold a defined value."""
         known = self.models[vp].known
@@ -204,24 +282,50 @@ class TimedRun:
 
 def run_timed(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] | None, *,
               quirks: Quirks = DESIGNED, cores: int = RTL_VPS,
-              max_cycles: int = DEFAULT_CYCLE_LIMIT, trace: bool = True) -> TimedRun:
+              max_cycles: int = DEFAULT_CYCLE_LIMIT, trace: bool = True,
+              sink: Callable[[int, int, list[ev.Event]], None] | None = None,
+              keep: Iterable[int] = (), window: int = STREAM_WINDOW) -> TimedRun:
     """The test bench from reset on the cycle model: the CP program starts the VPs
-    (:mod:`.boot`), each runs on its model from its own start. With ``stop_at_eof`` the run
-    ends at the first EOF of any VP (the RTL test bench's ``$finish``): the VPs are run in
-    the order they start, each no further than the earliest EOF found so far. A VP that has
-    not ended after ``max_cycles`` of its own is left where it is (``TimedRun.ended``)."""
+    (:mod:`.boot`), each runs on its model from its own start (its cycle 0 at the test
+    bench's cycle ``Boot.enable_cycle``), side by side. With ``stop_at_eof`` the run ends at
+    the first EOF of any VP (the RTL test bench's ``$finish``) for every VP. A VP that has
+    not ended after ``max_cycles`` of its own is left where it is (``TimedRun.ended``).
+
+    With ``trace``, ``sink(vp, start_ns, events)`` receives each VP's trace records (stamps
+    from the VP's start, ``start_ns``) as they are produced (those after the run's end left
+    out), every ``window`` cycles; the models keep only the records of the VPs in ``keep``
+    (for waveforms), so memory stays flat."""
     b = boot(control, code, cores=cores)
     run = TimedRun(b, {}, quirks, max_cycles)
-    for i in sorted(b.starts, key=lambda v: (b.starts[v], v)):
-        start = b.start_ns(i)
-        limit = max_cycles
-        if run.end_ns is not None:
-            limit = min(limit, max(0, (run.end_ns - start) // CLOCK_NS + 1))
-        m = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, trace=trace, vp=i,
-                         clock0=b.enable_cycle(i))
-        run.models[i] = m.run(until=limit)
-        if quirks.stop_at_eof and m.done and m.finished_at is not None:
-            end = start + CLOCK_NS * m.finished_at
-            if run.end_ns is None or end < run.end_ns:
-                run.end_ns, run.first_eof = end, i
+    starts = {}
+    for i in sorted(b.starts):
+        run.models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, trace=trace,
+                                     vp=i, clock0=b.enable_cycle(i))
+        starts[i] = b.start_ns(i)
+    kept = set(keep)
+    sent = dict.fromkeys(starts, 0)  # records of the kept models already sent
+
+    def drain(i: int, m: VPCycleModel, end_ns: int | None) -> None:
+        events = m.events
+        if not trace or not events:
+            return
+        new = events[sent[i]:] if i in kept else events
+        if end_ns is not None:
+            new = [e for e in new if starts[i] + CLOCK_NS * e.cycle < end_ns]
+        if sink is not None and new:
+            sink(i, starts[i], new)
+        if i in kept:
+            sent[i] = len(events)
+        else:
+            events.clear()
+            m.busy_log.clear()
+
+    if run.models:
+        run.end_ns = _stream_system(run.models, starts, max_cycles=max_cycles,
+                                    stop_at_eof=quirks.stop_at_eof, window=window,
+                                    drain=drain)
+    if run.end_ns is not None:
+        run.first_eof = min(
+            (i for i, m in run.models.items() if m.done and m.finished_at is not None
+             and starts[i] + CLOCK_NS * m.finished_at == run.end_ns), default=None)
     return run

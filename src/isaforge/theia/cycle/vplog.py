@@ -12,9 +12,10 @@ Times are ``start_ns + 20 * cycle`` (a 50 MHz clock).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ..machine.alu import Lanes
+from ..machine.alu import ZERO, Lanes
 from . import events as ev
 from .smu import forwarded_src0, forwarded_src1, known_after
 from .stations import RS_IO, RS_LOGIC, RS_NAMES
@@ -147,17 +148,112 @@ def format_commit(e: ev.Commit, vp: int, start_ns: int) -> str:
     return f"\n{t:20d}ns\t VP[{vp:10d}] COMMIT {name} R[{e.dst:3d}]" + _we(e.we) + xyz + tail
 
 
-def format_log(events: list[ev.Event], vp: int = 2, start_ns: int = 0) -> str:
+def format_log(events: Iterable[ev.Event], vp: int = 2, start_ns: int = 0) -> str:
     """The vp.N.log text of a cycle-model run."""
-    out = []
-    for e in events:
-        if isinstance(e, ev.Issue):
-            out.append(format_issue(e, vp, start_ns))
-        elif isinstance(e, ev.Commit):
-            out.append(format_commit(e, vp, start_ns))
-        else:
-            out.append(f"\nTHREAD {e.thread}: BRANCH TAKEN ")
-    return "".join(out)
+    return "".join(LogFormatter(vp, start_ns).lines(events))
+
+
+_CACHE_LIMIT = 1 << 16
+
+
+class LogFormatter:
+    """vp.N.log records, fast: what :func:`format_issue` and :func:`format_commit` print,
+    with the parts that depend only on the instruction and its addressing formatted once
+    (cached by those fields) and the register values' text cached by value. A long trace
+    repeats the same few instructions, so each record costs a few string joins."""
+
+    def __init__(self, vp: int = 2, start_ns: int = 0) -> None:
+        self.vp = vp
+        self.start_ns = start_ns
+        self._issue: dict[tuple[int, ...], tuple[str, str, str]] = {}
+        self._commit: dict[tuple[int, int, int, int], tuple[str, str]] = {}
+        self._lanes: dict[tuple[Lanes, int], str] = {}
+
+    def lanes(self, v: Lanes, known: int = 7) -> str:
+        """``_lanes``, cached by value."""
+        key = (v, known)
+        s = self._lanes.get(key)
+        if s is None:
+            if len(self._lanes) > _CACHE_LIMIT:
+                self._lanes.clear()
+            s = self._lanes[key] = _lanes(v, known)
+        return s
+
+    def _issue_parts(self, e: ev.Issue) -> tuple[str, str, str]:
+        # the record split around its time stamp and its four register values (a template
+        # of format_issue with marker values, cut at the markers)
+        probe = ev.Issue(0, e.thread, e.ip, e.address, e.word, e.rs, e.dst, e.we, e.offset,
+                         e.index, e.dep1, e.dep0, e.raw1, e.raw0, e.known1, e.known0,
+                         e.mod1, e.mod0, e.src1_x, e.src1_addr, e.src0_addr)
+        text = format_issue(probe, self.vp, 0)
+        stamp = f"{0:20d}ns"
+        at = text.index(stamp)
+        head, text = text[:at], text[at + len(stamp):]
+        if e.thread:
+            cut = text.rindex("\t\t\t\t")
+            cut = text.index(" | ", text.index(" | ", cut) + 3) + 3
+            return head, text[:cut], ""
+        cut = text.rindex(" s(")
+        body = text[:cut]
+        for _ in range(2):
+            body = body[:body.rindex(" | ")]
+        cut2 = text.rindex("|  ->  ") + len("|  ->  ")
+        return head, body + " | ", text[cut:cut2]
+
+    def issue(self, e: ev.Issue) -> str:
+        w = e.word
+        key = (e.ip, w, e.thread, e.rs, e.dst, e.we, e.offset, e.index, e.dep1, e.dep0,
+               e.src1_addr, e.src0_addr,
+               e.src1_x if w >> 63 and w >> 45 & 7 == 3 else 0)
+        parts = self._issue.get(key)
+        if parts is None:
+            if len(self._issue) > _CACHE_LIMIT:
+                self._issue.clear()
+            parts = self._issue[key] = self._issue_parts(e)
+        head, mid, scop = parts
+        t = f"{self.start_ns + CLOCK_NS * e.cycle:20d}ns"
+        lanes = self.lanes
+        # after the SMU (_after_smu): a tag, or the modified value with every lane defined
+        # (else the rare x cases, printed by _after_smu itself)
+        d = e.dep1
+        a1 = lanes(e.mod1) if d > 0 or (not d and e.known1 == 7) else _after_smu(e, 1)
+        d = e.dep0
+        a0 = lanes(e.mod0) if d > 0 or (not d and e.known0 == 7) else _after_smu(e, 0)
+        if e.thread:
+            return f"{head}{t}{mid} {a1} | {a0}"
+        swz1 = 0 if w >> 63 else w >> 25 & 0x3F
+        swz0 = 0 if w >> 63 else w >> 8 & 0x3F
+        return (f"{head}{t}{mid} {lanes(e.raw1, e.known1)}.{swz1:06b} | "
+                f"{lanes(e.raw0, e.known0)}.{swz0:06b}{scop}{a1} | {a0}")
+
+    def commit(self, e: ev.Commit) -> str:
+        key = (e.rs, e.word >> 59 & 3 if e.rs == RS_LOGIC else 0, e.dst, e.we)
+        parts = self._commit.get(key)
+        if parts is None:
+            probe = ev.Commit(0, e.thread, e.rs, e.word, e.dst, e.we, ZERO, 7)
+            text = format_commit(probe, self.vp, 0)
+            stamp = f"{0:20d}ns"
+            at = text.index(stamp)
+            end = text.rindex(" 00000000 00000000 00000000")
+            parts = self._commit[key] = (text[:at], text[at + len(stamp):end],
+                                         text[end + 27:])
+        head, mid, tail = parts
+        v = self.lanes(e.result, e.known)
+        return (f"{head}{self.start_ns + CLOCK_NS * e.cycle:20d}ns{mid} {v[0:8]} {v[8:16]} "
+                f"{v[16:24]}{tail}")
+
+    def lines(self, events: Iterable[ev.Event]) -> Iterator[str]:
+        """The records of ``events``, in order."""
+        issue, commit = self.issue, self.commit
+        Issue, Commit = ev.Issue, ev.Commit
+        for e in events:
+            k = type(e)
+            if k is Issue:
+                yield issue(e)  # type: ignore[arg-type]
+            elif k is Commit:
+                yield commit(e)  # type: ignore[arg-type]
+            else:
+                yield f"\nTHREAD {e.thread}: BRANCH TAKEN "
 
 
 # --------------------------------------------------------------------------------------------
