@@ -186,10 +186,14 @@ def compile_cmd(sources: tuple[str, ...], out_dir: str, include_dirs: tuple[str,
 @click.option("--vcd", type=click.Path(dir_okay=False, path_type=Path),
               help="also write the cycle model's waveforms (issue, station busy, commit bus) "
                    "to this VCD file; implies --cycles")
+@click.option("--no-trace", "no_trace", is_flag=True,
+              help="run the cycle model without its per-cycle trace (no vp.N.log): only "
+                   "its cycle counts and final registers and OMEM (rf/OMEM.vp.N.cycles.log), "
+                   "the same as with the trace, faster; implies --cycles")
 @guarded
 def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: int,
             quirks: tuple[str, ...], omem_image: Path | None, image_width: int,
-            cycles: bool = False, vcd: Path | None = None) -> None:
+            cycles: bool = False, vcd: Path | None = None, no_trace: bool = False) -> None:
     """Run PROG (a .vp program, a code.mem, or a directory with code.mem and
     control_code.mem) on the simulated GPU and write the RTL-format dumps. A .vp program
     without its compiled images beside it is compiled in memory."""
@@ -214,12 +218,15 @@ def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: 
                 path = omem_image.with_name(f"{omem_image.stem}.vp{i}{omem_image.suffix}")
             save_omem_image(path, vp.omem, vp.omem_written, image_width)
             click.echo(f"VP{i}: OMEM image {path}")
-    if cycles or vcd is not None:
+    if no_trace and vcd is not None:
+        raise click.UsageError("--vcd draws the cycle model's trace: drop --no-trace")
+    if cycles or no_trace or vcd is not None:
         from .cycle.runner import quirks_from_names, write_cycle_outputs
 
         for line in write_cycle_outputs(program.code, program.tmem, result.dumped, outdir,
                                         quirks=quirks_from_names(quirks), vcd=vcd,
-                                        control=program.control, cores=min(cores, 4)):
+                                        control=program.control, cores=min(cores, 4),
+                                        trace=not no_trace):
             click.echo(line)
     click.echo(f"CP: {result.cp_instructions} instructions; run ended: {result.ended}")
     for note in result.notes:
@@ -232,7 +239,8 @@ def _trace(**kwargs: Any) -> None:
 
 
 theia_cli.add_command(Command(
-    "trace", params=[p for p in run_cmd.params if p.name != "cycles"], callback=_trace,
+    "trace", params=[p for p in run_cmd.params if p.name not in ("cycles", "no_trace")],
+    callback=_trace,
     help="Run PROG and also write the cycle model's issue/commit trace vp.N.log, in the "
          "RTL's format with cycle stamps (same as 'run --cycles')."))
 

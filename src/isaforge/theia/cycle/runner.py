@@ -184,14 +184,11 @@ def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: It
                          + wrote.format(i=i) + f"rf.vp.{i}.cycles.log, OMEM.vp.{i}.cycles.log")
     if end_ns is not None:
         lines.append(f"cycle model: the first EOF ended the run at {end_ns} ns")
-    if vcd is not None:
-        if not trace:
-            lines.append("cycle model: no waveforms without the trace")
-        else:
-            i = min(models)
-            model = models[i]
-            model.vp = i
-            with open(vcd, "w") as f:
-                write_vcd(model, f)
-            lines.append(f"VP{i}: waveforms {vcd}")
+    if vcd is not None and trace:
+        i = min(models)
+        model = models[i]
+        model.vp = i
+        with open(vcd, "w") as f:
+            write_vcd(model, f)
+        lines.append(f"VP{i}: waveforms {vcd}")
     return lines

@@ -153,7 +153,7 @@ def format_log(events: Iterable[ev.Event], vp: int = 2, start_ns: int = 0) -> st
     return "".join(LogFormatter(vp, start_ns).lines(events))
 
 
-_CACHE_LIMIT = 1 << 16
+_CACHE_LIMIT = 1024
 
 
 class LogFormatter:
