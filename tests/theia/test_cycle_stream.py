@@ -1,5 +1,5 @@
 """The cycle model's trace streamed to vp.N.log, the fast record formatter, and the
-cycles-only mode (``run --no-trace``): same bytes, same final state, flat memory."""
+cycles-only mode (``run --rtl``, no trace): same bytes, same final state, flat memory."""
 
 from __future__ import annotations
 
@@ -74,34 +74,48 @@ def test_streamed_logs_equal_whole_run_logs(tmp_path: Path, name: str) -> None:
         assert (tmp_path / f"vp.{i}.log").read_text() == _plain(events, i, start)
 
 
-@pytest.mark.parametrize("rtl", [True, False], ids=["rtl", "designed"])
-@pytest.mark.parametrize("name", ["test_multihtread1", "test_arrays_1", "test_omem_1"])
-def test_no_trace_run_has_the_traced_runs_cycles_and_state(tmp_path: Path, name: str,
-                                                            rtl: bool) -> None:
-    d = _dir("regressions", name)  # (no DIV: the ISA level's div-reissue never ends)
+@pytest.mark.parametrize("name", ["test_multihtread1", "test_branches_1", "test1_IO"])
+def test_rtl_run_without_trace_has_the_traced_runs_cycles_and_state(tmp_path: Path,
+                                                                     name: str) -> None:
+    # the cycles-only mode: 'run --rtl' (no vp.N.log) ends where 'trace --rtl' ends, with
+    # the same registers and OMEM
+    d = _dir("regressions", name)
     outs = []
-    for flag in ("--cycles", "--no-trace"):
-        out = tmp_path / flag.strip("-")
-        args = ["theia", "run", str(d), "-o", str(out), flag] + (["--rtl-quirk", "all"]
-                                                                 if rtl else [])
-        result = CliRunner().invoke(main, args)
+    for cmd in ("run", "trace"):
+        out = tmp_path / cmd
+        result = CliRunner().invoke(main, ["theia", cmd, str(d), "-o", str(out), "--rtl"])
         assert result.exit_code == 0, result.output
         outs.append((out, [ln.split("; wrote")[0] for ln in result.output.splitlines()
-                           if "cycle model" in ln]))
-    (traced, lines_t), (untraced, lines_u) = outs
+                           if "ended at" in ln]))
+    (untraced, lines_u), (traced, lines_t) = outs
+    assert lines_t == lines_u and lines_t
+    assert not list(untraced.glob("vp.*.log")) and (traced / "vp.2.log").stat().st_size
+    dumps = sorted(p.name for p in traced.glob("*.vp.*.log") if not p.name.startswith("vp"))
+    assert dumps == ["OMEM.vp.2.log", "rf.vp.2.log"]
+    for n in dumps:
+        assert (traced / n).read_text() == (untraced / n).read_text(), n
+
+
+@pytest.mark.parametrize("quirks", [Quirks.rtl(), DESIGNED], ids=["rtl", "designed"])
+@pytest.mark.parametrize("name", ["test_multihtread1", "test_arrays_1", "multicore_smoke"])
+def test_untraced_outputs_equal_traced_outputs(tmp_path: Path, name: str,
+                                               quirks: Quirks) -> None:
+    d = _dir(name) if name == "multicore_smoke" else _dir("regressions", name)
+    code, control, tmem = _images(d)
+    runs = []
+    for trace in (True, False):
+        out = tmp_path / str(trace)
+        out.mkdir()
+        lines = write_cycle_outputs(code, tmem, [2], out, quirks=quirks, control=control,
+                                    trace=trace)
+        runs.append((out, [ln.split("; wrote")[0] for ln in lines]))
+    (traced, lines_t), (untraced, lines_u) = runs
     assert lines_t == lines_u and any("ended at cycle" in ln for ln in lines_t)
     assert not list(untraced.glob("vp.*.log")) and list(traced.glob("vp.*.log"))
     dumps = sorted(p.name for p in traced.glob("*.cycles.log"))
     assert dumps and dumps == sorted(p.name for p in untraced.glob("*.cycles.log"))
     for n in dumps:
         assert (traced / n).read_text() == (untraced / n).read_text(), n
-
-
-def test_no_trace_refuses_a_vcd(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["theia", "run", str(_dir("regressions", "test1_IO")),
-                                       "-o", str(tmp_path), "--no-trace", "--vcd",
-                                       str(tmp_path / "w.vcd")])
-    assert result.exit_code != 0 and "--no-trace" in result.output
 
 
 LOOP = """ADD R[0].x__ I(0) 0

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
 from ...core.errors import EmulationError
+from ..machine.alu import OP_DIV
+from . import events as ev
 from .boot import Boot, boot
 from .model import VPCycleModel
 from .quirks import DESIGNED, Quirks
@@ -18,20 +20,39 @@ from .vplog import CLOCK_NS, LogFormatter
 DEFAULT_CYCLE_LIMIT = 20_000_000
 STREAM_WINDOW = 1 << 15  # cycles run between two writes of the traces
 
-# the simulator's quirk names (isaforge.theia.machine.gpu.QUIRKS) -> the cycle model's flags
+# ``--rtl-quirk`` names (the simulator's, isaforge.theia.machine.gpu.QUIRKS, and the cycle
+# model's own) -> the cycle model's flags
 QUIRK_FLAGS: dict[str, tuple[str, ...]] = {
     "reissue-after-branch": ("refetch_after_fifo", "branch_next_cycle"),
     "mul-twice": ("refetch_after_fifo", "branch_next_cycle"),
     "div-reissue": ("refetch_after_fifo",),
     "tmem-row0": ("tmem_row0",),
     "first-eof": ("stop_at_eof",),
+    "branch-next-cycle": ("branch_next_cycle",),
+    "branch-dep-reissue": ("branch_dep_reissue",),
+    "rtl-scoreboard": ("rtl_scoreboard",),
+    "no-smu-stall": ("no_smu_stall",),
+    "rtl-structural": ("rtl_structural",),
 }
+# the names only the cycle model has (the pipeline's defects), with what they do
+PIPELINE_QUIRKS: dict[str, str] = {
+    "branch-next-cycle": "the RTL's issue unit decides a branch by whatever commits the cycle "
+                         "after its issue",
+    "branch-dep-reissue": "the RTL issues a branch whose operands were pending a second time "
+                          "once they arrive",
+    "rtl-scoreboard": "the RTL's dependency table: one entry per register, cleared by any "
+                      "commit to it; never-written entries read as x (the issue is dropped)",
+    "no-smu-stall": "the RTL's issue unit does not stall when the SMU's 4 slots are full",
+    "rtl-structural": "the RTL checks a busy station only for ADD, DIV, MUL and IO",
+}
+# names whose effect depends on when results commit: with any of them the cycle model decides
+# what is issued (a timed run), not the instruction-level simulator
+TIMED_QUIRKS = frozenset({"reissue-after-branch", "mul-twice", "div-reissue", *PIPELINE_QUIRKS})
 
 
 def quirks_from_names(names: Iterable[str]) -> Quirks:
-    """The cycle model's flags for the simulator's ``--rtl-quirk`` names ("all": every
-    RTL defect, including the pipeline ones the instruction-level simulator has no name
-    for)."""
+    """The cycle model's flags for ``--rtl-quirk`` names ("all": every RTL defect,
+    ``Quirks.rtl()``)."""
     names = set(names)
     if "all" in names:
         return Quirks.rtl()
@@ -40,6 +61,12 @@ def quirks_from_names(names: Iterable[str]) -> Quirks:
         for f in QUIRK_FLAGS.get(n, ()):
             flags[f] = True
     return replace(DESIGNED, **flags) if flags else DESIGNED
+
+
+def is_timed(names: Iterable[str]) -> bool:
+    """Whether the quirks ``names`` need the cycle model to decide what is issued."""
+    names = set(names)
+    return "all" in names or bool(names & TIMED_QUIRKS)
 
 
 def run_system(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] | None, *,
@@ -53,8 +80,8 @@ def run_system(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] 
     b = boot(control, code, cores=cores)
     models = {}
     for i in sorted(b.starts):
-        models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem,
-                                 vp=i).run(until=max_cycles)
+        models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, vp=i,
+                                 clock0=b.enable_cycle(i)).run(until=max_cycles)
     end_ns = None
     if quirks.stop_at_eof:
         ends = [b.start_ns(i) + CLOCK_NS * m.finished_at for i, m in models.items()
@@ -128,7 +155,7 @@ def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: It
         else:
             for i in sorted(b.starts):
                 models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, vp=i,
-                                         trace=trace)
+                                         trace=trace, clock0=b.enable_cycle(i))
                 starts[i] = b.start_ns(i)
                 names[i] = [i]
     if not models:
@@ -192,3 +219,110 @@ def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: It
             write_vcd(model, f)
         lines.append(f"VP{i}: waveforms {vcd}")
     return lines
+
+
+# --------------------------------------------------------------------------------------------
+# The timed run: the cycle model decides what every VP issues (--rtl, timed --rtl-quirk)
+# --------------------------------------------------------------------------------------------
+
+RTL_VPS = 4  # the beta_2.0 top level: its test bench writes vp.0.log .. vp.3.log
+
+
+@dataclass
+class TimedRun:
+    """A run of the whole test bench on the cycle model: the CP's timeline (``boot``), each
+    started VP's model from its own start, and where the run ended."""
+
+    boot: Boot
+    models: dict[int, VPCycleModel]
+    quirks: Quirks
+    max_cycles: int
+    end_ns: int | None = None  # stop_at_eof: the stamp of the first EOF, which ended the run
+    first_eof: int | None = None  # ... and the VP whose EOF it was
+
+    def start_ns(self, vp: int) -> int:
+        """The stamp of VP ``vp``'s model cycle 0 (the RTL's time base, reset at 0 ns)."""
+        return self.boot.start_ns(vp)
+
+    @property
+    def ended(self) -> bool:
+        """Whether the run ends as the test bench's does (the first EOF with
+        ``stop_at_eof``, otherwise every started VP's end)."""
+        if self.quirks.stop_at_eof:
+            return self.first_eof is not None
+        return all(m.done for m in self.models.values())
+
+    @property
+    def dumped(self) -> list[int]:
+        """The VPs whose registers and OMEM the test bench dumps: the first EOF's (RTL),
+        else every VP that ended."""
+        if self.quirks.stop_at_eof:
+            return [] if self.first_eof is None else [self.first_eof]
+        return [i for i, m in self.models.items() if m.done]
+
+    def written(self, vp: int) -> np.ndarray:
+        """(256, 3) bool: the register lanes of VP ``vp`` that hold a defined value."""
+        known = self.models[vp].known
+        return np.array([[k >> 2 & 1, k >> 1 & 1, k & 1] for k in known], dtype=bool)
+
+    def still_running(self) -> str:
+        """Which VPs had not ended when the run stopped, and where (for the user)."""
+        parts = []
+        for i, m in self.models.items():
+            if not m.done:
+                at = m.iius[0].prev_pc  # the address of its last fetch
+                div = m.imem[at] >> 48 & 7 == OP_DIV
+                what = "re-issuing the DIV" if div else "still running,"
+                parts.append(f"VP{i} {what} at PC {at}")
+        return ", ".join(parts)
+
+
+def run_timed(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] | None, *,
+              quirks: Quirks = DESIGNED, cores: int = RTL_VPS,
+              max_cycles: int = DEFAULT_CYCLE_LIMIT, trace: bool = True,
+              sink: Callable[[int, int, list[ev.Event]], None] | None = None,
+              keep: Iterable[int] = (), window: int = STREAM_WINDOW) -> TimedRun:
+    """The test bench from reset on the cycle model: the CP program starts the VPs
+    (:mod:`.boot`), each runs on its model from its own start (its cycle 0 at the test
+    bench's cycle ``Boot.enable_cycle``), side by side. With ``stop_at_eof`` the run ends at
+    the first EOF of any VP (the RTL test bench's ``$finish``) for every VP. A VP that has
+    not ended after ``max_cycles`` of its own is left where it is (``TimedRun.ended``).
+
+    With ``trace``, ``sink(vp, start_ns, events)`` receives each VP's trace records (stamps
+    from the VP's start, ``start_ns``) as they are produced (those after the run's end left
+    out), every ``window`` cycles; the models keep only the records of the VPs in ``keep``
+    (for waveforms), so memory stays flat."""
+    b = boot(control, code, cores=cores)
+    run = TimedRun(b, {}, quirks, max_cycles)
+    starts = {}
+    for i in sorted(b.starts):
+        run.models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, trace=trace,
+                                     vp=i, clock0=b.enable_cycle(i))
+        starts[i] = b.start_ns(i)
+    kept = set(keep)
+    sent = dict.fromkeys(starts, 0)  # records of the kept models already sent
+
+    def drain(i: int, m: VPCycleModel, end_ns: int | None) -> None:
+        events = m.events
+        if not trace or not events:
+            return
+        new = events[sent[i]:] if i in kept else events
+        if end_ns is not None:
+            new = [e for e in new if starts[i] + CLOCK_NS * e.cycle < end_ns]
+        if sink is not None and new:
+            sink(i, starts[i], new)
+        if i in kept:
+            sent[i] = len(events)
+        else:
+            events.clear()
+            m.busy_log.clear()
+
+    if run.models:
+        run.end_ns = _stream_system(run.models, starts, max_cycles=max_cycles,
+                                    stop_at_eof=quirks.stop_at_eof, window=window,
+                                    drain=drain)
+    if run.end_ns is not None:
+        run.first_eof = min(
+            (i for i, m in run.models.items() if m.done and m.finished_at is not None
+             and starts[i] + CLOCK_NS * m.finished_at == run.end_ns), default=None)
+    return run

@@ -324,8 +324,9 @@ class Gpu:
                          "(--rtl-quirk reissue-after-branch)")
         divs = sum(vp.divs for vp in self.vps)
         if divs and "div-reissue" not in q:
-            notes.append(f"{divs} DIV(s) completed; the RTL re-issues a DIV forever and never "
-                         "finishes (--rtl-quirk div-reissue)")
+            notes.append(f"{divs} DIV(s) completed; the RTL re-issues an instruction that "
+                         "waited for a busy station, which makes some DIV loops livelock "
+                         "(isaforge theia run --rtl runs its timing)")
         if self.mcu.back_to_back and "mcu-lost" not in q:
             notes.append(f"{self.mcu.back_to_back} copy request(s) made while another was "
                          "pending were performed; the RTL's MCU loses them (--rtl-quirk mcu-lost)")

@@ -1,0 +1,117 @@
+"""``isaforge theia run|trace --rtl``: the RTL mode writes what the RTL's test bench writes.
+
+Every RTL run in refdata/theia (each regression folder found there, the ISA probe, the 4-VP
+smoke test) is run with ``trace --rtl`` from its images, and each dump the RTL wrote
+(``vp.N.log``, ``rf.vp.N.log``, ``OMEM.vp.N.log``) is compared byte for byte: cycle stamps
+from reset, x lanes, thread interleaving included.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from isaforge.cli import main
+from tests.refdata import refdata, refdata_path
+
+_REG = refdata_path("theia", "regressions")
+REGRESSIONS = sorted(p.name for p in _REG.iterdir() if (p / "vp.2.log").exists()) if _REG \
+    else ["test1_IO"]
+DUMPS = re.compile(r"(vp|rf\.vp|OMEM\.vp)\.\d+\.log")
+
+
+def _trace_rtl(d: Path, out: Path, *extra: str) -> str:
+    r = CliRunner().invoke(main, ["theia", "trace", "--rtl", str(d), "-o", str(out), *extra])
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+def _same_files(d: Path, out: Path) -> list[str]:
+    """The RTL's dump files in ``d`` that ``out`` does not reproduce byte for byte."""
+    ref = sorted(p.name for p in d.iterdir() if DUMPS.fullmatch(p.name))
+    assert ref, f"no RTL dumps in {d}"
+    return [n for n in ref if not (out / n).exists()
+            or (out / n).read_bytes() != (d / n).read_bytes()]
+
+
+@pytest.mark.parametrize("name", REGRESSIONS)
+def test_regression_byte_identical(name: str, tmp_path: Path) -> None:
+    d = refdata("theia", "regressions", name, "vp.2.log").parent
+    _trace_rtl(d, tmp_path)
+    assert _same_files(d, tmp_path) == []
+
+
+@pytest.mark.parametrize("parts", [("isa_probe", "v_none"), ("multicore_smoke",)])
+def test_other_rtl_runs_byte_identical(parts: tuple[str, ...], tmp_path: Path) -> None:
+    # the probe reads never-written registers (x lanes, a dependency read as x); the smoke
+    # test starts 4 VPs and the first EOF (VP0's) ends the run for all of them
+    d = refdata("theia", *parts, "vp.2.log").parent
+    _trace_rtl(d, tmp_path)
+    assert _same_files(d, tmp_path) == []
+
+
+def test_vps_never_started_get_empty_logs(tmp_path: Path) -> None:
+    d = refdata("theia", "regressions", "test_omem_1", "vp.2.log").parent
+    out = _trace_rtl(d, tmp_path)
+    assert [(tmp_path / f"vp.{i}.log").read_text() == "" for i in range(4)] == \
+        [True, True, False, True]
+    assert not (tmp_path / "rf.vp.0.log").exists()  # only the VP whose EOF ended the run
+    assert "run ended at 12670 ns" in out
+
+
+def test_run_rtl_dumps_without_trace(tmp_path: Path) -> None:
+    d = refdata("theia", "regressions", "test_arrays_1", "vp.2.log").parent
+    r = CliRunner().invoke(main, ["theia", "run", "--rtl", str(d), "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert not list(tmp_path.glob("vp.*.log"))
+    for n in ("rf.vp.2.log", "OMEM.vp.2.log"):
+        assert (tmp_path / n).read_bytes() == (d / n).read_bytes()
+
+
+def test_rtl_quirk_all_is_rtl(tmp_path: Path) -> None:
+    d = refdata("theia", "regressions", "test_branches_1", "vp.2.log").parent
+    r = CliRunner().invoke(main, ["theia", "trace", "--rtl-quirk", "all", str(d), "-o",
+                                  str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert _same_files(d, tmp_path) == []
+
+
+def test_div_livelock_does_not_end_and_says_so(tmp_path: Path) -> None:
+    # the RTL re-issues the loop's DIV forever; the log's head is the RTL's, no dumps
+    d = refdata("theia", "perf_div_livelock", "vp.2.head.log").parent
+    r = CliRunner().invoke(main, ["theia", "trace", "--rtl", str(d), "-o", str(tmp_path),
+                                  "--max-cycles", "20000"])
+    assert r.exit_code == 1
+    assert "does not end within 20000 cycles: VP2 re-issuing the DIV at PC 17" in r.output
+    assert not (tmp_path / "rf.vp.2.log").exists()
+    head = (d / "vp.2.head.log").read_text()
+    whole = head[:head.rstrip("\n").rfind("\n")]  # the head is cut inside its last line
+    assert (tmp_path / "vp.2.log").read_text().startswith(whole)
+
+
+def test_rtl_never_ends_note_only_when_true(tmp_path: Path) -> None:
+    runner = CliRunner()
+    d = refdata("theia", "perf_div_livelock", "code.mem").parent
+    r = runner.invoke(main, ["theia", "run", str(d), "-o", str(tmp_path / "a"),
+                             "--max-cycles", "50000"])
+    assert r.exit_code == 0, r.output
+    assert "the RTL does not end this program within 50000 cycles" in r.output
+    # test_branches_1 divides too, and the RTL ends it
+    d = refdata("theia", "regressions", "test_branches_1", "code.mem").parent
+    r = runner.invoke(main, ["theia", "run", str(d), "-o", str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    assert "DIV" in r.output and "does not end" not in r.output and "never" not in r.output
+
+
+def test_vcd_time_axis_is_the_logs(tmp_path: Path) -> None:
+    d = refdata("theia", "regressions", "test_expressions", "vp.2.log").parent
+    _trace_rtl(d, tmp_path, "--vcd", str(tmp_path / "w.vcd"))
+    first_issue = int(re.search(r"(\d+)ns VP\[", (tmp_path / "vp.2.log").read_text())[1])
+    vcd = (tmp_path / "w.vcd").read_text()
+    ident = re.search(r"\$var wire 1 (\S+) issue \$end", vcd)[1]
+    times = [int(t) for t, body in re.findall(r"#(\d+)\n((?:[^#].*\n)*)", vcd)
+             if re.search(rf"^1{re.escape(ident)}$", body, re.M)]
+    assert times[0] == first_issue == 9690
