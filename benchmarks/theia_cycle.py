@@ -9,9 +9,9 @@ Two loops of ours, each run as designed and with every RTL defect switched on:
   that variant is run for a fixed number of cycles).
 
 Then the RTL's own benchmark, a T-language loop (``c = a * b; i++`` 20,000 times, 360,274
-cycles from reset on the 4-VP test bench with every RTL defect), compiled and booted as
-``isaforge theia trace`` does it: the cycle model's cycles/s with the ``vp.N.log`` trace
-written (streamed to a file) and without it (``run --no-trace``). Given a ``verilator``
+cycles from reset on the 4-VP test bench with every RTL defect), run as ``isaforge theia
+trace --rtl`` / ``run --rtl`` run it: the cycle model's cycles/s with the ``vp.N.log`` trace
+written (streamed to a file) and without it (``run --rtl``). Given a ``verilator``
 binary and an upstream THEIA checkout (branch beta_2.0; ``--verilator``/``--rtl`` or the
 environment variables THEIA_VERILATOR / THEIA_RTL), the script builds the RTL's stock test
 bench with Verilator (``--binary --timing -O3``, C++ at -O3; once, in ``--build-dir``), runs
@@ -38,7 +38,8 @@ from pathlib import Path
 from isaforge.theia import assemble
 from isaforge.theia.compiler import compile_programs
 from isaforge.theia.cycle import DESIGNED, RTL, run_cycles
-from isaforge.theia.cycle.runner import write_cycle_outputs
+from isaforge.theia.cycle.runner import run_timed
+from isaforge.theia.cycle.vplog import LogFormatter
 
 PROLOGUE = """ADD R[0].x__ I(0) 0
 ADD R[0]._y_ I(1) 0
@@ -151,17 +152,38 @@ def loop_images(n: int, where: Path) -> tuple[list[int], list[int]]:
     return out.vp.words, out.cp.words
 
 
+def timed_run(code: list[int], control: list[int], out: Path, trace: bool) -> int:
+    """What ``isaforge theia trace --rtl`` (``trace``) or ``run --rtl`` does with the cycle
+    model: the test bench from reset, the vp.N.log files streamed as it runs; returns the
+    stamp (ns) of the first EOF, which ends the run."""
+    logs = {i: open(out / f"vp.{i}.log", "w") for i in range(4)} if trace else {}
+    fmts: dict[int, LogFormatter] = {}
+
+    def sink(i: int, start_ns: int, events: list) -> None:
+        fmt = fmts.get(i)
+        if fmt is None:
+            fmt = fmts[i] = LogFormatter(i, start_ns)
+        logs[i].write("".join(fmt.lines(events)))
+
+    try:
+        run = run_timed(code, control, TMEM, quirks=RTL, trace=trace, sink=sink)
+    finally:
+        for f in logs.values():
+            f.close()
+    assert run.end_ns is not None
+    return run.end_ns
+
+
 def measure_loop(code: list[int], control: list[int], out: Path, repeat: int,
-                 trace: bool) -> tuple[float, list[str]]:
+                 trace: bool) -> tuple[float, int]:
     best = None
     for _ in range(repeat):
         t0 = _cpu()
-        lines = write_cycle_outputs(code, TMEM, [2], out, quirks=RTL, control=control,
-                                    trace=trace)
+        end_ns = timed_run(code, control, out, trace)
         dt = _cpu() - t0
         best = dt if best is None else min(best, dt)
     assert best is not None
-    return best, lines
+    return best, end_ns
 
 
 def build_verilator(verilator: str, rtl: Path, build: Path) -> Path:
@@ -202,10 +224,9 @@ def rtl_loop(args: argparse.Namespace) -> None:
     code, control = loop_images(args.loop_iterations, tmp)
     out = tmp / "ours"
     out.mkdir()
-    untraced, lines = measure_loop(code, control, out, args.repeat, trace=False)
-    traced, lines = measure_loop(code, control, out, args.repeat, trace=True)
-    end = [ln for ln in lines if "ended the run at" in ln]
-    cycles = int(end[0].split(" at ")[1].split()[0]) // 20 if end else 0
+    untraced, end_ns = measure_loop(code, control, out, args.repeat, trace=False)
+    traced, end_ns = measure_loop(code, control, out, args.repeat, trace=True)
+    cycles = end_ns // 20  # (the 20 ns clock, from reset)
     print(f"RTL loop, {args.loop_iterations} iterations: {cycles:,d} cycles from reset "
           f"(4-VP test bench, VP2 running), every RTL defect")
     print(f"  cycle model, vp.2.log written  {traced:7.3f} s {cycles / traced:>11,.0f} cycles/s")
