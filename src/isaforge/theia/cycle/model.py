@@ -651,8 +651,10 @@ class VPCycleModel:
         issue = self.issue
         q = self.quirks
         rtl_sb = self._rtl_sb
-        fast_commit = rtl_sb and not trace
-        fast_designed = not rtl_sb and not trace
+        fast_commit = rtl_sb
+        fast_designed = not rtl_sb
+        events = self.events
+        Commit = ev.Commit
         bdr = q.branch_dep_reissue
         bnc = q.branch_next_cycle
         refetch = q.refetch_after_fifo
@@ -960,21 +962,24 @@ class VPCycleModel:
             # -- the commit ----------------------------------------------------------------
             if c is not None:
                 if fast_commit and not self.n_waiting:
-                    # _commit, inlined for the RTL scoreboard with nothing waiting and no
-                    # trace: write the RF, tell a branch waiting for it
+                    # _commit, inlined for the RTL scoreboard with nothing waiting: write
+                    # the RF, tell a branch waiting for it
                     self.commits += 1
                     we = c.we
                     if we:
                         d = c.dst
                         rf[d] = c.result if we == 7 else _merge(rf[d], c.result, we)
                         known[d] = known[d] & ~we | c.known & we
+                    if trace:
+                        events.append(Commit(t, c.thread, c.rs, c.word, c.dst, we, c.result,
+                                             c.known))
                     if i0.branch_op is c:
                         i0.commit_seen(c)
                     if i1.branch_op is c:
                         i1.commit_seen(c)
                 elif fast_designed and not self.n_waiting:
-                    # _commit, inlined for the designed machine with nothing waiting and no
-                    # trace: a younger writer's lanes stay, the lanes' producer is gone
+                    # _commit, inlined for the designed machine with nothing waiting: a
+                    # younger writer's lanes stay, the lanes' producer is gone
                     self.commits += 1
                     we = c.we
                     d = c.dst
@@ -985,6 +990,9 @@ class VPCycleModel:
                               | (1 if own[base + 2] == seq else 0)) & we
                         rf[d] = c.result if we == 7 else _merge(rf[d], c.result, we)
                         known[d] = known[d] & ~we | c.known & we
+                    if trace:
+                        events.append(Commit(t, c.thread, c.rs, c.word, d, c.we, c.result,
+                                             c.known))
                     if i0.branch_op is c:
                         i0.commit_seen(c)
                     if i1.branch_op is c:

@@ -153,7 +153,7 @@ def format_log(events: Iterable[ev.Event], vp: int = 2, start_ns: int = 0) -> st
     return "".join(LogFormatter(vp, start_ns).lines(events))
 
 
-_CACHE_LIMIT = 1 << 16
+_CACHE_LIMIT = 1024
 
 
 class LogFormatter:
@@ -165,12 +165,21 @@ class LogFormatter:
     def __init__(self, vp: int = 2, start_ns: int = 0) -> None:
         self.vp = vp
         self.start_ns = start_ns
-        self._issue: dict[tuple[int, ...], tuple[str, str, str]] = {}
+        self._issue: dict[tuple[int, ...], tuple[str, str, str, str]] = {}
         self._commit: dict[tuple[int, int, int, int], tuple[str, str]] = {}
         self._lanes: dict[tuple[Lanes, int], str] = {}
+        self._defined: dict[Lanes, str] = {}  # every lane defined (known = 7)
+        self._spaced: dict[tuple[Lanes, int], str] = {}  # a commit's " X Y Z"
 
     def lanes(self, v: Lanes, known: int = 7) -> str:
         """``_lanes``, cached by value."""
+        if known == 7:
+            s = self._defined.get(v)
+            if s is None:
+                if len(self._defined) > _CACHE_LIMIT:
+                    self._defined.clear()
+                s = self._defined[v] = _lanes(v)
+            return s
         key = (v, known)
         s = self._lanes.get(key)
         if s is None:
@@ -179,7 +188,15 @@ class LogFormatter:
             s = self._lanes[key] = _lanes(v, known)
         return s
 
-    def _issue_parts(self, e: ev.Issue) -> tuple[str, str, str]:
+    def _spaced_lanes(self, v: Lanes, known: int) -> str:
+        key = (v, known)
+        if len(self._spaced) > _CACHE_LIMIT:
+            self._spaced.clear()
+        x = _lanes(v, known)
+        s = self._spaced[key] = f" {x[0:8]} {x[8:16]} {x[16:24]}"
+        return s
+
+    def _issue_parts(self, e: ev.Issue) -> tuple[str, str, str, str]:
         # the record split around its time stamp and its four register values (a template
         # of format_issue with marker values, cut at the markers)
         probe = ev.Issue(0, e.thread, e.ip, e.address, e.word, e.rs, e.dst, e.we, e.offset,
@@ -192,66 +209,83 @@ class LogFormatter:
         if e.thread:
             cut = text.rindex("\t\t\t\t")
             cut = text.index(" | ", text.index(" | ", cut) + 3) + 3
-            return head, text[:cut], ""
+            return head, text[:cut] + " ", "", ""
+        w = e.word
+        swz1 = 0 if w >> 63 else w >> 25 & 0x3F
+        swz0 = 0 if w >> 63 else w >> 8 & 0x3F
         cut = text.rindex(" s(")
         body = text[:cut]
         for _ in range(2):
             body = body[:body.rindex(" | ")]
         cut2 = text.rindex("|  ->  ") + len("|  ->  ")
-        return head, body + " | ", text[cut:cut2]
+        return head, body + " |  ", f".{swz1:06b} | ", f".{swz0:06b}" + text[cut:cut2]
 
     def issue(self, e: ev.Issue) -> str:
-        w = e.word
-        key = (e.ip, w, e.thread, e.rs, e.dst, e.we, e.offset, e.index, e.dep1, e.dep0,
-               e.src1_addr, e.src0_addr,
-               e.src1_x if w >> 63 and w >> 45 & 7 == 3 else 0)
-        parts = self._issue.get(key)
-        if parts is None:
-            if len(self._issue) > _CACHE_LIMIT:
-                self._issue.clear()
-            parts = self._issue[key] = self._issue_parts(e)
-        head, mid, scop = parts
-        t = f"{self.start_ns + CLOCK_NS * e.cycle:20d}ns"
-        lanes = self.lanes
-        # after the SMU (_after_smu): a tag, or the modified value with every lane defined
-        # (else the rare x cases, printed by _after_smu itself)
-        d = e.dep1
-        a1 = lanes(e.mod1) if d > 0 or (not d and e.known1 == 7) else _after_smu(e, 1)
-        d = e.dep0
-        a0 = lanes(e.mod0) if d > 0 or (not d and e.known0 == 7) else _after_smu(e, 0)
-        if e.thread:
-            return f"{head}{t}{mid} {a1} | {a0}"
-        swz1 = 0 if w >> 63 else w >> 25 & 0x3F
-        swz0 = 0 if w >> 63 else w >> 8 & 0x3F
-        return (f"{head}{t}{mid} {lanes(e.raw1, e.known1)}.{swz1:06b} | "
-                f"{lanes(e.raw0, e.known0)}.{swz0:06b}{scop}{a1} | {a0}")
+        """One issue record."""
+        return next(self.lines([e]))
 
     def commit(self, e: ev.Commit) -> str:
-        key = (e.rs, e.word >> 59 & 3 if e.rs == RS_LOGIC else 0, e.dst, e.we)
-        parts = self._commit.get(key)
-        if parts is None:
-            probe = ev.Commit(0, e.thread, e.rs, e.word, e.dst, e.we, ZERO, 7)
-            text = format_commit(probe, self.vp, 0)
-            stamp = f"{0:20d}ns"
-            at = text.index(stamp)
-            end = text.rindex(" 00000000 00000000 00000000")
-            parts = self._commit[key] = (text[:at], text[at + len(stamp):end],
-                                         text[end + 27:])
-        head, mid, tail = parts
-        v = self.lanes(e.result, e.known)
-        return (f"{head}{self.start_ns + CLOCK_NS * e.cycle:20d}ns{mid} {v[0:8]} {v[8:16]} "
-                f"{v[16:24]}{tail}")
+        """One commit record."""
+        return next(self.lines([e]))
+
+    def _commit_parts(self, e: ev.Commit, key: tuple[int, int, int, int]) -> tuple[str, str]:
+        probe = ev.Commit(0, e.thread, e.rs, e.word, e.dst, e.we, ZERO, 7)
+        text = format_commit(probe, self.vp, 0)
+        at = text.index("ns", text.index("0"))
+        end = text.rindex(" 00000000 00000000 00000000")
+        if len(self._commit) > _CACHE_LIMIT:
+            self._commit.clear()
+        parts = self._commit[key] = (text[:at - 20], text[at:end], text[end + 27:])
+        return parts
 
     def lines(self, events: Iterable[ev.Event]) -> Iterator[str]:
-        """The records of ``events``, in order."""
-        issue, commit = self.issue, self.commit
+        """The records of ``events``, in order (the work of format_issue / format_commit,
+        written out here: a call per record was most of the time)."""
+        issues, commits = self._issue, self._commit
+        defined, spaced = self._defined, self._spaced
+        lanes = self.lanes
+        start = self.start_ns
         Issue, Commit = ev.Issue, ev.Commit
         for e in events:
             k = type(e)
             if k is Issue:
-                yield issue(e)  # type: ignore[arg-type]
+                w = e.word
+                key = (e.ip, w, e.thread, e.rs, e.dst, e.we, e.offset, e.index, e.dep1,
+                       e.dep0, e.src1_addr, e.src0_addr,
+                       e.src1_x if w >> 63 and w >> 45 & 7 == 3 else 0)
+                parts = issues.get(key)
+                if parts is None:
+                    if len(issues) > _CACHE_LIMIT:
+                        issues.clear()
+                    parts = issues[key] = self._issue_parts(e)  # type: ignore[arg-type]
+                head, mid, sw1, sw0 = parts
+                # after the SMU (_after_smu): a tag, or the modified value with every lane
+                # defined (else the rare x cases, printed by _after_smu itself)
+                d = e.dep1
+                if d > 0 or (not d and e.known1 == 7):
+                    a1 = defined.get(e.mod1) or lanes(e.mod1)
+                else:
+                    a1 = _after_smu(e, 1)  # type: ignore[arg-type]
+                d = e.dep0
+                if d > 0 or (not d and e.known0 == 7):
+                    a0 = defined.get(e.mod0) or lanes(e.mod0)
+                else:
+                    a0 = _after_smu(e, 0)  # type: ignore[arg-type]
+                t = start + CLOCK_NS * e.cycle
+                if e.thread:
+                    yield f"{head}{t:20d}ns{mid}{a1} | {a0}"
+                    continue
+                r1 = (defined.get(e.raw1) or lanes(e.raw1)) if e.known1 == 7 else lanes(
+                    e.raw1, e.known1)
+                r0 = (defined.get(e.raw0) or lanes(e.raw0)) if e.known0 == 7 else lanes(
+                    e.raw0, e.known0)
+                yield f"{head}{t:20d}ns{mid}{r1}{sw1}{r0}{sw0}{a1} | {a0}"
             elif k is Commit:
-                yield commit(e)  # type: ignore[arg-type]
+                rs = e.rs
+                key = (rs, e.word >> 59 & 3 if rs == RS_LOGIC else 0, e.dst, e.we)
+                parts = commits.get(key) or self._commit_parts(e, key)  # type: ignore
+                v = spaced.get((e.result, e.known)) or self._spaced_lanes(e.result, e.known)
+                yield f"{parts[0]}{start + CLOCK_NS * e.cycle:20d}{parts[1]}{v}{parts[2]}"
             else:
                 yield f"\nTHREAD {e.thread}: BRANCH TAKEN "
 
