@@ -186,7 +186,7 @@ def compile_cmd(sources: tuple[str, ...], out_dir: str, include_dirs: tuple[str,
               help="model one of the RTL's defects (repeatable; 'all' = --rtl). The pipeline's "
                    "(reissue-after-branch, mul-twice, div-reissue, branch-dep-reissue, "
                    "branch-next-cycle, no-smu-stall, rtl-scoreboard, rtl-structural) make the "
-                   "cycle model run the VPs")
+                   "cycle model run the VPs, as does mcu-lost")
 @click.option("--max-cycles", type=click.IntRange(min=1), default=DEFAULT_MAX_CYCLES,
               show_default=True,
               help="with --rtl or a pipeline quirk: stop a VP that has not ended after this "
@@ -288,7 +288,7 @@ def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
     if cores > RTL_VPS:
         raise IsaforgeError(f"the RTL has {RTL_VPS} VPs; --rtl and the pipeline quirks run at "
                             f"most {RTL_VPS} (--cores {cores})")
-    unmodelled = sorted(set(quirks) & {"mcu-lost", "cp-exit-noop", "cp-not-noop"})
+    unmodelled = sorted(set(quirks) & {"cp-exit-noop", "cp-not-noop"})
     q = quirks_from_names(quirks)
     if not program.control or not any(program.control):
         raise IsaforgeError("--rtl and the pipeline quirks run the test bench from reset: "
@@ -333,9 +333,8 @@ def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
             write_vcd(run.models[i], f, start_ns=run.start_ns(i))
         click.echo(f"VP{i}: waveforms {vcd} (time axis: the vp.{i}.log stamps)")
     for name in unmodelled:
-        click.echo(f"note: --rtl-quirk {name} is not modelled by the timed run (its CP runs "
-                   "the RTL's way, EXIT and NOT doing nothing, and the MCU serves the copies "
-                   "one after the other)", err=True)
+        click.echo(f"note: --rtl-quirk {name}: the timed run's CP always runs the RTL's way "
+                   "(EXIT and NOT doing nothing), and its MCU is the RTL's", err=True)
     if not run.ended:
         raise EmulationError(f"the run does not end within {max_cycles} cycles: "
                              f"{run.still_running()}; no dumps written (the RTL's test bench "
