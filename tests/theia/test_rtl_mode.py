@@ -115,3 +115,25 @@ def test_vcd_time_axis_is_the_logs(tmp_path: Path) -> None:
     times = [int(t) for t, body in re.findall(r"#(\d+)\n((?:[^#].*\n)*)", vcd)
              if re.search(rf"^1{re.escape(ident)}$", body, re.M)]
     assert times[0] == first_issue == 9690
+
+
+def test_isa_level_never_written_lanes_stay_x(tmp_path: Path) -> None:
+    # the probe adds 5 to R67, which nothing wrote: the RTL keeps x (its issue is even
+    # dropped); the instruction-level simulator computes x from x instead of 5 + 0
+    d = refdata("theia", "isa_probe", "v_none", "rf.vp.2.log").parent
+    r = CliRunner().invoke(main, ["theia", "run", str(d), "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    ours = (tmp_path / "rf.vp.2.log").read_text().splitlines()
+    assert "r67\txxxxxxxx xxxxxxxx xxxxxxxx" in ours
+    assert ours == (d / "rf.vp.2.log").read_text().splitlines()
+
+
+@pytest.mark.parametrize("name", ["test_omem_1", "test_branches_1"])
+def test_cp_exit_noop_alone_ends_where_the_program_would_start_over(name: str,
+                                                                    tmp_path: Path) -> None:
+    d = refdata("theia", "regressions", name, "code.mem").parent
+    r = CliRunner().invoke(main, ["theia", "run", "--rtl-quirk", "cp-exit-noop", str(d),
+                                  "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert "run ended: cp-wrapped" in r.output and "back to IP 0" in r.output
+    assert (tmp_path / "rf.vp.2.log").exists() and (tmp_path / "OMEM.vp.2.log").exists()

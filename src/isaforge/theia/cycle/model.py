@@ -33,6 +33,7 @@ from ..machine.alu import (
     execute,
     flags,
     modify,
+    result_known,
 )
 from . import events as ev
 from .cbus import Arbiter
@@ -280,8 +281,8 @@ class VPCycleModel:
         k1 = 7 if src1_value is not None or src1_addr is None else known[src1_addr]
         k0 = 7 if src0_addr is None else known[src0_addr]
         if k1 & k0 != 7:  # an x operand lane makes its result lane x
-            op.known = ((7 if d1 else known_after(w, 1, k1))
-                        & (7 if d0 else known_after(w, 0, k0)))
+            op.known = result_known(w, 7 if d1 else known_after(w, 1, k1),
+                                    7 if d0 else known_after(w, 0, k0))
         # the SMU at issue (alu.issue_sources, by operand): sign, scale, swizzle
         mod1 = raw1 if smu1 is None else modify(raw1, *smu1)
         mod0 = raw0 if smu0 is None else modify(raw0, *smu0)
@@ -519,13 +520,13 @@ class VPCycleModel:
                 wo.dep1 = 0
                 n += 1
                 if op.known != 7:
-                    wo.known &= known_after(wo.word, 1, op.known)
+                    wo.known &= result_known(wo.word, known_after(wo.word, 1, op.known), 7)
             if wo.dep0 == op.rs:
                 wo.src0 = forwarded_src0(wo.word, op.result)
                 wo.dep0 = 0
                 n += 1
                 if op.known != 7:
-                    wo.known &= known_after(wo.word, 0, op.known)
+                    wo.known &= result_known(wo.word, 7, known_after(wo.word, 0, op.known))
             if not n:
                 continue
             self.smu.release(n)

@@ -234,7 +234,7 @@ def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: It
         model = models[i]
         model.vp = i
         with open(vcd, "w") as f:
-            write_vcd(model, f)
+            write_vcd(model, f, start_ns=starts[i])
         lines.append(f"VP{i}: waveforms {vcd}")
     return lines
 

@@ -9,7 +9,7 @@ unit stalls (Table 12); the RTL's does not look.
 
 from __future__ import annotations
 
-from ..machine.alu import ZERO, Lanes, issue_sources
+from ..machine.alu import ZERO, Lanes, issue_sources, operand_known
 
 SLOTS = 4
 
@@ -36,18 +36,7 @@ def tag(word: int, src: int) -> int:
 def known_after(word: int, src: int, known: int) -> int:
     """Which lanes (x=4, y=2, z=1) of SRC``src`` are defined after the SMU's swizzle, when
     ``known`` are the defined lanes of the raw operand (swizzle code 11 is a constant)."""
-    if word >> 63 or known == 7:
-        return known
-    swz = word >> 25 & 0x3F if src == 1 else word >> 8 & 0x3F
-    if not swz:
-        return known
-    v = (known >> 2 & 1, known >> 1 & 1, known & 1)
-    out = 0
-    for shift, bit, order in ((4, 4, (0, 2, 1)), (2, 2, (1, 2, 0)), (0, 1, (2, 1, 0))):
-        code = swz >> shift & 3
-        if code == 3 or v[order[code]]:
-            out |= bit
-    return out
+    return operand_known(word, src, known)
 
 
 class DepStore:

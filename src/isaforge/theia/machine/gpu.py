@@ -74,7 +74,7 @@ QUIRK_ALIASES = {"mul-twice": "reissue-after-branch"}
 class RunResult:
     """How a run went."""
 
-    ended: str  # "done", "cp-spinning", "first-eof"
+    ended: str  # "done", "cp-spinning", "cp-wrapped", "first-eof"
     vp_instructions: int
     cp_instructions: int
     finished: list[int]  # VPs whose threads all reached EOF
@@ -262,7 +262,7 @@ class Gpu:
         ended = "done"
         first_eof_quirk = "first-eof" in self.quirks
         while True:
-            if not cp.exited:
+            if not cp.exited and not cp.wraps:
                 before = cp.side_effects
                 cp_step = self._cp_step
                 for _ in range(CP_SLICE):
@@ -284,6 +284,9 @@ class Gpu:
                 break
             if not running:
                 if cp.exited:
+                    break
+                if cp.wraps:  # EXIT did nothing: the program would start over
+                    ended = "cp-wrapped"
                     break
                 if idle >= CP_IDLE_LIMIT and not any(vp.running for vp in self.vps):
                     ended = "cp-spinning"
@@ -335,6 +338,11 @@ class Gpu:
         if "first-eof" not in q and len(result.started) > 1:
             notes.append("the RTL test bench stops at the first VP's EOF and dumps only that VP "
                          "(--rtl-quirk first-eof); here every VP ran to its end")
+        if result.ended == "cp-wrapped":
+            notes.append("the CP ran past EXIT (a no-op in the RTL) through the zero-filled RAM "
+                         "back to IP 0, where the control program would start over: the run "
+                         "was ended there (the RTL's test bench ends at the first EOF: "
+                         "--rtl-quirk first-eof)")
         if self.cp.exited and "cp-exit-noop" not in q:
             notes.append("the CP stopped at EXIT; in the RTL EXIT is a no-op and the CP runs on "
                          "(--rtl-quirk cp-exit-noop)")
