@@ -114,7 +114,8 @@ def test_cp_rtl_quirks_exit_and_not() -> None:
     gpu = Gpu(cores=1, quirks=["cp-exit-noop", "cp-not-noop"])
     gpu.load([], cp("ASSIGN R10 I(5 )\nNOT R17 R10 R0\nEXIT R0 R0 R0"))
     result = gpu.run()
-    assert result.ended == "cp-spinning"  # runs on through the zero-filled RAM
+    # runs on through the zero-filled RAM to IP 0, where the program would start over
+    assert result.ended == "cp-wrapped" and gpu.cp.wraps == 1
     assert gpu.cp.regs[17] == 0 and gpu.cp.exits_ignored >= 1
 
 

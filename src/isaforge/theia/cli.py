@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from ..core.cli import guarded, read_input, write_output
-from ..core.errors import IsaforgeError
+from ..core.errors import EmulationError, IsaforgeError
 from .asm import assemble
 from .check import check
 from .compiler import compile_programs
@@ -28,7 +28,12 @@ from .machine.gpu import DEFAULT_MAX_STEPS, MAX_CORES, QUIRK_ALIASES, QUIRKS, Gp
 from .machine.loader import load_program
 
 CP_HELP = "the 32-bit control processor (control_code.mem / cp_code.list) instead of the VP"
-QUIRK_CHOICES = sorted([*QUIRKS, *QUIRK_ALIASES, "all"])
+# the simulator's quirks and the pipeline's (the cycle model's; see .cycle.runner)
+PIPELINE_QUIRK_NAMES = ("branch-dep-reissue", "branch-next-cycle", "no-smu-stall",
+                        "rtl-scoreboard", "rtl-structural")
+QUIRK_CHOICES = sorted([*QUIRKS, *QUIRK_ALIASES, *PIPELINE_QUIRK_NAMES, "all"])
+DEFAULT_MAX_CYCLES = 20_000_000
+DIV_CHECK_CYCLES = 2_000_000  # a designed run's check of the RTL's DIV livelock
 
 # --------------------------------------------------------------------------------------------
 # One voice for usage errors too
@@ -174,8 +179,19 @@ def compile_cmd(sources: tuple[str, ...], out_dir: str, include_dirs: tuple[str,
               show_default=True, help="stop a runaway program after this many instructions")
 @click.option("--cores", type=click.IntRange(1, MAX_CORES), default=4, show_default=True,
               help="number of VPs")
+@click.option("--rtl", is_flag=True,
+              help="run the RTL: the cycle model with every defect of the beta_2.0 RTL "
+                   "decides what each VP issues and when; dumps (and, with trace, vp.N.log) "
+                   "as its test bench writes them (same as --rtl-quirk all)")
 @click.option("--rtl-quirk", "quirks", multiple=True, type=click.Choice(QUIRK_CHOICES),
-              help="model one of the RTL's defects (repeatable; 'all' for every one)")
+              help="model one of the RTL's defects (repeatable; 'all' = --rtl). The pipeline's "
+                   "(reissue-after-branch, mul-twice, div-reissue, branch-dep-reissue, "
+                   "branch-next-cycle, no-smu-stall, rtl-scoreboard, rtl-structural) make the "
+                   "cycle model run the VPs, as does mcu-lost")
+@click.option("--max-cycles", type=click.IntRange(min=1), default=DEFAULT_MAX_CYCLES,
+              show_default=True,
+              help="with --rtl or a pipeline quirk: stop a VP that has not ended after this "
+                   "many cycles of its own")
 @click.option("--omem-image", type=click.Path(dir_okay=False, path_type=Path),
               help="also render each dumped VP's OMEM as RGBA pixels (PNG)")
 @click.option("--image-width", type=click.IntRange(min=1), default=32, show_default=True,
@@ -188,14 +204,25 @@ def compile_cmd(sources: tuple[str, ...], out_dir: str, include_dirs: tuple[str,
                    "to this VCD file; implies --cycles")
 @guarded
 def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: int,
-            quirks: tuple[str, ...], omem_image: Path | None, image_width: int,
-            cycles: bool = False, vcd: Path | None = None) -> None:
+            rtl: bool, quirks: tuple[str, ...], max_cycles: int, omem_image: Path | None,
+            image_width: int, cycles: bool = False, vcd: Path | None = None) -> None:
     """Run PROG (a .vp program, a code.mem, or a directory with code.mem and
     control_code.mem) on the simulated GPU and write the RTL-format dumps. A .vp program
-    without its compiled images beside it is compiled in memory."""
+    without its compiled images beside it is compiled in memory.
+
+    By default the instruction-level simulator runs the machine as designed. With --rtl (or
+    a pipeline quirk) the cycle model runs it instead, from reset, and decides what is
+    issued when, as the RTL does."""
     program = load_program(prog, tmem)
     for warning in program.warnings:
         click.echo(f"isaforge: {warning}", err=True)
+    from .cycle.runner import is_timed
+
+    if rtl or is_timed(quirks):
+        _run_timed(program, ("all",) if rtl else quirks, outdir, cores, max_cycles,
+                   trace=cycles or vcd is not None, vcd=vcd, omem_image=omem_image,
+                   image_width=image_width)
+        return
     chosen = set(QUIRKS) if "all" in quirks else set(quirks)
     gpu = Gpu(cores=cores, quirks=chosen)
     gpu.load(program.code, program.control, program.tmem)
@@ -222,8 +249,103 @@ def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: 
                                         control=program.control, cores=min(cores, 4)):
             click.echo(line)
     click.echo(f"CP: {result.cp_instructions} instructions; run ended: {result.ended}")
-    for note in result.notes:
+    notes = list(result.notes)
+    if any(vp.divs for vp in gpu.vps) and "div-reissue" not in chosen:
+        note = _rtl_div_note(program, cores, max_cycles)
+        if note:
+            notes.append(note)
+    for note in notes:
         click.echo(f"note: {note}", err=True)
+
+
+def _rtl_div_note(program: Any, cores: int, max_cycles: int) -> str | None:
+    """Whether the RTL ends a program that divides: its issue unit re-issues an instruction
+    that waited for a busy station, which livelocks some DIV loops. The timed run (untraced,
+    every defect) says whether this program is one of them; a note only when it is."""
+    from .cycle.runner import RTL_VPS, quirks_from_names, run_timed
+
+    limit = min(max_cycles, DIV_CHECK_CYCLES)
+    try:
+        run = run_timed(program.code, program.control, program.tmem,
+                        quirks=quirks_from_names(["all"]), cores=min(cores, RTL_VPS),
+                        max_cycles=limit, trace=False)
+    except IsaforgeError:
+        return None  # (--rtl says why)
+    where = run.still_running()
+    if run.ended or "re-issuing the DIV" not in where:
+        return None  # it ends, or it is just long: nothing to claim
+    return f"the RTL does not end this program within {limit} cycles: {where} (--rtl)"
+
+
+def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
+               max_cycles: int, *, trace: bool, vcd: Path | None, omem_image: Path | None,
+               image_width: int) -> None:
+    """``run``/``trace`` with the cycle model deciding what is issued (--rtl, or a pipeline
+    quirk): the dumps of the VPs the test bench dumps, and with ``trace`` every VP's
+    vp.N.log (the RTL's 4, empty for a VP never started)."""
+    from .cycle.runner import RTL_VPS, quirks_from_names, run_timed
+    from .cycle.vplog import LogFormatter
+    from .cycle.waves import write_vcd
+
+    if cores > RTL_VPS:
+        raise IsaforgeError(f"the RTL has {RTL_VPS} VPs; --rtl and the pipeline quirks run at "
+                            f"most {RTL_VPS} (--cores {cores})")
+    unmodelled = sorted(set(quirks) & {"cp-exit-noop", "cp-not-noop"})
+    q = quirks_from_names(quirks)
+    if not program.control or not any(program.control):
+        raise IsaforgeError("--rtl and the pipeline quirks run the test bench from reset: "
+                            "the program needs its control program (control_code.mem)")
+    outdir.mkdir(parents=True, exist_ok=True)
+    logs = {}
+    if trace:  # the test bench writes the 4 files, empty for a VP it never starts
+        logs = {i: open(outdir / f"vp.{i}.log", "w") for i in range(cores)}  # noqa: SIM115
+    formatters: dict[int, LogFormatter] = {}
+
+    def sink(i: int, start_ns: int, events: list) -> None:
+        fmt = formatters.get(i)
+        if fmt is None:
+            fmt = formatters[i] = LogFormatter(i, start_ns)
+        logs[i].write("".join(fmt.lines(events)))
+
+    try:
+        run = run_timed(program.code, program.control, program.tmem, quirks=q, cores=cores,
+                        max_cycles=max_cycles, trace=trace, sink=sink,
+                        keep=range(cores) if vcd is not None else ())
+    finally:
+        for f in logs.values():
+            f.close()
+    for i in run.dumped:
+        m = run.models[i]
+        (outdir / f"rf.vp.{i}.log").write_text(format_rf(m.registers(), run.written(i)))
+        (outdir / f"OMEM.vp.{i}.log").write_text(format_omem(m.omem, m.omem_written))
+        end = run.start_ns(i) + 20 * (m.finished_at or 0)
+        click.echo(f"VP{i}: {m.issues} issues, {m.commits} commits, ended at {end} ns "
+                   f"(started at {run.start_ns(i)} ns); wrote rf.vp.{i}.log OMEM.vp.{i}.log")
+        if omem_image is not None:
+            path = omem_image
+            if len(run.dumped) > 1:
+                path = omem_image.with_name(f"{omem_image.stem}.vp{i}{omem_image.suffix}")
+            save_omem_image(path, m.omem, m.omem_written, image_width)
+            click.echo(f"VP{i}: OMEM image {path}")
+    if trace:
+        click.echo(f"wrote {', '.join(f'vp.{i}.log' for i in range(cores))}")
+    if vcd is not None and run.models:
+        i = run.dumped[0] if run.dumped else min(run.models)
+        with open(vcd, "w") as f:
+            write_vcd(run.models[i], f, start_ns=run.start_ns(i))
+        click.echo(f"VP{i}: waveforms {vcd} (time axis: the vp.{i}.log stamps)")
+    for name in unmodelled:
+        click.echo(f"note: --rtl-quirk {name}: the timed run's CP always runs the RTL's way "
+                   "(EXIT and NOT doing nothing), and its MCU is the RTL's", err=True)
+    if not run.ended:
+        raise EmulationError(f"the run does not end within {max_cycles} cycles: "
+                             f"{run.still_running()}; no dumps written (the RTL's test bench "
+                             "dumps at the first EOF)")
+    if run.end_ns is not None:
+        click.echo(f"run ended at {run.end_ns} ns: the first EOF (VP{run.first_eof}) ends the "
+                   "test bench's run")
+    else:
+        click.echo("run ended: every VP reached its end")
 
 
 def _trace(**kwargs: Any) -> None:

@@ -33,16 +33,18 @@ from ..machine.alu import (
     execute,
     flags,
     modify,
+    result_known,
 )
 from . import events as ev
 from .cbus import Arbiter
 from .iiu import IssueUnit
 from .quirks import DESIGNED, Quirks
-from .smu import DepStore, forwarded_src0, forwarded_src1, tag
+from .smu import DepStore, forwarded_src0, forwarded_src1, known_after, tag
 from .states import FETCH, FIFO_DEPTH, FIFO_UPDATE, ISSUE, ISSUE_FWD, PC_MASK, RESET, UPDATE_PC
 from .stations import FIXED_STATION, NEVER, NUM_STATIONS, RS_ADD0, RS_ADD1, RS_IO, Op, Station
 
 MASK64 = (1 << 64) - 1
+TMEM_TOKEN_PHASE = 2  # bank arbiters from reset: the token is at VP (a + 2) % 4 in cycle a
 EOF_BIT = 1 << 58  # (the run loop tests it in every cycle: one operation, not two)
 ISSUES = (ISSUE, ISSUE_FWD)
 OMEM_WORDS = 1 << 16
@@ -94,7 +96,7 @@ class VPCycleModel:
 
     def __init__(self, code: Sequence[int], *, quirks: Quirks = DESIGNED,
                  tmem: Sequence[int] | np.ndarray | None = None, omem_words: int = OMEM_WORDS,
-                 trace: bool = True, vp: int = 2) -> None:
+                 trace: bool = True, vp: int = 2, clock0: int = 1) -> None:
         self.code = [int(w) & MASK64 for w in code]
         self.ncode = len(self.code)
         self.quirks = quirks
@@ -111,10 +113,16 @@ class VPCycleModel:
         self.iius[1].reset(0)
         # SMT: the thread owning the issue bus alternates every 2 cycles (the RTL's shift
         # register ``pre`` and its delayed copy ``pre2``); it shifts on cycles whose parity
-        # is ``mt_phase`` (the RTL's free-running counter; 1 fits test_multihtread1)
+        # is ``mt_phase``: the parity of the RTL's counter, free-running since reset, at the
+        # model's cycle 0 (``clock0``, the test bench's cycle number then; test_multihtread1
+        # starts on an odd one, test_multithread2 on an even one)
         self.pre = 0
         self.pre2 = 0
-        self.mt_phase = 1
+        self.mt_phase = clock0 & 1
+        self.clock0 = clock0
+        # the TMEM banks' round-robin arbiters (quirk tmem_tokens): bank b's token is at VP
+        # (a + tmem_phase[b]) % 4 in the test bench's cycle a while nobody holds it
+        self.tmem_phase = [TMEM_TOKEN_PHASE] * 4
         self.prev_enabled = [True, False]
         self.mt_on = False
         # designed: the youngest issued writer of each register lane (RF write guard) and
@@ -269,6 +277,12 @@ class VPCycleModel:
             return None
         self.seq = seq = self.seq + 1
         op = Op(w, iiu.thread, sid, dst, we, t, seq, branch, io)
+        known = self.known
+        k1 = 7 if src1_value is not None or src1_addr is None else known[src1_addr]
+        k0 = 7 if src0_addr is None else known[src0_addr]
+        if k1 & k0 != 7:  # an x operand lane makes its result lane x
+            op.known = result_known(w, 7 if d1 else known_after(w, 1, k1),
+                                    7 if d0 else known_after(w, 0, k0))
         # the SMU at issue (alu.issue_sources, by operand): sign, scale, swizzle
         mod1 = raw1 if smu1 is None else modify(raw1, *smu1)
         mod0 = raw0 if smu0 is None else modify(raw0, *smu0)
@@ -283,13 +297,9 @@ class VPCycleModel:
         else:
             op.src0 = mod0
         if self.trace:
-            known = self.known
             r3 = rf[3]
             off = r3[0] & 0xFF
             idx = r3[2] & 0xFF
-            k1 = 7 if src1_value is not None else (known[src1_addr]
-                                                   if src1_addr is not None else 7)
-            k0 = known[src0_addr] if src0_addr is not None else 7
             self.events.append(ev.Issue(
                 t, iiu.thread, (iiu.pc - 1) & 0xFFFFFFFF, iiu.prev_pc, w, sid, dst, we, off,
                 idx, d1, d0, raw1, raw0, k1, k0, mod1, mod0, raw1_reg[0],
@@ -391,8 +401,11 @@ class VPCycleModel:
             src1 = op.src1 or ZERO
             if op.io == 1:  # TMREAD: SRC1 holds three TMEM addresses
                 op.result = self._tmread(src1)
-                self.arb.post(st, s + tm.tmread_commit, op)
-                st.busy_end = s + tm.tmread_busy
+                wait = 0
+                if self.quirks.tmem_tokens:  # (with tmem_row0 the RTL reads words 0, 1, 2)
+                    wait = self._tmem_wait(s, (0, 1, 2) if self.quirks.tmem_row0 else src1)
+                self.arb.post(st, s + tm.tmread_commit + wait, op)
+                st.busy_end = s + tm.tmread_busy + wait
                 if self.trace:
                     self.busy_log.append((op.rs, st.busy_from, st.busy_end))
             else:  # OMWRITE: SRC1 holds three OMEM addresses, SRC0 the data
@@ -410,6 +423,44 @@ class VPCycleModel:
         op.result = execute(w, op.src1 or ZERO, op.src0 or ZERO) or ZERO
         self.arb.post(st, s + (tm.div if opc == OP_DIV else 1), op)
         st.busy_end = NEVER
+
+    def _tmem_wait(self, s: int, addr: Lanes) -> int:
+        """Cycles a TMREAD started in cycle ``s`` waits beyond the fastest case
+        (``Timing.tmread_busy``) for the TMEM banks' arbiters, which are shared by the VPs.
+
+        The RTL's TMEM interface reads the three words one after the other, word k from
+        bank ``addr[k] % 4``; a bank's round-robin arbiter passes its token to the next VP
+        every cycle its holder does not request it, and grants the holder (seen by the
+        interface one cycle later); a grant moves the interface to the next word. After the
+        third word the interface, still enabled for a cycle, requests bank 0. The tokens'
+        positions stay in :attr:`tmem_phase` from one TMREAD to the next. (The other VPs'
+        requests are not modelled: each VP has the banks to itself.)"""
+        me = self.vp & 3
+        a = self.clock0 + s  # the test bench's cycle in which the request goes up
+        ph = self.tmem_phase
+        pos = [(a + ph[b]) & 3 for b in range(4)]
+        banks = (addr[0] & 3, addr[1] & 3, addr[2] & 3, 0)
+        granted = [False] * 4  # the registered grants (what the interface sees)
+        word = 0
+        while True:
+            a += 1
+            b = banks[word]
+            gnt = granted[b]
+            granted = [False] * 4
+            if pos[b] == me:
+                granted[b] = True  # the holder requests: the token stays
+            else:
+                pos[b] = (pos[b] + 1) & 3
+            for o in range(4):
+                if o != b:
+                    pos[o] = (pos[o] + 1) & 3
+            if word == 3:  # the interface's done flag rises in this cycle
+                break
+            if gnt:
+                word += 1
+        for o in range(4):
+            ph[o] = (pos[o] - a) & 3
+        return a - (self.clock0 + s) - self.quirks.timing.tmread_busy
 
     def _tmread(self, addr: Lanes) -> Lanes:
         tm = self.tmem
@@ -433,10 +484,11 @@ class VPCycleModel:
                       | (1 if own[base + 2] == seq else 0)) & we
             rf = self.rf
             rf[d] = op.result if we == 7 else _merge(rf[d], op.result, we)
-            self.known[d] |= we
+            self.known[d] = self.known[d] & ~we | op.known & we
             we = op.we
         if self.trace:
-            self.events.append(ev.Commit(t, op.thread, op.rs, op.word, op.dst, we, op.result, 7))
+            self.events.append(ev.Commit(t, op.thread, op.rs, op.word, op.dst, we, op.result,
+                                         op.known))
         i0, i1 = self.iius
         if i0.branch_op is op:
             i0.commit_seen(op)
@@ -467,10 +519,14 @@ class VPCycleModel:
                 wo.src1 = forwarded_src1(wo.word, op.result)
                 wo.dep1 = 0
                 n += 1
+                if op.known != 7:
+                    wo.known &= result_known(wo.word, known_after(wo.word, 1, op.known), 7)
             if wo.dep0 == op.rs:
                 wo.src0 = forwarded_src0(wo.word, op.result)
                 wo.dep0 = 0
                 n += 1
+                if op.known != 7:
+                    wo.known &= result_known(wo.word, 7, known_after(wo.word, 0, op.known))
             if not n:
                 continue
             self.smu.release(n)
@@ -595,8 +651,10 @@ class VPCycleModel:
         issue = self.issue
         q = self.quirks
         rtl_sb = self._rtl_sb
-        fast_commit = rtl_sb and not trace
-        fast_designed = not rtl_sb and not trace
+        fast_commit = rtl_sb
+        fast_designed = not rtl_sb
+        events = self.events
+        Commit = ev.Commit
         bdr = q.branch_dep_reissue
         bnc = q.branch_next_cycle
         refetch = q.refetch_after_fifo
@@ -904,21 +962,24 @@ class VPCycleModel:
             # -- the commit ----------------------------------------------------------------
             if c is not None:
                 if fast_commit and not self.n_waiting:
-                    # _commit, inlined for the RTL scoreboard with nothing waiting and no
-                    # trace: write the RF, tell a branch waiting for it
+                    # _commit, inlined for the RTL scoreboard with nothing waiting: write
+                    # the RF, tell a branch waiting for it
                     self.commits += 1
                     we = c.we
                     if we:
                         d = c.dst
                         rf[d] = c.result if we == 7 else _merge(rf[d], c.result, we)
-                        known[d] |= we
+                        known[d] = known[d] & ~we | c.known & we
+                    if trace:
+                        events.append(Commit(t, c.thread, c.rs, c.word, c.dst, we, c.result,
+                                             c.known))
                     if i0.branch_op is c:
                         i0.commit_seen(c)
                     if i1.branch_op is c:
                         i1.commit_seen(c)
                 elif fast_designed and not self.n_waiting:
-                    # _commit, inlined for the designed machine with nothing waiting and no
-                    # trace: a younger writer's lanes stay, the lanes' producer is gone
+                    # _commit, inlined for the designed machine with nothing waiting: a
+                    # younger writer's lanes stay, the lanes' producer is gone
                     self.commits += 1
                     we = c.we
                     d = c.dst
@@ -928,7 +989,10 @@ class VPCycleModel:
                         we = ((4 if own[base] == seq else 0) | (2 if own[base + 1] == seq else 0)
                               | (1 if own[base + 2] == seq else 0)) & we
                         rf[d] = c.result if we == 7 else _merge(rf[d], c.result, we)
-                        known[d] |= we
+                        known[d] = known[d] & ~we | c.known & we
+                    if trace:
+                        events.append(Commit(t, c.thread, c.rs, c.word, d, c.we, c.result,
+                                             c.known))
                     if i0.branch_op is c:
                         i0.commit_seen(c)
                     if i1.branch_op is c:
@@ -988,12 +1052,14 @@ class VPCycleModel:
 def run_cycles(code: Sequence[int], *, quirks: Quirks = DESIGNED,
                tmem: Sequence[int] | np.ndarray | None = None,
                max_cycles: int = DEFAULT_MAX_CYCLES, until: int | None = None,
-               trace: bool = True, vp: int = 2) -> VPCycleModel:
+               trace: bool = True, vp: int = 2, clock0: int = 1) -> VPCycleModel:
     """Run a VP program (64-bit words) on the cycle model; returns the finished model.
 
     ``model.events`` is the issue/commit trace (see :mod:`.events`), ``model.finished_at``
     the last cycle, ``model.rf`` / ``model.omem`` the final state. ``quirks=Quirks.rtl()``
-    reproduces the beta_2.0 RTL (its vp.N.log) instead of the designed machine.
+    reproduces the beta_2.0 RTL (its vp.N.log) instead of the designed machine. ``clock0``:
+    the test bench's cycle number at the model's cycle 0 (``Boot.enable_cycle``; only its
+    parity matters, for the SMT slots).
     """
-    model = VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace, vp=vp)
+    model = VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace, vp=vp, clock0=clock0)
     return model.run(max_cycles, until)

@@ -61,6 +61,10 @@ class Quirks:
     no_smu_stall: bool = False
     # The RTL checks a structural hazard only for ADD, DIV, MUL and IO.
     rtl_structural: bool = False
+    # A TMREAD waits for the round-robin arbiter of each TMEM bank it reads (the token turns
+    # every cycle from reset; cycle numbers from the test bench's clock, ``clock0``) instead
+    # of taking the fixed ``Timing.tmread_busy`` / ``tmread_commit``.
+    tmem_tokens: bool = False
     timing: Timing = Timing()
 
     @classmethod
@@ -68,7 +72,7 @@ class Quirks:
         """Every defect on: the model reproduces the RTL's vp.N.log."""
         q = cls(refetch_after_fifo=True, branch_dep_reissue=True, rtl_scoreboard=True,
                 stop_at_eof=True, branch_next_cycle=True, tmem_row0=True, no_smu_stall=True,
-                rtl_structural=True)
+                rtl_structural=True, tmem_tokens=True)
         return replace(q, **overrides) if overrides else q
 
     @property

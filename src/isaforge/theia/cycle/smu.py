@@ -9,7 +9,7 @@ unit stalls (Table 12); the RTL's does not look.
 
 from __future__ import annotations
 
-from ..machine.alu import ZERO, Lanes, issue_sources
+from ..machine.alu import ZERO, Lanes, issue_sources, operand_known
 
 SLOTS = 4
 
@@ -31,6 +31,12 @@ def tag(word: int, src: int) -> int:
     if src == 1:
         return (word >> 31 & 7) << 6 | (word >> 25 & 0x3F)
     return (word >> 14 & 7) << 6 | (word >> 8 & 0x3F)
+
+
+def known_after(word: int, src: int, known: int) -> int:
+    """Which lanes (x=4, y=2, z=1) of SRC``src`` are defined after the SMU's swizzle, when
+    ``known`` are the defined lanes of the raw operand (swizzle code 11 is a constant)."""
+    return operand_known(word, src, known)
 
 
 class DepStore:

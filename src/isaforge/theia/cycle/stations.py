@@ -30,7 +30,7 @@ class Op:
 
     __slots__ = ("word", "thread", "rs", "dst", "we", "src1", "src0", "dep1", "dep0",
                  "issue", "start", "result", "branch", "io", "seq", "waits", "pend1", "pend0",
-                 "raw1", "raw0")
+                 "raw1", "raw0", "known")
 
     def __init__(self, word: int, thread: int, rs: int, dst: int, we: int, issue: int,
                  seq: int, branch: bool | None = None, io: int | None = None) -> None:
@@ -46,6 +46,8 @@ class Op:
         self.issue = issue
         self.start = NEVER  # cycle the execution unit starts
         self.result: Lanes = (0, 0, 0)
+        self.known = 7  # lanes of the result that are defined (x=4): an x operand lane
+        # (a register never written) makes its result lane x, as in the RTL
         self.branch = bool(word >> 57 & 1) if branch is None else branch
         # 0 OMWRITE, 1 TMREAD, -1 not IO
         self.io = (word >> 59 & 7 if word >> 48 & 7 == OP_IO else -1) if io is None else io

@@ -12,13 +12,16 @@ Times are ``start_ns + 20 * cycle`` (a 50 MHz clock).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ..machine.alu import Lanes
+from ..machine.alu import ZERO, Lanes
 from . import events as ev
+from .smu import forwarded_src0, forwarded_src1, known_after
 from .stations import RS_IO, RS_LOGIC, RS_NAMES
 
 CLOCK_NS = 20
+MASK32 = 0xFFFF_FFFF
 LOGIC_NAMES = ("AND", "OR", "NOT", "SHL", "SHR")
 _WE = {0: ".nowrite ", 1: ".z ", 2: ".y ", 4: ".x ", 7: ".xyz "}
 
@@ -30,6 +33,32 @@ def _we(we: int) -> str:
 def _lanes(v: Lanes, known: int = 7) -> str:
     return "".join(f"{x:08x}" if known & b else "xxxxxxxx"
                    for x, b in zip(v, (4, 2, 1), strict=True))
+
+
+def _nibbles(value: int, xbits: int) -> str:
+    """A 32-bit lane as Verilog's ``%h`` prints it with the bits ``xbits`` unknown: a digit
+    whose 4 bits are all x is ``x``, one with some x bits ``X``."""
+    out = []
+    for sh in range(28, -1, -4):
+        xb = xbits >> sh & 0xF
+        out.append("x" if xb == 0xF else "X" if xb else "0123456789abcdef"[value >> sh & 0xF])
+    return "".join(out)
+
+
+def _after_smu(e: ev.Issue, src: int) -> str:
+    """An operand after the SMU: the modified value, its x lanes, or (a pending operand) its
+    tag; with a dependency read as x, the RTL's multiplexer mixes the tag and the modified
+    register value: the bits where they differ are x."""
+    dep, mod = (e.dep1, e.mod1) if src == 1 else (e.dep0, e.mod0)
+    raw, known = (e.raw1, e.known1) if src == 1 else (e.raw0, e.known0)
+    if dep > 0:
+        return _lanes(mod)
+    if dep == 0:
+        return _lanes(mod, known_after(e.word, src, known))
+    value = (forwarded_src1 if src == 1 else forwarded_src0)(e.word, raw)
+    k = known_after(e.word, src, known)
+    return "".join(_nibbles(t, t ^ v if k & b else MASK32)
+                   for t, v, b in zip(mod, value, (4, 2, 1), strict=True))
 
 
 def _station(rs: int, word: int) -> str:
@@ -94,7 +123,7 @@ def format_issue(e: ev.Issue, vp: int, start_ns: int) -> str:
             head += " BRANCH "
         name = f" {RS_NAMES[e.rs]} " if 0 < e.rs < RS_LOGIC else f" {e.rs:04b} "
         return (head + name + _operands(e) + "\t\t\t\t" + _station(e.dep1, w) + " | "
-                + _station(e.dep0, w) + " | " + f" {_lanes(e.mod1)} | {_lanes(e.mod0)}")
+                + _station(e.dep0, w) + " | " + f" {_after_smu(e, 1)} | {_after_smu(e, 0)}")
     head = f"\n{t:20d}ns VP[{vp:10d}] IP {e.ip:10d}    ISSUE  ({w:016x}) \t"
     if w >> 57 & 1:
         head += " BRANCH "
@@ -103,7 +132,7 @@ def format_issue(e: ev.Issue, vp: int, start_ns: int) -> str:
     return (head + _issue_station(e) + _operands(e) + "\t\t\t\t"
             + _station(e.dep1, w) + " | " + _station(e.dep0, w) + " | "
             + f" {_lanes(e.raw1, e.known1)}.{swz1:06b} | {_lanes(e.raw0, e.known0)}.{swz0:06b}"
-            + f" s({w >> 59 & 0xF:04b})|  ->  {_lanes(e.mod1)} | {_lanes(e.mod0)}")
+            + f" s({w >> 59 & 0xF:04b})|  ->  {_after_smu(e, 1)} | {_after_smu(e, 0)}")
 
 
 def format_commit(e: ev.Commit, vp: int, start_ns: int) -> str:
@@ -119,17 +148,146 @@ def format_commit(e: ev.Commit, vp: int, start_ns: int) -> str:
     return f"\n{t:20d}ns\t VP[{vp:10d}] COMMIT {name} R[{e.dst:3d}]" + _we(e.we) + xyz + tail
 
 
-def format_log(events: list[ev.Event], vp: int = 2, start_ns: int = 0) -> str:
+def format_log(events: Iterable[ev.Event], vp: int = 2, start_ns: int = 0) -> str:
     """The vp.N.log text of a cycle-model run."""
-    out = []
-    for e in events:
-        if isinstance(e, ev.Issue):
-            out.append(format_issue(e, vp, start_ns))
-        elif isinstance(e, ev.Commit):
-            out.append(format_commit(e, vp, start_ns))
-        else:
-            out.append(f"\nTHREAD {e.thread}: BRANCH TAKEN ")
-    return "".join(out)
+    return "".join(LogFormatter(vp, start_ns).lines(events))
+
+
+_CACHE_LIMIT = 1024
+
+
+class LogFormatter:
+    """vp.N.log records, fast: what :func:`format_issue` and :func:`format_commit` print,
+    with the parts that depend only on the instruction and its addressing formatted once
+    (cached by those fields) and the register values' text cached by value. A long trace
+    repeats the same few instructions, so each record costs a few string joins."""
+
+    def __init__(self, vp: int = 2, start_ns: int = 0) -> None:
+        self.vp = vp
+        self.start_ns = start_ns
+        self._issue: dict[tuple[int, ...], tuple[str, str, str, str]] = {}
+        self._commit: dict[tuple[int, int, int, int], tuple[str, str]] = {}
+        self._lanes: dict[tuple[Lanes, int], str] = {}
+        self._defined: dict[Lanes, str] = {}  # every lane defined (known = 7)
+        self._spaced: dict[tuple[Lanes, int], str] = {}  # a commit's " X Y Z"
+
+    def lanes(self, v: Lanes, known: int = 7) -> str:
+        """``_lanes``, cached by value."""
+        if known == 7:
+            s = self._defined.get(v)
+            if s is None:
+                if len(self._defined) > _CACHE_LIMIT:
+                    self._defined.clear()
+                s = self._defined[v] = _lanes(v)
+            return s
+        key = (v, known)
+        s = self._lanes.get(key)
+        if s is None:
+            if len(self._lanes) > _CACHE_LIMIT:
+                self._lanes.clear()
+            s = self._lanes[key] = _lanes(v, known)
+        return s
+
+    def _spaced_lanes(self, v: Lanes, known: int) -> str:
+        key = (v, known)
+        if len(self._spaced) > _CACHE_LIMIT:
+            self._spaced.clear()
+        x = _lanes(v, known)
+        s = self._spaced[key] = f" {x[0:8]} {x[8:16]} {x[16:24]}"
+        return s
+
+    def _issue_parts(self, e: ev.Issue) -> tuple[str, str, str, str]:
+        # the record split around its time stamp and its four register values (a template
+        # of format_issue with marker values, cut at the markers)
+        probe = ev.Issue(0, e.thread, e.ip, e.address, e.word, e.rs, e.dst, e.we, e.offset,
+                         e.index, e.dep1, e.dep0, e.raw1, e.raw0, e.known1, e.known0,
+                         e.mod1, e.mod0, e.src1_x, e.src1_addr, e.src0_addr)
+        text = format_issue(probe, self.vp, 0)
+        stamp = f"{0:20d}ns"
+        at = text.index(stamp)
+        head, text = text[:at], text[at + len(stamp):]
+        if e.thread:
+            cut = text.rindex("\t\t\t\t")
+            cut = text.index(" | ", text.index(" | ", cut) + 3) + 3
+            return head, text[:cut] + " ", "", ""
+        w = e.word
+        swz1 = 0 if w >> 63 else w >> 25 & 0x3F
+        swz0 = 0 if w >> 63 else w >> 8 & 0x3F
+        cut = text.rindex(" s(")
+        body = text[:cut]
+        for _ in range(2):
+            body = body[:body.rindex(" | ")]
+        cut2 = text.rindex("|  ->  ") + len("|  ->  ")
+        return head, body + " |  ", f".{swz1:06b} | ", f".{swz0:06b}" + text[cut:cut2]
+
+    def issue(self, e: ev.Issue) -> str:
+        """One issue record."""
+        return next(self.lines([e]))
+
+    def commit(self, e: ev.Commit) -> str:
+        """One commit record."""
+        return next(self.lines([e]))
+
+    def _commit_parts(self, e: ev.Commit, key: tuple[int, int, int, int]) -> tuple[str, str]:
+        probe = ev.Commit(0, e.thread, e.rs, e.word, e.dst, e.we, ZERO, 7)
+        text = format_commit(probe, self.vp, 0)
+        at = text.index("ns", text.index("0"))
+        end = text.rindex(" 00000000 00000000 00000000")
+        if len(self._commit) > _CACHE_LIMIT:
+            self._commit.clear()
+        parts = self._commit[key] = (text[:at - 20], text[at:end], text[end + 27:])
+        return parts
+
+    def lines(self, events: Iterable[ev.Event]) -> Iterator[str]:
+        """The records of ``events``, in order (the work of format_issue / format_commit,
+        written out here: a call per record was most of the time)."""
+        issues, commits = self._issue, self._commit
+        defined, spaced = self._defined, self._spaced
+        lanes = self.lanes
+        start = self.start_ns
+        Issue, Commit = ev.Issue, ev.Commit
+        for e in events:
+            k = type(e)
+            if k is Issue:
+                w = e.word
+                key = (e.ip, w, e.thread, e.rs, e.dst, e.we, e.offset, e.index, e.dep1,
+                       e.dep0, e.src1_addr, e.src0_addr,
+                       e.src1_x if w >> 63 and w >> 45 & 7 == 3 else 0)
+                parts = issues.get(key)
+                if parts is None:
+                    if len(issues) > _CACHE_LIMIT:
+                        issues.clear()
+                    parts = issues[key] = self._issue_parts(e)  # type: ignore[arg-type]
+                head, mid, sw1, sw0 = parts
+                # after the SMU (_after_smu): a tag, or the modified value with every lane
+                # defined (else the rare x cases, printed by _after_smu itself)
+                d = e.dep1
+                if d > 0 or (not d and e.known1 == 7):
+                    a1 = defined.get(e.mod1) or lanes(e.mod1)
+                else:
+                    a1 = _after_smu(e, 1)  # type: ignore[arg-type]
+                d = e.dep0
+                if d > 0 or (not d and e.known0 == 7):
+                    a0 = defined.get(e.mod0) or lanes(e.mod0)
+                else:
+                    a0 = _after_smu(e, 0)  # type: ignore[arg-type]
+                t = start + CLOCK_NS * e.cycle
+                if e.thread:
+                    yield f"{head}{t:20d}ns{mid}{a1} | {a0}"
+                    continue
+                r1 = (defined.get(e.raw1) or lanes(e.raw1)) if e.known1 == 7 else lanes(
+                    e.raw1, e.known1)
+                r0 = (defined.get(e.raw0) or lanes(e.raw0)) if e.known0 == 7 else lanes(
+                    e.raw0, e.known0)
+                yield f"{head}{t:20d}ns{mid}{r1}{sw1}{r0}{sw0}{a1} | {a0}"
+            elif k is Commit:
+                rs = e.rs
+                key = (rs, e.word >> 59 & 3 if rs == RS_LOGIC else 0, e.dst, e.we)
+                parts = commits.get(key) or self._commit_parts(e, key)  # type: ignore
+                v = spaced.get((e.result, e.known)) or self._spaced_lanes(e.result, e.known)
+                yield f"{parts[0]}{start + CLOCK_NS * e.cycle:20d}{parts[1]}{v}{parts[2]}"
+            else:
+                yield f"\nTHREAD {e.thread}: BRANCH TAKEN "
 
 
 # --------------------------------------------------------------------------------------------

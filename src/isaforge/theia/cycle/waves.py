@@ -6,8 +6,9 @@ Signals, under ``theia.vp<N>``: ``issue`` (1 in each issue cycle) with ``issue_t
 sees); ``cbus_owner`` (the station driving the commit bus, 0 when idle) with ``cbus_dst``
 and ``cbus_data`` (96 bits, x lane in bits 95..64); ``commit`` (1 in each commit cycle);
 ``branch_taken_t0`` / ``branch_taken_t1``. One clock cycle is ``period_ns`` of VCD time
-(20 ns, the RTL's 50 MHz clock). Only changes are written, so skipped idle cycles cost
-nothing.
+(20 ns, the RTL's 50 MHz clock), from ``start_ns``: with the VP's start from reset the VCD's
+time axis is ``vp.N.log``'s (a record stamped ``T ns`` is the VCD's time T). Only changes
+are written, so skipped idle cycles cost nothing.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from .stations import RS_NAMES
 PULSES = ("issue", "commit", "branch_taken_t0", "branch_taken_t1")
 
 
-def write_vcd(model: VPCycleModel, out: TextIO, period_ns: int = 20) -> None:
-    """Write the waveforms of ``model`` (run with ``trace=True``) to ``out``."""
+def write_vcd(model: VPCycleModel, out: TextIO, period_ns: int = 20, start_ns: int = 0) -> None:
+    """Write the waveforms of ``model`` (run with ``trace=True``) to ``out``; the model's
+    cycle ``t`` is at ``start_ns + t * period_ns`` of VCD time, the stamp ``vp.N.log`` gives
+    the same cycle (pass the VP's start, e.g. ``Boot.start_ns``, for the RTL's time base)."""
     changes: dict[int, list[tuple[str, int]]] = defaultdict(list)
     pulses: dict[str, set[int]] = {p: set() for p in PULSES}
     for e in model.events:
@@ -80,7 +83,7 @@ def write_vcd(model: VPCycleModel, out: TextIO, period_ns: int = 20) -> None:
             for name, value in changes[t]:
                 if name == "cbus_owner_idle":
                     if not any(n == "cbus_owner" for n, _ in changes[t]):
-                        w.change(var["cbus_owner"], t * period_ns, 0)
+                        w.change(var["cbus_owner"], start_ns + t * period_ns, 0)
                     continue
-                w.change(var[name], t * period_ns, value)
-        w.flush((end + 1) * period_ns)
+                w.change(var[name], start_ns + t * period_ns, value)
+        w.flush(start_ns + (end + 1) * period_ns)

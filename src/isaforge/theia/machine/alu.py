@@ -321,6 +321,41 @@ def execute(word: int, src1: Lanes, src0: Lanes) -> Lanes | None:
     return None
 
 
+def swizzle_known(known: int, swizzle: int) -> int:
+    """The defined lanes (x=4, y=2, z=1) of an operand after ``swizzle`` when ``known`` are
+    those of the register (code 11 is a constant, always defined)."""
+    if not swizzle or known == 7:
+        return known
+    v = (known >> 2 & 1, known >> 1 & 1, known & 1)
+    out = 0
+    for shift, bit, order in ((4, 4, (0, 2, 1)), (2, 2, (1, 2, 0)), (0, 1, (2, 1, 0))):
+        code = swizzle >> shift & 3
+        if code == 3 or v[order[code]]:
+            out |= bit
+    return out
+
+
+def operand_known(word: int, src: int, known: int) -> int:
+    """The defined lanes of SRC``src`` as its unit receives it, from the register's
+    (``known``; 7 for an immediate): the swizzle moves them, IMM forms have none."""
+    if word >> 63 or known == 7:
+        return known
+    return swizzle_known(known, word >> 25 & 0x3F if src == 1 else word >> 8 & 0x3F)
+
+
+def result_known(word: int, known1: int, known0: int) -> int:
+    """The defined lanes of the word's result from those of its operands as received
+    (:func:`operand_known`): a lane computed from an undefined (x) lane is x, as in the
+    RTL's Verilog arithmetic. SQRT reads SRC1.x only; a LOGIC op other than AND/OR and a
+    TMREAD (words from TMEM) give defined lanes."""
+    op = word >> 48 & 7
+    if op == OP_SQRT:
+        return 7 if known1 & 4 else 0
+    if op == OP_IO or (op == OP_LOGIC and word >> 59 & 3 >= 2):
+        return 7
+    return known1 & known0
+
+
 # --------------------------------------------------------------------------------------------
 # Flags and branches
 # --------------------------------------------------------------------------------------------

@@ -65,6 +65,7 @@ class ControlProcessor:
         self.not_is_noop = not_is_noop
         self.exits_ignored = 0
         self.nots = 0
+        self.wraps = 0  # times the IP ran past 255 back to 0 (the program starts over)
 
     def read(self, reg: int, bus: CpBus) -> int:
         return bus.cp_status() if reg == REG_STATUS else self.regs[reg]
@@ -128,6 +129,8 @@ class ControlProcessor:
             self._target = None
         else:
             self.ip = (self.ip + 1) & 0xFF
+            if not self.ip:
+                self.wraps += 1
         if taken is not None:
             self._target = taken
 

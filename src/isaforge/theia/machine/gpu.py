@@ -58,7 +58,10 @@ QUIRKS: dict[str, str] = {
                             "or not) twice; the second issue reads its sources again (what "
                             "RUN.md saw as 'MUL/TMREAD issued twice')",
     "div-reissue": "the RTL's IIU re-issues a DIV forever (livelock)",
-    "mcu-lost": "the RTL's MCU loses a copy request made while another is in flight",
+    "mcu-lost": "a copy request made while another is in flight is dropped (this level's "
+                "approximation; the RTL's MCU re-loads its address counters from it, so the "
+                "copies land shifted or elsewhere: the command line's --rtl-quirk mcu-lost "
+                "runs that MCU, isaforge.theia.cycle.mcu)",
     "tmem-row0": "the RTL's TMREAD returns row 0 of TMEM banks 0, 1, 2 whatever the address",
     "first-eof": "the RTL test bench ends the run at the first EOF of any VP (thread 0) and "
                  "dumps only that VP",
@@ -74,7 +77,7 @@ QUIRK_ALIASES = {"mul-twice": "reissue-after-branch"}
 class RunResult:
     """How a run went."""
 
-    ended: str  # "done", "cp-spinning", "first-eof"
+    ended: str  # "done", "cp-spinning", "cp-wrapped", "first-eof"
     vp_instructions: int
     cp_instructions: int
     finished: list[int]  # VPs whose threads all reached EOF
@@ -262,7 +265,7 @@ class Gpu:
         ended = "done"
         first_eof_quirk = "first-eof" in self.quirks
         while True:
-            if not cp.exited:
+            if not cp.exited and not cp.wraps:
                 before = cp.side_effects
                 cp_step = self._cp_step
                 for _ in range(CP_SLICE):
@@ -284,6 +287,9 @@ class Gpu:
                 break
             if not running:
                 if cp.exited:
+                    break
+                if cp.wraps:  # EXIT did nothing: the program would start over
+                    ended = "cp-wrapped"
                     break
                 if idle >= CP_IDLE_LIMIT and not any(vp.running for vp in self.vps):
                     ended = "cp-spinning"
@@ -324,16 +330,24 @@ class Gpu:
                          "(--rtl-quirk reissue-after-branch)")
         divs = sum(vp.divs for vp in self.vps)
         if divs and "div-reissue" not in q:
-            notes.append(f"{divs} DIV(s) completed; the RTL re-issues a DIV forever and never "
-                         "finishes (--rtl-quirk div-reissue)")
+            notes.append(f"{divs} DIV(s) completed; the RTL re-issues an instruction that "
+                         "waited for a busy station, which makes some DIV loops livelock "
+                         "(isaforge theia run --rtl runs its timing)")
         if self.mcu.back_to_back and "mcu-lost" not in q:
             notes.append(f"{self.mcu.back_to_back} copy request(s) made while another was "
-                         "pending were performed; the RTL's MCU loses them (--rtl-quirk mcu-lost)")
+                         "pending were performed; the RTL's MCU re-loads its address counters "
+                         "when a request arrives during a copy, so such copies land shifted "
+                         "or elsewhere (--rtl-quirk mcu-lost)")
         if self.mcu.lost:
             notes.append(f"{len(self.mcu.lost)} copy request(s) lost (quirk mcu-lost)")
         if "first-eof" not in q and len(result.started) > 1:
             notes.append("the RTL test bench stops at the first VP's EOF and dumps only that VP "
                          "(--rtl-quirk first-eof); here every VP ran to its end")
+        if result.ended == "cp-wrapped":
+            notes.append("the CP ran past EXIT (a no-op in the RTL) through the zero-filled RAM "
+                         "back to IP 0, where the control program would start over: the run "
+                         "was ended there (the RTL's test bench ends at the first EOF: "
+                         "--rtl-quirk first-eof)")
         if self.cp.exited and "cp-exit-noop" not in q:
             notes.append("the CP stopped at EXIT; in the RTL EXIT is a no-op and the CP runs on "
                          "(--rtl-quirk cp-exit-noop)")

@@ -179,6 +179,23 @@ def _result(word: int, a: _Operand, b: _Operand, out: list[str], tag: str,
     return None  # NOP, reserved opcode 7
 
 
+def _known(word: int, a: _Operand, b: _Operand) -> str:
+    """The expression of the result's defined lanes (alu.result_known of the operands'
+    written lanes), "" when they are all defined whatever the registers hold."""
+    parts = []
+    for src, opnd in ((1, a), (0, b)):
+        if opnd.const is not None or opnd.base is None:
+            continue
+        table = tuple(alu.result_known(word, alu.operand_known(word, 1, k) if src else 7,
+                                       alu.operand_known(word, 0, k) if not src else 7)
+                      for k in range(8))
+        if table == (7,) * 8:
+            continue
+        row = str(int(opnd.base) // 3) if opnd.base.isdigit() else f"{opnd.base} // 3"
+        parts.append(f"{table}[w[{row}]]")
+    return " & ".join(parts)
+
+
 def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str],
           hooks: frozenset[str] = frozenset(), first: bool = True) -> bool:
     """Lines for one instruction; True if it ends the block with its own ``return``.
@@ -199,7 +216,11 @@ def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str],
             vals = ", ".join(res[i] for i in lanes)
             out.append(f"    {targets} = {vals}")
             row = str(int(d) // 3) if d.isdigit() else f"e{tag}"
-            out.append(f"    w[{row}] |= {we}")
+            known = _known(word, a, b)
+            if known:  # a lane computed from an x lane is x (alu.result_known)
+                out.append(f"    w[{row}] = w[{row}] & {7 & ~we} | {known} & {we}")
+            else:
+                out.append(f"    w[{row}] |= {we}")
             if "reg_write" in hooks:
                 out.append(f"    h.reg({row}, {we})")
             if row == "3" or not row.isdigit():

@@ -102,13 +102,16 @@ class VectorProcessor:
     def fetch(self, address: int) -> int:
         return self._imem.get(address & (IMEM_SIZE - 1), 0)
 
-    def write_row(self, row: int, lanes: tuple[int, int, int], we: int = 7) -> None:
-        """Write a register row (lanes selected by ``we``, x=4)."""
+    def write_row(self, row: int, lanes: tuple[int, int, int], we: int = 7,
+                  known: int = 7) -> None:
+        """Write a register row (lanes selected by ``we``, x=4); ``known``: the lanes that
+        hold a defined value (the others become x, as if never written)."""
         base = (row & 0xFF) * 3
         for i in range(3):
             if we >> (2 - i) & 1:
                 self.r[base + i] = lanes[i] & alu.MASK32
-        self.w[row & 0xFF] |= we & 7
+        we &= 7
+        self.w[row & 0xFF] = self.w[row & 0xFF] & ~we | known & we
 
     def read_row(self, row: int) -> tuple[int, int, int]:
         base = (row & 0xFF) * 3
@@ -311,7 +314,12 @@ class VectorProcessor:
                 self.divs += 1
             result = alu.execute(word, src1, src0)
         if result is not None:
-            self.write_row(dst, result, word >> 42 & 7)
+            w = self.w
+            k1 = 7 if ad.src1_value is not None or ad.src1_addr is None else w[ad.src1_addr]
+            k0 = 7 if ad.src0_addr is None else w[ad.src0_addr]
+            known = alu.result_known(word, alu.operand_known(word, 1, k1),
+                                     alu.operand_known(word, 0, k0))
+            self.write_row(dst, result, word >> 42 & 7, known)
         if op == alu.OP_DIV and "div-reissue" in self.quirks:
             return pc
         nxt = (pc + 1) & 0xFFFF
