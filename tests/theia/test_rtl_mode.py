@@ -137,3 +137,64 @@ def test_cp_exit_noop_alone_ends_where_the_program_would_start_over(name: str,
     assert r.exit_code == 0, r.output
     assert "run ended: cp-wrapped" in r.output and "back to IP 0" in r.output
     assert (tmp_path / "rf.vp.2.log").exists() and (tmp_path / "OMEM.vp.2.log").exists()
+
+
+# Four COPYBLOCKs back to back (one wait after them), then START of the 4 VPs, as RUN.md's
+# render1 attempt did: under Icarus only VP1 runs, its code one 32-bit word off (its first
+# instruction made of the first word twice), and the run never ends
+RENDER1_CP = """#define VP_DST_CODE_MEM (1<<31)
+  scalar SrcOffset = 0,DstOffset;
+  DstOffset = (0x0 | (147<<20) | VP_DST_CODE_MEM );
+  copy_data_block < 1 , DstOffset  ,SrcOffset>;
+  copy_data_block < 2 , DstOffset  ,SrcOffset>;
+  copy_data_block < 3 , DstOffset  ,SrcOffset>;
+  copy_data_block < 4 , DstOffset  ,SrcOffset>;
+  while ( block_transfer_in_progress ) {}
+  start <0>;
+  start <1>;
+  start <2>;
+  start <3>;
+  while ( SrcOffset == SrcOffset ) {}
+  exit ;
+"""
+
+
+def _render1(tmp_path: Path) -> Path:
+    from isaforge.theia.compiler import compile_cp
+    from isaforge.theia.image import write_mem
+
+    d = refdata("theia", "multicore_smoke", "code.mem").parent
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "code.mem").write_text((d / "code.mem").read_text())
+    cp = compile_cp(RENDER1_CP, "render1.cp")
+    (tmp_path / "control_code.mem").write_text(write_mem(cp.words, cp=True))
+    return tmp_path
+
+
+def test_mcu_back_to_back_copies_land_shifted(tmp_path: Path) -> None:
+    from isaforge.theia.cycle.boot import boot
+    from isaforge.theia.image import read_mem
+
+    d = _render1(tmp_path / "in")
+    code = read_mem((d / "code.mem").read_text())
+    control = read_mem((d / "control_code.mem").read_text(), cp=True)
+    b = boot(control, code)
+    assert sorted(b.starts) == [0, 1, 2, 3]
+    hi = [w >> 32 for w in code]
+    assert b.code[1][0] == hi[0] << 32 | hi[0]
+    assert b.code[1][1:147] == code[:146]
+    assert all(0 not in b.written.get(v, ()) for v in (0, 2, 3))
+
+
+@pytest.mark.parametrize("how", [["--rtl"], ["--rtl-quirk", "mcu-lost"]])
+def test_mcu_back_to_back_only_vp1_runs_forever(how: list[str], tmp_path: Path) -> None:
+    d = _render1(tmp_path / "in")
+    r = CliRunner().invoke(main, ["theia", "trace", *how, str(d), "-o", str(tmp_path / "o"),
+                                  "--max-cycles", "3000"])
+    assert r.exit_code == 1
+    assert "does not end within 3000 cycles" in r.output
+    for v in (0, 2, 3):
+        assert f"VP{v} issuing nothing" in r.output
+        assert (tmp_path / "o" / f"vp.{v}.log").read_text() == ""
+    first = (tmp_path / "o" / "vp.1.log").read_text().split("\n")[1]
+    assert "106690ns VP[         1] IP          0    ISSUE  (8001900080019000)" in first

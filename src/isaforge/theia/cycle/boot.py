@@ -15,9 +15,10 @@ stamps of every ``cp.log`` and the first issue of every ``vp.N.log`` in refdata:
   notices it in ``c + 1`` (its WAIT state) and moves a 64-bit code block in 9 cycles (two
   32-bit words, each: read request, data available one cycle later, STB, ACK from the VP,
   plus the address-increment state), a 96-bit data block in 13 (three words); the FIFO is
-  empty again, and STATUS reads 1, from cycle ``c + 2 + 9 * BLKLEN`` (code). Requests are
-  served one after the other (the RTL's defect that re-initialises the address counters of
-  a copy in flight is not modelled: only the timing is);
+  empty again, and STATUS reads 1, from cycle ``c + 2 + 9 * BLKLEN`` (code). The MCU is run
+  cycle by cycle (:mod:`.mcu`), so its defect is there too: a request made while another is
+  being served re-loads the address counters, and the copies land shifted or elsewhere
+  (checked on an Icarus run of four back-to-back copies: only VP1 gets code, one word off);
 * a DELIVERCOMMAND (CCB message) in cycle ``d`` reaches the VP's ControlUnit FIFO at the end
   of ``d``; its FSM takes WAIT -> HANDLE -> START and the VP is enabled from ``d + 3``.
 
@@ -41,6 +42,7 @@ from ...core.errors import EmulationError
 from ..machine.ccb import CMD_START, Message, route
 from ..machine.cp import ControlProcessor
 from ..machine.memory import CopyRequest, MainMemory
+from .mcu import Mcu
 
 CLOCK_NS = 20
 CP_FIRST_NS = 170  # the cycle in which the CP executes IP 0 ends here (measured, see above)
@@ -71,6 +73,7 @@ class Boot:
     copies: list[CopyTiming] = field(default_factory=list)
     starts: dict[int, int] = field(default_factory=dict)  # VP -> cycle of its START message
     code: dict[int, list[int]] = field(default_factory=dict)  # VP -> code memory words
+    written: dict[int, set[int]] = field(default_factory=dict)  # VP -> addresses written
     cycles: int = 0  # CP cycles run
 
     @staticmethod
@@ -88,40 +91,53 @@ class Boot:
 
 
 class _Bus:
-    """What the CP sees: the MCU's FIFO-empty bit, copy requests, CCB messages."""
+    """What the CP sees: the MCU's FIFO-empty bit, copy requests, CCB messages. The MCU is
+    run cycle by cycle (:class:`.mcu.Mcu`, its defect included): it writes the code."""
 
     def __init__(self, boot: Boot, memory: MainMemory) -> None:
         self.boot = boot
-        self.memory = memory
         self.cycle = 0
-        self.mcu_free = 0  # first cycle the MCU is back in its WAIT state
-        self.pending_until = 0  # the FIFO holds a request in cycles < this
+        self.mcu = Mcu(memory, self._write, MAX_CORES)
+        self.request: CopyRequest | None = None  # presented to the MCU in this cycle
+        self.mcu_free = 0  # (the analytic timing of the CopyTiming records)
+        self.undrained: list[CopyTiming] = []
+
+    def _write(self, vp: int, address: int, word: int) -> None:
+        if vp >= self.boot.cores:
+            return
+        self.boot.written.setdefault(vp, set()).add(address)
+        mem = self.boot.code.setdefault(vp, [])
+        if address >= len(mem):
+            mem.extend([0] * (address + 1 - len(mem)))
+        mem[address] = word
 
     def cp_status(self) -> int:
-        return 0 if self.cycle < self.pending_until else 1
+        return 1 if self.mcu.empty else 0
 
     def cp_copy(self, req: CopyRequest) -> None:
         c = self.cycle
-        vp = None if req.dst_id == 0 else req.dst_id & (MAX_CORES - 1)
-        if vp is not None and vp >= self.boot.cores:
-            vp = None
         if req.dst_id == 0:  # no VP selected: the MCU does not see a request
             return
+        vp = req.dst_id & (MAX_CORES - 1)
+        if vp >= self.boot.cores:
+            vp = None
+        self.request = req
         wait = max(c + 1, self.mcu_free)
         n = req.blocks or 2048
         end = wait + 1 + n * (CODE_BLOCK_CYCLES if req.code else DATA_BLOCK_CYCLES)
         self.mcu_free = end
-        self.pending_until = end
-        self.boot.copies.append(CopyTiming(req, vp, c, wait + 1, end))
-        if vp is not None and req.code:
-            mem = self.boot.code.setdefault(vp, [])
-            read = self.memory.read
-            for i in range(n):
-                a = (req.dst_offset + i) & 0xFFFF
-                if a >= len(mem):
-                    mem.extend([0] * (a + 1 - len(mem)))
-                src = req.src_offset + 2 * i
-                mem[a] = read(src) << 32 | read(src + 1)
+        t = CopyTiming(req, vp, c, wait + 1, end)
+        self.boot.copies.append(t)
+        self.undrained.append(t)
+
+    def clock(self) -> None:
+        """The end of the cycle: the MCU takes its step (with the request made in it)."""
+        self.mcu.step(self.request)
+        self.request = None
+        if self.undrained and self.mcu.empty:
+            for t in self.undrained:  # every copy queued ends when the FIFO drains
+                t.empty_from = self.cycle + 1
+            self.undrained.clear()
 
     def cp_message(self, message: Message) -> None:
         if message.command != CMD_START:
@@ -160,6 +176,7 @@ def boot(control: Sequence[int], code: Sequence[int], *, cores: int = MAX_CORES,
         bus.cycle = cycle
         ops.append((cycle, cp.ram[cp.ip] >> 24 & 0x1F))
         cp.step(bus)
+        bus.clock()
     else:
         if run_cycles is None:
             raise EmulationError(f"the control program started no VP in {max_cycles} CP "

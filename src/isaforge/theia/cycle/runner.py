@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -49,7 +49,10 @@ PIPELINE_QUIRKS: dict[str, str] = {
 }
 # names whose effect depends on when results commit: with any of them the cycle model decides
 # what is issued (a timed run), not the instruction-level simulator
-TIMED_QUIRKS = frozenset({"reissue-after-branch", "mul-twice", "div-reissue", *PIPELINE_QUIRKS})
+# (mcu-lost: the MCU's defect depends on when the requests arrive; the timed run's boot runs
+# the MCU cycle by cycle, defect included)
+TIMED_QUIRKS = frozenset({"reissue-after-branch", "mul-twice", "div-reissue", "mcu-lost",
+                          *PIPELINE_QUIRKS})
 
 
 def quirks_from_names(names: Iterable[str]) -> Quirks:
@@ -257,6 +260,9 @@ class TimedRun:
     max_cycles: int
     end_ns: int | None = None  # stop_at_eof: the stamp of the first EOF, which ended the run
     first_eof: int | None = None  # ... and the VP whose EOF it was
+    # VPs started on a code memory the MCU never wrote at PC 0: the RTL's issue unit fetches
+    # x there and issues nothing, ever (seen in an Icarus run of back-to-back copies)
+    stuck: list[int] = field(default_factory=list)
 
     def start_ns(self, vp: int) -> int:
         """The stamp of VP ``vp``'s model cycle 0 (the RTL's time base, reset at 0 ns)."""
@@ -268,7 +274,7 @@ class TimedRun:
         ``stop_at_eof``, otherwise every started VP's end)."""
         if self.quirks.stop_at_eof:
             return self.first_eof is not None
-        return all(m.done for m in self.models.values())
+        return not self.stuck and all(m.done for m in self.models.values())
 
     @property
     def dumped(self) -> list[int]:
@@ -285,7 +291,8 @@ class TimedRun:
 
     def still_running(self) -> str:
         """Which VPs had not ended when the run stopped, and where (for the user)."""
-        parts = []
+        parts = [f"VP{i} issuing nothing (its code memory was never written at PC 0)"
+                 for i in self.stuck]
         for i, m in self.models.items():
             if not m.done:
                 at = m.iius[0].prev_pc  # the address of its last fetch
@@ -314,6 +321,9 @@ def run_timed(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] |
     run = TimedRun(b, {}, quirks, max_cycles)
     starts = {}
     for i in sorted(b.starts):
+        if 0 not in b.written.get(i, ()):
+            run.stuck.append(i)
+            continue
         run.models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, trace=trace,
                                      vp=i, clock0=b.enable_cycle(i))
         starts[i] = b.start_ns(i)

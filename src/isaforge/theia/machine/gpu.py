@@ -58,7 +58,10 @@ QUIRKS: dict[str, str] = {
                             "or not) twice; the second issue reads its sources again (what "
                             "RUN.md saw as 'MUL/TMREAD issued twice')",
     "div-reissue": "the RTL's IIU re-issues a DIV forever (livelock)",
-    "mcu-lost": "the RTL's MCU loses a copy request made while another is in flight",
+    "mcu-lost": "a copy request made while another is in flight is dropped (this level's "
+                "approximation; the RTL's MCU re-loads its address counters from it, so the "
+                "copies land shifted or elsewhere: the command line's --rtl-quirk mcu-lost "
+                "runs that MCU, isaforge.theia.cycle.mcu)",
     "tmem-row0": "the RTL's TMREAD returns row 0 of TMEM banks 0, 1, 2 whatever the address",
     "first-eof": "the RTL test bench ends the run at the first EOF of any VP (thread 0) and "
                  "dumps only that VP",
@@ -332,7 +335,9 @@ class Gpu:
                          "(isaforge theia run --rtl runs its timing)")
         if self.mcu.back_to_back and "mcu-lost" not in q:
             notes.append(f"{self.mcu.back_to_back} copy request(s) made while another was "
-                         "pending were performed; the RTL's MCU loses them (--rtl-quirk mcu-lost)")
+                         "pending were performed; the RTL's MCU re-loads its address counters "
+                         "when a request arrives during a copy, so such copies land shifted "
+                         "or elsewhere (--rtl-quirk mcu-lost)")
         if self.mcu.lost:
             notes.append(f"{len(self.mcu.lost)} copy request(s) lost (quirk mcu-lost)")
         if "first-eof" not in q and len(result.started) > 1:

@@ -106,7 +106,7 @@ class MemoryController:
         self.done: list[CopyRequest] = []
         self.lost: list[CopyRequest] = []
         self.unrouted: list[CopyRequest] = []  # NULL destination or no such VP
-        self.back_to_back = 0  # requests made while another was pending (RTL loses them)
+        self.back_to_back = 0  # requests made while another was pending (see quirk mcu-lost)
 
     def target(self, request: CopyRequest) -> int | None:
         """The VP index a request writes, or None (NULL destination / no such VP)."""
