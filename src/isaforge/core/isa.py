@@ -427,6 +427,7 @@ class ISA:
                 if ins not in lst:
                     lst.append(ins)
         self._cache: dict[int, Instr | None] = {}
+        self._tree: Any = None  # built at the first match (see _decision_tree)
 
     def match(self, word: int) -> Instr | None:
         """The one instruction whose fixed bits match ``word``; ``None`` if none or several."""
@@ -434,8 +435,13 @@ class ISA:
             return self._cache[word]
         except KeyError:
             pass
+        node = self._tree
+        if node is None:
+            node = self._tree = _decision_tree(self.instrs, (1 << self.size) - 1)
+        while type(node) is tuple:  # (bits, {their value: subtree}) down to a list
+            node = node[1].get(word & node[0], _NONE)
         found: Instr | None = None
-        for ins in self.instrs:
+        for ins in node:
             if (word & ins.mask & ~ins.dontcare) == ins.match:
                 if found is not None:
                     found = None  # ambiguous: treat as undecodable, as isaspec does
@@ -489,6 +495,28 @@ class ISA:
             if ins.name == name:
                 return ins
         raise EncodeError(f"instruction {name!r} does not exist in {self.name}")
+
+
+_NONE: list[Instr] = []  # (no instruction has those bits)
+
+
+def _decision_tree(instrs: list[Instr], free: int) -> Any:
+    """The instructions split by the bits all of them fix (among ``free``), recursively:
+    ``(bits, {value of those bits: subtree})``, or a list (in table order) where no bit is
+    fixed by all or the list is short. An instruction can only match a word whose value on
+    those bits is its own, so matching in the one list a word leads to finds what a scan of
+    every instruction finds (including that several match)."""
+    if len(instrs) <= 4:
+        return list(instrs)
+    common = free
+    for ins in instrs:
+        common &= ins.mask & ~ins.dontcare
+    if not common:
+        return list(instrs)
+    groups: dict[int, list[Instr]] = {}
+    for ins in instrs:
+        groups.setdefault(ins.match & common, []).append(ins)
+    return (common, {k: _decision_tree(v, free & ~common) for k, v in groups.items()})
 
 
 def _first_blank(text: str) -> int:

@@ -1,0 +1,39 @@
+"""ISA.match finds an instruction through a decision tree on the bits all candidates fix;
+it must find what a scan of every instruction finds (one match, or None for none or several)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from isaforge.afuc.isa import isa_for
+from isaforge.core.isa import ISA, Instr
+from isaforge.riscv.isa import rv32_isa
+from isaforge.tensix.isa import tensix_isa
+from isaforge.theia.isa import cp_isa, vp_isa
+
+ISAS = {"afuc5": lambda: isa_for(5), "afuc6": lambda: isa_for(6), "afuc7": lambda: isa_for(7),
+        "theia-cp": cp_isa, "theia-vp": vp_isa, "tensix": tensix_isa, "rv32": rv32_isa}
+
+
+def _scan(isa: ISA, word: int) -> Instr | None:
+    found = None
+    for ins in isa.instrs:
+        if (word & ins.mask & ~ins.dontcare) == ins.match:
+            if found is not None:
+                return None
+            found = ins
+    return found
+
+
+@pytest.mark.parametrize("name", ISAS)
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_match_is_a_full_scan(name: str, data: st.DataObject) -> None:
+    isa = ISAS[name]()
+    bits = st.integers(0, (1 << isa.size) - 1)
+    # random words, and words with one instruction's fixed bits (so every leaf is reached)
+    ins = data.draw(st.sampled_from(isa.instrs))
+    word = data.draw(st.one_of(bits, bits.map(lambda r: ins.match | (r & ~ins.mask))))
+    assert isa.match(word) is _scan(isa, word)
