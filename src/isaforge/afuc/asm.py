@@ -53,6 +53,10 @@ LEXER = Lexer(
     ]
 )
 
+# the modifier tokens (what the lexer calls MOD)
+MODS = frozenset(["(rep)", "(peek)", "(xmov1)", "(xmov2)", "(xmov3)", "(sds1)", "(sds2)",
+                  "(sds3)"])
+
 
 @dataclass
 class _Stmt:
@@ -130,7 +134,7 @@ class Assembler:
         db = RegDB.for_variant(variant(fwid))
         ctx = _Ctx(db)
         self._filename, self._isa, self._ctx, self._gen = filename, isa, ctx, gen
-        fast = FastLines(isa, db, LEXER) if self.fast else None
+        fast = FastLines(isa, db, LEXER, MODS) if self.fast else None
         sections = [_Section("")]
         # line -> its word, for lines that are one instruction whose operands are all
         # numbers (no label): firmware repeats many lines, each is parsed and encoded once
@@ -164,28 +168,27 @@ class Assembler:
                    memo: dict[str, int]) -> bool:
         """Read ``line`` on the fast path (:mod:`isaforge.afuc.fastasm`) if it can: True if
         it did, False to leave it to the general path."""
-        cut = line.find(";")
-        code = line if cut < 0 else line[:cut]
-        if not code.strip(" \t\r\f\v"):
+        toks = fast.tokens(line)
+        if toks is None:
+            return False
+        if not toks:
             return True  # blank, or only a comment
-        c = code.lstrip(" \t\r\f\v")[0]
+        first = toks[0]
+        c = first[0]
         if c == "[":
-            word = fast.literal(code)
-            if word is None:
+            if len(toks) != 1 or first == "[":
                 return False
-            sec.stmts.append(word)
+            sec.stmts.append(int(first[1:-1], 16) & 0xFFFFFFFF)
             sec.size += 1
             return True
-        if c == "." or c == "#":
-            return False
-        if code.rstrip(" \t\r\f\v")[-1] == ":":
-            name = fast.label(code)
-            if name is None or name in sec.labels:
+        if len(toks) > 1 and toks[1] == ":":
+            if len(toks) != 2 or not (c.isalpha() or c == "_") or first in sec.labels:
                 return False
-            sec.labels[name] = sec.size
-            sec.label_locs[name] = SourceLoc(self._filename, lineno, 1 + code.index(name))
+            sec.labels[first] = sec.size
+            col = len(line) - len(line.lstrip(" \t\r\f\v")) + 1
+            sec.label_locs[first] = SourceLoc(self._filename, lineno, col)
             return True
-        got = fast.statement(code)
+        got = fast.statement(toks)
         if got is None:
             return False
         form, values, target = got

@@ -1,26 +1,22 @@
-"""The assembler's fast path: each text form of each instruction compiled, once per
-generation, into one regular expression and a field plan.
+"""The assembler's fast path: the text forms of each instruction turned, once per
+generation, into flat step lists, and lines split into token texts by one regex.
 
-The general path (:func:`isaforge.core.asm.read_instruction`) lexes a line into tokens and
-walks every candidate template token by token; that is what gives precise errors, and it
-reads operand expressions. Almost every line of a real listing is much simpler: a mnemonic,
-registers, plain numbers, register names, a label. :class:`FastLines` reads such a line
-with one ``re.fullmatch`` per text form and encodes it from a precomputed field plan. It is
-an optimisation only, with one rule: **for any line it either gives exactly what the general
-path gives, or declines** (``None``), and the assembler then takes the general path, which
-also reports every error. To keep that promise:
+The general path (:func:`isaforge.core.asm.read_instruction`) makes a token object with a
+source location for every token and walks every candidate template through operand-kind
+objects; that is what gives precise errors, and it reads operand expressions. Almost every
+line of a real listing is simpler: a mnemonic, registers, plain numbers, register names, a
+label. :class:`FastLines` reads such a line by the same algorithm (the same tokens, the same
+forms in the same order, each read left to right as
+:func:`isaforge.core.asm.match_template` reads it) with cheaper parts, and encodes it from a
+precomputed field plan. It is an optimisation only, with one rule: **for any line it either
+gives exactly what the general path gives, or declines** (``None``), and the assembler then
+takes the general path, which also reports every error. It declines:
 
-* a form's *strict* regex accepts only what the lexer splits into the same tokens (the
-  lexer's maximal munch is enforced with look-aheads) with simple operands (a register, a
-  number, a register name, a label reference) that the form's operand kinds read to the
-  same values;
-* forms are tried in the general path's order. A form whose strict regex fails is passed
-  over only if its *shape* regex (the template's literal tokens in order, anything between
-  them) fails too, which the general path needs in order to read the line that way;
-  otherwise the line is declined (it might be an expression the general path reads);
-* a value that does not fit its field, an unknown ``@``/``%``/``|`` register name, a
-  label reference where a number goes, a form the compiler does not know how to match:
-  declined.
+* an operand expression that is more than one number or name (``@REG + 1``, ``(1 << 4)``,
+  ``-1``), a label reference where a number goes, an unknown ``@``/``%``/``|`` register name;
+* a value that does not fit its field;
+* directives, ``[#label]``, several statements on a line, a character the lexer rejects;
+* a form with an operand kind whose reading it does not know.
 """
 
 from __future__ import annotations
@@ -28,39 +24,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..core.isa import (
-    ISA,
-    Branch,
-    Enum,
-    Field,
-    Flag,
-    Instr,
-    Int,
-    Kind,
-    UInt,
-    template_parts,
-)
+from ..core.isa import ISA, Branch, Enum, Flag, Instr, Int, Kind, UInt, template_parts
 from .isa import REG_ALIASES, Reg, parse_reg_name
 from .regdb import RegDB
 
-_WS = r"[ \t\r\f\v]*+"  # (possessive: no token starts with a blank)
-_ID = r"[A-Za-z_][A-Za-z0-9_]*"
-_END_WORD = r"(?![0-9A-Za-z_])"  # the lexer's maximal munch after a name or number
-_END_IDENT = r"(?![0-9A-Za-z_\[])"  # ... after an IDENT, which may continue with [index]
-_NUMBER = (r"(0[xX][0-9a-fA-F]++|\d++|[@%|]" + _ID + r"|" + _ID
-           + r"(?:\[(?:0[xX][0-9a-fA-F]+|\d+)\](?:\." + _ID + r")?)?+)" + _END_WORD)
-# what an operand expression may span: outside parentheses only + and - join terms (and names
-# hold brackets and dots); inside them, anything
-_EXPR_SHAPE = r"(?:\(.*\)|[^,<>!*&^()])+?"
-_MODS = r"\((?:rep|peek|xmov[1-3]|sds[1-3])\)"
-_MNEMONIC = re.compile(_WS + r"(?:" + _MODS + _WS + r")*(" + _ID + r")" + _END_IDENT)
-_LABEL = re.compile(_WS + "(" + _ID + ")" + _WS + ":" + _WS)
-_LITERAL = re.compile(_WS + r"\[([0-9a-fA-F]+)\]" + _WS)
-
-# operand readers: (code, data); the code says how a matched group becomes a value
-_REG, _FLAG, _ENUM, _NUM, _PREFIXED, _BRANCH = range(6)
-NOT_A_NUMBER = object()  # the general path does not read this name as a number
+# steps of a form
+_LIT, _REG, _FLAG, _ENUM, _NUM, _PREFIXED, _BRANCH = range(7)
+NOT_A_NUMBER = object()  # the general path does not read this token as a number
 DECLINE = object()  # leave the line to the general path
+_BLANKS = " \t\r\f\v"  # what the lexer skips between tokens
+_NO_BLANKS = str.maketrans("", "", _BLANKS)
+_HEX = re.compile(r"0[xX][0-9a-fA-F]+")
+_DEC = re.compile(r"\d+")
+_RAW = re.compile(r"-?\d+")  # a branch operand that is a raw field value
 
 # every text the general path reads as a register ($0a, $0A, $data ...)
 REGS: dict[str, int] = {}
@@ -73,55 +49,34 @@ assert all(parse_reg_name(_k) == _v for _k, _v in REGS.items())
 
 
 class Form:
-    """One text form of one instruction, compiled."""
+    """One text form of one instruction: the steps that read it and the plan that encodes
+    it."""
 
-    __slots__ = ("ins", "strict", "shape", "readers", "implied", "order", "plan", "fast")
+    __slots__ = ("ins", "steps", "implied", "plan", "fast")
 
-    def __init__(self, ins: Instr, template: str, fields: dict[str, Field],
-                 implied: dict[str, int], lexer: Any) -> None:
+    def __init__(self, ins: Instr, template: str, fields: dict, implied: dict[str, int],
+                 lexer: Any) -> None:
         self.ins = ins
         self.implied = dict(implied)
-        self.readers: list[tuple[str, int, Any]] = []  # (field, code, data), group order
         self.fast = True
-        strict = [_WS]
-        shape = [_WS]
-        parts = template_parts(template)
-        prev_lit = ""  # the last literal token written (the lexer reads '[10]' as one token)
-        for i, (kind, text) in enumerate(parts):
-            if kind == "lit":
-                for tok in lexer.tokenize(text):
-                    t = tok.text
-                    strict.append(re.escape(t) + self._after(t) + _WS)
-                    shape.append(re.escape(t) + _WS)
-                    prev_lit = t
-                continue
-            if text == "NAME":
-                strict.append(re.escape(ins.mnemonic) + _END_IDENT + _WS)
-                shape.append(re.escape(ins.mnemonic) + _WS)
-                prev_lit = ins.mnemonic
-                continue
-            f = fields[text]
-            frag, code, data, loose = self._operand(f.kind)
-            if frag is None:
-                self.fast = False
-                break
-            if code == _NUM:
-                nxt = self._next_literal(parts, i + 1, lexer)
-                if prev_lit == "[" or nxt[:1] in ("+", "-"):
-                    self.fast = False  # '[10]' lexes as one token; 'N + 1' is a sum
-                    break
-            strict.append(frag + _WS)
-            shape.append(loose + _WS)
-            self.readers.append((text, code, data) if f.const is None else ("", code, data))
-            prev_lit = ""
-        self.strict = re.compile("".join(strict)) if self.fast else None
-        self.shape = re.compile("".join(shape))
-        # the order the general path builds the values in: implied first, then as read
+        # (step, field name or "" (a constant field: read, not kept), data)
+        self.steps: list[tuple[int, str, Any]] = []
         order = list(self.implied)
-        for name, _, _ in self.readers:
-            if name and name not in order:
-                order.append(name)
-        self.order = order
+        for kind, text in template_parts(template):
+            if kind == "lit":
+                self.steps.extend((_LIT, "", t.text) for t in lexer.tokenize(text))
+            elif text == "NAME":
+                self.steps.append((_LIT, "", ins.mnemonic))
+            else:
+                f = fields[text]
+                step, data = self._operand(f.kind)
+                if step is None:
+                    self.fast = False
+                name = text if f.const is None else ""
+                self.steps.append((step, name, data))
+                if name and name not in order:
+                    order.append(name)
+        # the general path encodes the values in this order: implied, then as read
         self.plan: list[tuple[str, int, int, int, bool]] = []
         for name in order:
             f = ins.all_fields.get(name)
@@ -129,168 +84,33 @@ class Form:
                 continue
             if f.pieces:
                 self.fast = False
-            neg = isinstance(f.kind, (Branch, Int))
-            self.plan.append((name, f.low, f.width, f.mask, neg))
-        if sum(1 for name, code, _ in self.readers if name and code == _BRANCH) > 1:
-            self.fast = False
-        if not self.fast:
-            self.strict = None
+            self.plan.append((name, f.low, f.width, f.mask, isinstance(f.kind, (Branch, Int))))
 
     @staticmethod
-    def _after(tok: str) -> str:
-        if tok[-1:].isalnum() or tok[-1:] == "_":
-            return _END_IDENT if tok[:1].isalpha() or tok[:1] == "_" else _END_WORD
-        return ""
-
-    @staticmethod
-    def _next_literal(parts: tuple, start: int, lexer: Any) -> str:
-        for kind, text in parts[start:]:
-            if kind != "lit":
-                return ""
-            toks = lexer.tokenize(text)
-            if toks:
-                return toks[0].text
-        return ""
-
-    @staticmethod
-    def _operand(kind: Kind) -> tuple[str | None, int, Any, str]:
-        """(strict regex with one group, reader code, reader data, shape regex: what the
-        general path might read as this operand, at least), for the operand kinds whose
-        reading is known (a subclass that reads otherwise is not)."""
+    def _operand(kind: Kind) -> tuple[Any, Any]:
+        """(step, data) for the operand kinds whose reading is known exactly (a subclass
+        that reads otherwise is not)."""
         parse = type(kind).parse
-        if parse is Reg.parse:  # one token, a REG
-            return r"(\$[0-9A-Za-z_]++)", _REG, None, r"\$[0-9A-Za-z_]+"
-        if parse is Flag.parse:  # the display token, or nothing
+        if parse is Reg.parse:
+            return _REG, None
+        if parse is Flag.parse:
             assert isinstance(kind, Flag)
-            return (r"(?:(" + re.escape(kind.display) + ")" + _WS + ")?+", _FLAG, None,
-                    r"(?:" + re.escape(kind.display) + ")?")
+            return _FLAG, kind.display
         if parse is Enum.parse:
             assert isinstance(kind, Enum)
-            alts = "|".join(re.escape(n) for n in sorted(kind.by_name, key=len, reverse=True))
-            if not alts or not kind.optional:
-                return None, 0, None, ""  # (none in afuc; the general path reads it)
+            if not kind.optional:
+                return None, None  # (none in afuc; the general path reads it)
             default = next(k for k, v in kind.values.items() if v == "")
-            return ("(?:(" + alts + ")" + _WS + ")?+", _ENUM, (kind.by_name, default),
-                    "(?:" + alts + ")?")
-        if parse is Branch.parse and getattr(kind, "prefix", "") == "#":
+            return _ENUM, (kind.by_name, default)
+        if parse is Branch.parse:
             assert isinstance(kind, Branch)
-            return ("(" + re.escape(kind.prefix) + "(?:" + _ID + r"|-?\d+))" + _END_WORD,
-                    _BRANCH, kind, "#(?:.+?)")
+            return _BRANCH, kind
         if parse is UInt.parse and getattr(kind, "prefix", ""):
             assert isinstance(kind, UInt)
-            return ("(" + re.escape(kind.prefix) + r"\d+)" + _END_IDENT, _PREFIXED,
-                    len(kind.prefix), "(?:.+?)")
-        if parse is Kind.parse or parse is UInt.parse:  # an expression
-            return _NUMBER, _NUM, None, _EXPR_SHAPE
-        return None, 0, None, ""
-
-
-class FastLines:
-    """The fast path of one assembly: the compiled forms of one generation, and the
-    register database for names. :meth:`statement` reads one line."""
-
-    def __init__(self, isa: ISA, db: RegDB, lexer: Any) -> None:
-        self.forms = compiled_forms(isa, lexer)
-        self.db = db
-        self.nums: dict[str, Any] = {}  # operand text -> _number(text)
-
-    def label(self, code: str) -> str | None:
-        m = _LABEL.fullmatch(code)
-        return m.group(1) if m else None
-
-    @staticmethod
-    def literal(code: str) -> int | None:
-        m = _LITERAL.fullmatch(code)
-        return int(m.group(1), 16) & 0xFFFFFFFF if m else None
-
-    def statement(self, code: str
-                  ) -> tuple[Form, dict[str, Any], tuple[str, str, bool] | None] | None:
-        """An instruction line (comment removed) read as the general path would: (form,
-        values in the general path's order, the label branched to or None: (field, label,
-        relative)); or None when it is left to the general path."""
-        m = _MNEMONIC.match(code)
-        if m is None:
-            return None
-        forms = self.forms.get(m.group(1))
-        if forms is None:
-            return None
-        nums = self.nums
-        for form in forms:
-            strict = form.strict
-            got = strict.fullmatch(code) if strict is not None else None
-            if got is None:
-                if strict is None or form.shape.fullmatch(code):
-                    return None
-                continue
-            vals = dict(form.implied)
-            label = None
-            for (name, code_, data), text in zip(form.readers, got.groups(), strict=True):
-                if code_ == _REG:
-                    v = REGS.get(text)
-                    if v is None:
-                        break  # not a register: the form does not read the line
-                elif code_ == _NUM:
-                    v = nums.get(text)
-                    if v is None:
-                        v = nums[text] = self._number(text)
-                    if v is NOT_A_NUMBER:
-                        break
-                    if v is DECLINE:
-                        return None
-                elif code_ == _FLAG:
-                    v = 0 if text is None else 1
-                elif code_ == _ENUM:
-                    v = data[1] if text is None else data[0][text]
-                elif code_ == _PREFIXED:
-                    v = int(text[data:], 10)
-                else:  # _BRANCH
-                    rest = text[1:]
-                    if rest[0].isdigit() or rest[0] == "-":
-                        v = int(rest)
-                    else:
-                        v = rest
-                        if name:
-                            label = (name, rest, data.relative)
-                if name:
-                    if name in vals and type(v) is int and v != vals[name]:
-                        break  # the form implies another value than the one written
-                    vals[name] = v
-            else:
-                return form, vals, label
-        return None
-
-    def _number(self, text: str) -> Any:
-        """A number or name's value; NOT_A_NUMBER if the general path does not read it as
-        one; DECLINE for an unknown register name (the general path reports it)."""
-        c = text[0]
-        if c.isdigit():
-            return int(text, 16) if text[1:2] in ("x", "X") else int(text, 10)
-        db = self.db
-        if c == "@":
-            v = db.control_reg(text[1:])
-        elif c == "%":
-            v = db.sqe_reg(text[1:])
-        elif c == "|":
-            v = db.pipe_reg(text[1:])
-        else:
-            v = db.gpu_reg(text)
-            return NOT_A_NUMBER if v is None else v
-        return DECLINE if v is None else v
-
-
-def encode(form: Form, vals: dict[str, Any]) -> int | None:
-    """The word, as :meth:`Instr.encode` makes it; None if a value does not fit (the
-    general path then reports it)."""
-    word = form.ins.match
-    for name, low, width, mask, neg in form.plan:
-        v = vals[name]
-        if not 0 <= v < 1 << width:
-            if neg and -(1 << (width - 1)) <= v < 0:
-                v &= (1 << width) - 1
-            else:
-                return None
-        word = (word & ~mask) | (v << low)
-    return word
+            return _PREFIXED, kind.prefix
+        if parse is Kind.parse or parse is UInt.parse:
+            return _NUM, None
+        return None, None
 
 
 def _first_word(template: str, ins: Instr) -> str | None:
@@ -319,14 +139,185 @@ def compiled_forms(isa: ISA, lexer: Any) -> dict[str, list[Form]]:
     if got is None:
         got = {}
         for mnemonic, candidates in isa.by_mnemonic.items():
-            # (a form that names another mnemonic does not read the line: the general path
-            # fails it at that word)
+            # (a form that starts with another word does not read the line: the general
+            # path fails it at that word)
             got[mnemonic] = [Form(ins, template, fields, dict(implied), lexer)
                              for ins in candidates
                              for template, fields, implied in ins.syntaxes()
                              if _first_word(template, ins) in (mnemonic, None)]
         _compiled[key] = got
     return got
+
+
+_scanners: dict[int, re.Pattern[str]] = {}
+
+
+def _scanner(lexer: Any) -> re.Pattern[str]:
+    """The lexer's rules as one pattern that finds each token's text after blanks."""
+    got = _scanners.get(id(lexer))
+    if got is None:
+        rules = "|".join(f"(?:{r})" for _, r in lexer.rules)
+        got = _scanners[id(lexer)] = re.compile(f"[{_BLANKS}]*+({rules})")
+        assert got.groups == 1, "lexer rules must not capture"
+    return got
+
+
+class FastLines:
+    """The fast path of one assembly: the forms of one generation, the lexer's token
+    rules, and the register database for names."""
+
+    def __init__(self, isa: ISA, db: RegDB, lexer: Any, mods: frozenset[str]) -> None:
+        self.forms = compiled_forms(isa, lexer)
+        self.scan = _scanner(lexer).findall
+        self.comment = lexer.comment
+        self.mods = mods  # the modifier tokens that may come before a mnemonic
+        self.db = db
+        self.nums: dict[str, Any] = {}  # token -> _number(token)
+
+    def tokens(self, line: str) -> list[str] | None:
+        """The token texts of ``line`` up to its comment, as the lexer splits it; None if
+        the lexer would reject a character."""
+        if self.comment:
+            cut = line.find(self.comment)
+            if cut >= 0:
+                line = line[:cut]
+        toks = self.scan(line)
+        if sum(map(len, toks)) != len(line.translate(_NO_BLANKS)):
+            return None  # something no rule matches (the general path reports it)
+        return toks
+
+    def statement(self, toks: list[str]
+                  ) -> tuple[Form, dict[str, Any], tuple[str, str, bool] | None] | None:
+        """An instruction's tokens read as the general path would: (form, values in the
+        general path's order, the label branched to or None: (field, label, relative));
+        or None when it is left to the general path."""
+        mods = self.mods
+        for t in toks:
+            if t not in mods:
+                break
+        else:
+            return None
+        forms = self.forms.get(t)
+        if forms is None:
+            return None
+        n = len(toks)
+        for form in forms:
+            if not form.fast:
+                return None
+            got = self._read(form, toks, n)
+            if got is DECLINE:
+                return None
+            if got is not None:
+                return got
+        return None
+
+    def _read(self, form: Form, toks: list[str], n: int) -> Any:
+        """``match_template`` on token texts: the form's reading, None if the form does
+        not read the line, or DECLINE."""
+        vals = dict(form.implied)
+        label = None
+        i = 0
+        for step, name, data in form.steps:
+            t = toks[i] if i < n else None
+            if step == _LIT:
+                if t != data:
+                    return None
+                i += 1
+                continue
+            if step == _REG:
+                v = REGS.get(t)  # type: ignore[arg-type]
+                if v is None:
+                    return None
+                i += 1
+            elif step == _FLAG:
+                if t == data:
+                    v = 1
+                    i += 1
+                else:
+                    v = 0
+            elif step == _ENUM:
+                if t in data[0]:
+                    v = data[0][t]
+                    i += 1
+                else:
+                    v = data[1]
+            elif step == _NUM:
+                if t is None:
+                    return None
+                v = self.nums.get(t)
+                if v is None:
+                    v = self.nums[t] = self._number(t)
+                if v is NOT_A_NUMBER:
+                    return None
+                if v is DECLINE:
+                    return DECLINE
+                i += 1
+                if i < n and toks[i] in ("+", "-"):
+                    return DECLINE  # a sum: the general path reads it
+            elif step == _PREFIXED:
+                if t is None or not t.startswith(data) or not t[len(data):].isdigit():
+                    return None
+                v = int(t[len(data):], 10)
+                i += 1
+            else:  # _BRANCH
+                if t is None or not t.startswith(data.prefix):
+                    return None
+                rest = t[len(data.prefix):]
+                if _RAW.fullmatch(rest):
+                    v = int(rest)
+                else:
+                    v = rest
+                    if name:
+                        if label is not None:
+                            return DECLINE
+                        label = (name, rest, data.relative)
+                i += 1
+            if name:
+                if name in vals and type(v) is int and v != vals[name]:
+                    return None  # the form implies another value than the one written
+                vals[name] = v
+        if i != n:
+            return None
+        return form, vals, label
+
+    def _number(self, t: str) -> Any:
+        """A token's value as a number; NOT_A_NUMBER if the general path does not read it
+        as one; DECLINE where it might read more (or report an unknown name)."""
+        if _HEX.fullmatch(t):
+            return int(t, 16)
+        if _DEC.fullmatch(t):
+            return int(t, 10)
+        c = t[0]
+        if c in "-~(#":
+            return DECLINE  # an expression or a label: the general path reads it
+        db = self.db
+        if c == "@" and len(t) > 1:
+            v = db.control_reg(t[1:])
+        elif c == "%" and len(t) > 1:
+            v = db.sqe_reg(t[1:])
+        elif c == "|" and len(t) > 1:
+            v = db.pipe_reg(t[1:])
+        elif c.isalpha() or c == "_":
+            v = db.gpu_reg(t)
+            return NOT_A_NUMBER if v is None else v
+        else:
+            return NOT_A_NUMBER  # punctuation, a register, a literal word ...
+        return DECLINE if v is None else v
+
+
+def encode(form: Form, vals: dict[str, Any]) -> int | None:
+    """The word, as :meth:`Instr.encode` makes it; None if a value does not fit (the
+    general path then reports it)."""
+    word = form.ins.match
+    for name, low, width, mask, neg in form.plan:
+        v = vals[name]
+        if not 0 <= v < 1 << width:
+            if neg and -(1 << (width - 1)) <= v < 0:
+                v &= (1 << width) - 1
+            else:
+                return None
+        word = (word & ~mask) | (v << low)
+    return word
 
 
 __all__ = ["FastLines", "Form", "compiled_forms", "encode"]
