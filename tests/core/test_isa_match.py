@@ -1,5 +1,7 @@
-"""ISA.match finds an instruction through a decision tree on the bits all candidates fix;
-it must find what a scan of every instruction finds (one match, or None for none or several)."""
+"""The codec's shortcuts give what the plain definitions give, on every ISA of the project:
+ISA.match (a decision tree on the bits all candidates fix) finds what a scan of every
+instruction finds (one match, or None for none or several); Instr.field_values (a generated
+expression) and Instr.template_for give what a loop over the fields and forms gives."""
 
 from __future__ import annotations
 
@@ -37,3 +39,28 @@ def test_match_is_a_full_scan(name: str, data: st.DataObject) -> None:
     ins = data.draw(st.sampled_from(isa.instrs))
     word = data.draw(st.one_of(bits, bits.map(lambda r: ins.match | (r & ~ins.mask))))
     assert isa.match(word) is _scan(isa, word)
+
+
+def _field_values(ins: Instr, word: int) -> dict[str, int]:
+    vals: dict[str, int] = {}
+    for f in ins.fields.values():
+        vals[f.name] = f.const if f.const is not None else f.extract(word)
+    for o in ins.overrides:
+        for f in o.fields:
+            vals.setdefault(f.name, f.extract(word))
+    return vals
+
+
+@pytest.mark.parametrize("name", ISAS)
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_field_values_and_template_for_are_the_loops(name: str, data: st.DataObject) -> None:
+    isa = ISAS[name]()
+    ins = data.draw(st.sampled_from(isa.instrs))
+    word = data.draw(st.integers(0, (1 << isa.size) - 1))
+    vals = ins.field_values(word)
+    want = _field_values(ins, word)
+    assert list(vals.items()) == list(want.items())  # the same order too
+    template = next(t for t, _, when in ins.forms
+                    if all(vals.get(k) == v for k, v in when.items()))
+    assert ins.template_for(vals)[0] == template

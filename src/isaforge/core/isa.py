@@ -323,13 +323,30 @@ class Instr:
         return self.bitset.mnemonic
 
     def field_values(self, word: int) -> dict[str, int]:
-        vals: dict[str, int] = {}
-        for f in self.fields.values():
-            vals[f.name] = f.const if f.const is not None else f.extract(word)
+        """Every field's value in ``word`` (the override forms' fields too)."""
+        return self._extractor(word)
+
+    @cached_property
+    def _extractor(self) -> Any:
+        """``field_values`` as one generated expression (made at its first use): the
+        fields' shifts and masks written out, in the order the fields are listed, then
+        the override forms' fields not listed before."""
+        def expr(f: Field) -> str:
+            if f.const is not None:
+                return repr(f.const)
+            if f.pieces:
+                return " | ".join(f"((w >> {lo}) & {(1 << (hi - lo + 1)) - 1}) << {at}"
+                                  for lo, hi, at in f.pieces) or "0"
+            return f"(w >> {f.low}) & {(1 << f.width) - 1}"
+
+        items = [f"{f.name!r}: {expr(f)}" for f in self.fields.values()]
+        seen = {f.name for f in self.fields.values()}
         for o in self.overrides:
             for f in o.fields:
-                vals.setdefault(f.name, f.extract(word))
-        return vals
+                if f.name not in seen:
+                    seen.add(f.name)
+                    items.append(f"{f.name!r}: {expr(f)}")
+        return eval(f"lambda w: {{{', '.join(items)}}}")  # noqa: S307 - our own text
 
     @cached_property
     def forms(self) -> list[tuple[str, dict[str, Field], Mapping[str, int]]]:
@@ -351,10 +368,17 @@ class Instr:
         return merged
 
     def template_for(self, vals: Mapping[str, int]) -> tuple[str, dict[str, Field]]:
-        for template, flds, when in self.forms:
-            if all(vals.get(k) == v for k, v in when.items()):
+        for when, template, flds in self._conditions:
+            for k, v in when:
+                if vals.get(k) != v:
+                    break
+            else:
                 return template, flds
         raise AssertionError("the default form has no conditions")
+
+    @cached_property
+    def _conditions(self) -> list[tuple[tuple[tuple[str, int], ...], str, dict[str, Field]]]:
+        return [(tuple(when.items()), template, flds) for template, flds, when in self.forms]
 
     def syntaxes(self) -> list[tuple[str, dict[str, Field], Mapping[str, int]]]:
         """Every accepted text form: (template, fields, values it implies)."""
