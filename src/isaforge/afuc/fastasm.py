@@ -201,6 +201,7 @@ class FastLines:
         if forms is None:
             return None
         n = len(toks)
+        toks.append(None)  # type: ignore[arg-type]  # (a sentinel: no step reads past it)
         for form in forms:
             if not form.fast:
                 return None
@@ -211,24 +212,36 @@ class FastLines:
                 return got
         return None
 
-    def _read(self, form: Form, toks: list[str], n: int) -> Any:
-        """``match_template`` on token texts: the form's reading, None if the form does
-        not read the line, or DECLINE."""
-        vals = dict(form.implied)
+    def _read(self, form: Form, toks: list[Any], n: int) -> Any:
+        """``match_template`` on token texts (``toks[n]`` is None): the form's reading,
+        None if the form does not read the line, or DECLINE."""
+        vals = dict(form.implied) if form.implied else {}
         label = None
         i = 0
+        nums = self.nums
         for step, name, data in form.steps:
-            t = toks[i] if i < n else None
+            t = toks[i]
             if step == _LIT:
                 if t != data:
                     return None
                 i += 1
                 continue
             if step == _REG:
-                v = REGS.get(t)  # type: ignore[arg-type]
+                v = REGS.get(t)
                 if v is None:
                     return None
                 i += 1
+            elif step == _NUM:
+                if t is None:
+                    return None
+                v = nums.get(t)
+                if v is None:
+                    v = nums[t] = self._number(t)
+                if v.__class__ is not int:
+                    return None if v is NOT_A_NUMBER else DECLINE
+                i += 1
+                if toks[i] in ("+", "-"):
+                    return DECLINE  # a sum: the general path reads it
             elif step == _FLAG:
                 if t == data:
                     v = 1
@@ -241,19 +254,6 @@ class FastLines:
                     i += 1
                 else:
                     v = data[1]
-            elif step == _NUM:
-                if t is None:
-                    return None
-                v = self.nums.get(t)
-                if v is None:
-                    v = self.nums[t] = self._number(t)
-                if v is NOT_A_NUMBER:
-                    return None
-                if v is DECLINE:
-                    return DECLINE
-                i += 1
-                if i < n and toks[i] in ("+", "-"):
-                    return DECLINE  # a sum: the general path reads it
             elif step == _PREFIXED:
                 if t is None or not t.startswith(data) or not t[len(data):].isdigit():
                     return None
@@ -273,7 +273,7 @@ class FastLines:
                         label = (name, rest, data.relative)
                 i += 1
             if name:
-                if name in vals and type(v) is int and v != vals[name]:
+                if name in vals and v.__class__ is int and v != vals[name]:
                     return None  # the form implies another value than the one written
                 vals[name] = v
         if i != n:
