@@ -5,6 +5,8 @@ expression) and Instr.template_for give what a loop over the fields and forms gi
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,3 +66,14 @@ def test_field_values_and_template_for_are_the_loops(name: str, data: st.DataObj
     template = next(t for t, _, when in ins.forms
                     if all(vals.get(k) == v for k, v in when.items()))
     assert ins.template_for(vals)[0] == template
+
+
+def test_instructions_pickle_after_use() -> None:
+    """The generated extractor is not pickled (it is made again)."""
+    isa = isa_for(6)
+    word = isa.instrs[0].match
+    want = isa.instrs[0].field_values(word)
+    isa.match(word)
+    back = pickle.loads(pickle.dumps(isa))
+    assert back.instrs[0].field_values(word) == want
+    assert back.match(word).name == isa.match(word).name

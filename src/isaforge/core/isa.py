@@ -326,6 +326,12 @@ class Instr:
         """Every field's value in ``word`` (the override forms' fields too)."""
         return self._extractor(word)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # (pickling: the generated extractor is made again at its next use)
+        state = dict(self.__dict__)
+        state.pop("_extractor", None)
+        return state
+
     @cached_property
     def _extractor(self) -> Any:
         """``field_values`` as one generated expression (made at its first use): the
