@@ -72,15 +72,19 @@ class _Stmt:
     jumptable: bool = False
 
 
-@dataclass
 class _FastRef:
-    """A line the fast path read that branches to a label: encoded in pass 2."""
+    """A line the fast path read that branches to a label: encoded in pass 2. (A plain
+    class: a dataclass costs start-up time.)"""
 
-    form: Form
-    values: dict[str, Any]
-    target: tuple[str, str, bool]  # (field, label, relative)
-    line: str
-    lineno: int
+    __slots__ = ("form", "values", "target", "line", "lineno")
+
+    def __init__(self, form: Form, values: dict[str, Any], target: tuple[str, str, bool],
+                 line: str, lineno: int) -> None:
+        self.form = form
+        self.values = values
+        self.target = target  # (field, label, relative)
+        self.line = line
+        self.lineno = lineno
 
 
 @dataclass

@@ -9,7 +9,6 @@ group, exit status 2.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from typing import TYPE_CHECKING
 
@@ -255,6 +254,8 @@ def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
     stdin when it is not a terminal, one a line, as Mesa's emulator reads a script; the
     end of input quits.
     """
+    import shutil
+
     from .boot import boot
     from .debug import Debugger, repl
     from .machine import Emulator
