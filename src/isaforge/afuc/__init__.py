@@ -10,15 +10,40 @@ Python API (Capstone/Keystone/Unicorn style)::
     emu = afuc.Emulator(fw_bytes)
     h = emu.hook_add("reg_write", lambda emu, reg, value, info: print(info.name, value))
     emu.feed("CP_ME_INIT 0"); emu.run(); emu.effects; emu.hook_del(h)
+
+The names are imported when first used (PEP 562), so that a command that only assembles
+does not pay for the emulator's imports (numpy) at start-up; but ``listing``, which is also
+the name of a submodule: importing the submodule would otherwise bind the package attribute
+to the module, so the function is bound here, first.
 """
 
-from ..core.insn import Instruction
-from .asm import assemble
-from .decode import disassemble
-from .image import Firmware, load_firmware, parse_gpu
-from .isa import isa_for
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..core.insn import Instruction
+    from .asm import assemble
+    from .decode import disassemble
+    from .image import Firmware, load_firmware, parse_gpu
+    from .isa import isa_for
+    from .machine import Effect, Emulator, RegWrite
+
 from .listing import listing
-from .machine import Effect, Emulator, RegWrite
+
+_WHERE = {
+    "Effect": ".machine",
+    "Emulator": ".machine",
+    "Firmware": ".image",
+    "Instruction": "..core.insn",
+    "RegWrite": ".machine",
+    "assemble": ".asm",
+    "disassemble": ".decode",
+    "isa_for": ".isa",
+    "load_firmware": ".image",
+    "parse_gpu": ".image",
+}
 
 __all__ = [
     "Effect",
@@ -33,3 +58,16 @@ __all__ = [
     "load_firmware",
     "parse_gpu",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})

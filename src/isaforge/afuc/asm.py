@@ -30,6 +30,7 @@ from ..core.asm import (
 )
 from ..core.errors import AsmError, EncodeError, FirmwareError, SourceLoc
 from ..core.isa import ISA, Instr
+from .fastasm import FastLines, Form, encode
 from .image import FIRMWARE_IDS, fwid_of, generation, parse_gpu, variant
 from .isa import isa_for, nop_literal
 from .regdb import RegDB
@@ -52,6 +53,10 @@ LEXER = Lexer(
     ]
 )
 
+# the modifier tokens (what the lexer calls MOD)
+MODS = frozenset(["(rep)", "(peek)", "(xmov1)", "(xmov2)", "(xmov3)", "(sds1)", "(sds2)",
+                  "(sds3)"])
+
 
 @dataclass
 class _Stmt:
@@ -67,10 +72,25 @@ class _Stmt:
     jumptable: bool = False
 
 
+class _FastRef:
+    """A line the fast path read that branches to a label: encoded in pass 2. (A plain
+    class: a dataclass costs start-up time.)"""
+
+    __slots__ = ("form", "values", "target", "line", "lineno")
+
+    def __init__(self, form: Form, values: dict[str, Any], target: tuple[str, str, bool],
+                 line: str, lineno: int) -> None:
+        self.form = form
+        self.values = values
+        self.target = target  # (field, label, relative)
+        self.line = line
+        self.lineno = lineno
+
+
 @dataclass
 class _Section:
     name: str
-    stmts: list[_Stmt] = field(default_factory=list)
+    stmts: list[int | _Stmt | _FastRef] = field(default_factory=list)  # int: a final word
     labels: dict[str, int] = field(default_factory=dict)
     label_locs: dict[str, SourceLoc] = field(default_factory=dict)
     size: int = 0
@@ -106,8 +126,9 @@ class _Ctx:
 class Assembler:
     """Two passes: parse and lay out statements, then resolve labels and encode."""
 
-    def __init__(self, gpu: str | int | None = None) -> None:
+    def __init__(self, gpu: str | int | None = None, fast: bool = True) -> None:
         self.fwid = parse_gpu(gpu) if gpu is not None else None
+        self.fast = fast  # False: every line through the general path (for comparisons)
 
     def assemble(self, text: str, filename: str = "<input>") -> bytes:
         lines = text.splitlines()
@@ -116,30 +137,75 @@ class Assembler:
         isa = isa_for(gen)
         db = RegDB.for_variant(variant(fwid))
         ctx = _Ctx(db)
+        self._filename, self._isa, self._ctx, self._gen = filename, isa, ctx, gen
+        fast = FastLines(isa, db, LEXER, MODS) if self.fast else None
         sections = [_Section("")]
         # line -> its word, for lines that are one instruction whose operands are all
         # numbers (no label): firmware repeats many lines, each is parsed and encoded once
         memo: dict[str, int] = {}
+        sec = sections[0]
         for lineno, line in enumerate(lines, 1):
             word = memo.get(line)
-            sec = sections[-1]
             if word is not None:
-                sec.stmts.append(_Stmt(SourceLoc(filename, lineno, 1), literal=word))
+                sec.stmts.append(word)
                 sec.size += 1
+                continue
+            if fast is not None and self._fast_line(fast, line, lineno, sec, memo):
                 continue
             n_stmts, n_labels = len(sec.stmts), len(sec.labels)
             toks = LEXER.tokenize(line, filename, lineno)
             self._statement(toks, sections, isa, ctx, gen, filename, lineno, len(line))
-            if (sections[-1] is sec and len(sec.stmts) == n_stmts + 1
-                    and len(sec.labels) == n_labels):
+            if sections[-1] is not sec:
+                sec = sections[-1]
+            elif len(sec.stmts) == n_stmts + 1 and len(sec.labels) == n_labels:
                 st = sec.stmts[-1]
+                assert isinstance(st, _Stmt)
                 if st.ins is not None and all(type(v) is int for v in st.values.values()):
-                    st = sec.stmts[-1] = _Stmt(st.loc, literal=self._encode(st, 0, sec))
-                    memo[line] = st.literal  # type: ignore[assignment]
+                    word = sec.stmts[-1] = self._encode(st, 0, sec)
+                    memo[line] = word
         out = [0]
         for sec in sections:
             out.extend(self._emit(sec, isa, db, gen))
         return struct.pack(f"<{len(out)}I", *out)
+
+    def _fast_line(self, fast: FastLines, line: str, lineno: int, sec: _Section,
+                   memo: dict[str, int]) -> bool:
+        """Read ``line`` on the fast path (:mod:`isaforge.afuc.fastasm`) if it can: True if
+        it did, False to leave it to the general path."""
+        toks = fast.tokens(line)
+        if toks is None:
+            return False
+        if not toks:
+            return True  # blank, or only a comment
+        first = toks[0]
+        c = first[0]
+        if c == "[":
+            if len(toks) != 1 or first == "[":
+                return False
+            sec.stmts.append(int(first[1:-1], 16) & 0xFFFFFFFF)
+            sec.size += 1
+            return True
+        if len(toks) > 1 and toks[1] == ":":
+            if len(toks) != 2 or not (c.isalpha() or c == "_") or first in sec.labels:
+                return False
+            sec.labels[first] = sec.size
+            col = len(line) - len(line.lstrip(" \t\r\f\v")) + 1
+            sec.label_locs[first] = SourceLoc(self._filename, lineno, col)
+            return True
+        got = fast.statement(toks)
+        if got is None:
+            return False
+        form, values, target = got
+        if target is None:
+            word = encode(form, values)
+            if word is None:
+                return False
+            sec.stmts.append(word)
+            memo[line] = word
+        else:
+            sec.stmts.append(_FastRef(form, values, target, line, lineno))
+        sec.size += 1
+        return True
 
     # -- pass 1 -------------------------------------------------------------------------------
     @staticmethod
@@ -242,8 +308,25 @@ class Assembler:
     # -- pass 2 -------------------------------------------------------------------------------
     def _emit(self, sec: _Section, isa: ISA, db: RegDB, gen: int) -> list[int]:
         out: list[int] = []
+        labels = sec.labels
         for st in sec.stmts:
+            if type(st) is int:
+                out.append(st)
+                continue
             pc = len(out)
+            if type(st) is _FastRef:
+                name, label, relative = st.target
+                target = labels.get(label)
+                word = None
+                if target is not None:
+                    values = dict(st.values)
+                    values[name] = target - pc if relative else target
+                    word = encode(st.form, values)
+                if word is None:  # the general path says what is wrong
+                    word = self._encode(self._general(st.line, st.lineno), pc, sec)
+                out.append(word)
+                continue
+            assert isinstance(st, _Stmt)
             if st.jumptable:
                 out.extend(self._jumptable(sec, db))
             elif st.literal is not None:
@@ -255,6 +338,16 @@ class Assembler:
                 assert st.ins is not None
                 out.append(self._encode(st, pc, sec))
         return out
+
+    def _general(self, line: str, lineno: int) -> _Stmt:
+        """``line`` (one instruction) read by the general path."""
+        scratch = [_Section("")]
+        toks = LEXER.tokenize(line, self._filename, lineno)
+        self._statement(toks, scratch, self._isa, self._ctx, self._gen, self._filename,
+                        lineno, len(line))
+        st = scratch[0].stmts[-1]
+        assert isinstance(st, _Stmt)
+        return st
 
     @staticmethod
     def _encode(st: _Stmt, pc: int, sec: _Section) -> int:

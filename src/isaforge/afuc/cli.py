@@ -9,20 +9,20 @@ group, exit status 2.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from ..core.cli import guarded, preset, read_input, write_output
 from ..core.errors import AsmError, EmulationError, FirmwareError
-from .asm import assemble
-from .boot import BOOT_MAX_STEPS, boot, jumptable_offset
-from .debug import Debugger, repl
-from .listing import listing
-from .machine import Effect, Emulator, StepLimitError, TraceState
-from .machine.stream import BadPacketError, Stream, parse_header, parse_stream
-from .regdb import RegDB
+
+if TYPE_CHECKING:
+    from .machine import Effect, Emulator
+    from .regdb import RegDB
+
+# The engines are imported by the commands that use them: start-up is part of every
+# command's time, and disasm/asm need neither the debugger nor (a5xx) the emulator (numpy).
 
 GPU_HELP = "firmware id in hex as Mesa's -g takes it (6dc) or a GPU name (a650); overrides the file"
 # (file arguments are read by the commands: a missing file or a directory is bad input)
@@ -46,6 +46,8 @@ def afuc_cli() -> None:
 def disasm_cmd(firmware: str, verbose: bool, raw: bool, color: bool, gpu: str | None,
                output: str | None) -> None:
     """Disassemble FIRMWARE as Mesa's afuc-disasm -u does."""
+    from .listing import listing
+
     write_output(output, listing(read_input(firmware), gpu=gpu, verbose=verbose, raw=raw,
                                  color=color))
 
@@ -58,6 +60,8 @@ def disasm_cmd(firmware: str, verbose: bool, raw: bool, color: bool, gpu: str | 
 @guarded
 def asm_cmd(source: str, output: str, gpu: str | None) -> None:
     """Assemble SOURCE (Mesa afuc-asm syntax) into firmware."""
+    from .asm import assemble
+
     try:
         text = read_input(source).decode("utf-8")
     except UnicodeDecodeError as e:
@@ -76,6 +80,8 @@ def _effect_text(e: Effect) -> str:
 def _effect_lines(emu: Emulator, start: int, hide_to: int) -> list[str]:
     """:func:`_effect_text` of the effects from ``start`` on, but the control-register ones
     before ``hide_to`` (each register's name and text made once)."""
+    from .machine import Effect
+
     prefix: dict[tuple[str, int], str] = {}
     out = []
     raw = emu.effects_raw
@@ -114,6 +120,10 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     prompt takes them (CP_MEM_WRITE 0x1000 0 0xdead, RB_RENDER_CNTL 0x11), plus
     '@ADDR: w0 w1 ...' lines that place IBs in GPU memory.
     """
+    from .boot import BOOT_MAX_STEPS, jumptable_offset
+    from .machine import Emulator, StepLimitError, TraceState
+    from .machine.stream import Stream, parse_stream
+
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
     data = read_input(stream)
@@ -198,6 +208,8 @@ class _Lines:
 
 def _me_init_words(rb: list[int], db: RegDB) -> int:
     """How many of the words ``rb`` starts with are a CP_ME_INIT packet (0: none)."""
+    from .machine.stream import BadPacketError, parse_header
+
     if not rb:
         return 0
     try:
@@ -242,6 +254,12 @@ def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
     stdin when it is not a terminal, one a line, as Mesa's emulator reads a script; the
     end of input quits.
     """
+    import shutil
+
+    from .boot import boot
+    from .debug import Debugger, repl
+    from .machine import Emulator
+
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
     if emu.gen >= 6:

@@ -91,6 +91,7 @@ class Decoder:
         self._memo: dict[tuple[int, bool], tuple] = {}
         self._plans: dict[tuple[int, str], tuple[list, tuple[int, int] | None]] = {}
         self._shown: dict[str, frozenset[str]] = {}  # template -> the fields it prints
+        self._known: dict[bool, dict[int, tuple]] = {}  # see instructions()
 
     def decode(self, word: int, ctx: LabelContext
                ) -> tuple[Instr | None, dict[str, int], str, str, str, str]:
@@ -196,18 +197,38 @@ class Decoder:
         name targets inside ``words`` (or as ``ctx`` says)."""
         if ctx is None:
             ctx = LabelContext(self.db, len(words), color=self.color)
-        decode = self.decode
+        # word -> (decoding, its Detail), for words whose text does not depend on the pc
+        # (what decode() memoizes, without its per-call copying and keys)
+        known = self._known.setdefault(ctx.color, {})
+        decode = self._decode
+        memo = self._memo
+        color = ctx.color
         for n, word in enumerate(words):
-            ctx.pc = n
-            ctx.target = None
-            ins, vals, mnemonic, op_str, text, comment = decode(word, ctx)
-            target = ctx.target
-            if target is None:
-                detail = Detail(comment) if comment else _PLAIN
-            else:
-                detail = Detail(comment, target[0], target[1])
-            yield Instruction(address + 4 * n, 4, word, mnemonic, op_str, text,
-                              None if ins is None else ins.name, vals, detail)
+            got = known.get(word)
+            if got is None:
+                ctx.pc = n
+                ctx.target = None
+                dec = memo.get((word, color))
+                if dec is None:
+                    dec = decode(word, ctx)
+                target = ctx.target
+                comment = dec[5]
+                if target is None:
+                    got = (dec, Detail(comment) if comment else _PLAIN,
+                           None if dec[0] is None else dec[0].name)
+                    if len(known) < 1 << 16:
+                        known[word] = got
+                        if len(memo) < 1 << 16:
+                            memo[(word, color)] = dec
+                else:
+                    ins = dec[0]
+                    yield Instruction(address + 4 * n, 4, word, dec[2], dec[3], dec[4],
+                                      None if ins is None else ins.name, dict(dec[1]),
+                                      Detail(comment, target[0], target[1]))
+                    continue
+            dec, detail, name = got
+            yield Instruction(address + 4 * n, 4, word, dec[2], dec[3], dec[4], name,
+                              dict(dec[1]), detail)
 
 
 def disassemble(data: bytes | Iterable[int], gpu: str | int | None = None,

@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..core.insn import Instruction
-from .boot import boot_images, find_table
 from .decode import Decoder, LabelContext
 from .image import Firmware, load_firmware
 from .isa import nop_literal
@@ -111,6 +110,8 @@ def _analyse(fw: Firmware, dec: Decoder) -> list[Section]:
     if fw.gen < 6:
         table = _a5xx_table(image)
         return [_section(dec, "main", image, len(image), _packet_names(dec.db, table))]
+    from .boot import boot_images, find_table  # the emulator: a6xx/a7xx only
+
     out = []
     for img in boot_images(fw):
         words = image[img.start : img.start + img.size]

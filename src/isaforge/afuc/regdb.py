@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 __all__ = ["RegDB", "VARIANTS"]
@@ -55,7 +55,9 @@ _Hit = tuple[str, str | None]
 
 @cache
 def _load_data() -> dict[str, Any]:
-    blob = (resources.files("isaforge.afuc") / "data" / DATA_FILE).read_bytes()
+    # (a path next to this file, not importlib.resources: that import alone pulls in tempfile,
+    # shutil, zipfile, bz2, lzma and random, a few ms of every command's start-up)
+    blob = (Path(__file__).parent / "data" / DATA_FILE).read_bytes()
     data = json.loads(gzip.decompress(blob))
     if data.get("format") != 1:
         raise ValueError(f"{DATA_FILE}: unsupported format {data.get('format')!r}")

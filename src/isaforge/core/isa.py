@@ -323,13 +323,36 @@ class Instr:
         return self.bitset.mnemonic
 
     def field_values(self, word: int) -> dict[str, int]:
-        vals: dict[str, int] = {}
-        for f in self.fields.values():
-            vals[f.name] = f.const if f.const is not None else f.extract(word)
+        """Every field's value in ``word`` (the override forms' fields too)."""
+        return self._extractor(word)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (pickling: the generated extractor is made again at its next use)
+        state = dict(self.__dict__)
+        state.pop("_extractor", None)
+        return state
+
+    @cached_property
+    def _extractor(self) -> Any:
+        """``field_values`` as one generated expression (made at its first use): the
+        fields' shifts and masks written out, in the order the fields are listed, then
+        the override forms' fields not listed before."""
+        def expr(f: Field) -> str:
+            if f.const is not None:
+                return repr(f.const)
+            if f.pieces:
+                return " | ".join(f"((w >> {lo}) & {(1 << (hi - lo + 1)) - 1}) << {at}"
+                                  for lo, hi, at in f.pieces) or "0"
+            return f"(w >> {f.low}) & {(1 << f.width) - 1}"
+
+        items = [f"{f.name!r}: {expr(f)}" for f in self.fields.values()]
+        seen = {f.name for f in self.fields.values()}
         for o in self.overrides:
             for f in o.fields:
-                vals.setdefault(f.name, f.extract(word))
-        return vals
+                if f.name not in seen:
+                    seen.add(f.name)
+                    items.append(f"{f.name!r}: {expr(f)}")
+        return eval(f"lambda w: {{{', '.join(items)}}}")  # noqa: S307 - our own text
 
     @cached_property
     def forms(self) -> list[tuple[str, dict[str, Field], Mapping[str, int]]]:
@@ -351,10 +374,17 @@ class Instr:
         return merged
 
     def template_for(self, vals: Mapping[str, int]) -> tuple[str, dict[str, Field]]:
-        for template, flds, when in self.forms:
-            if all(vals.get(k) == v for k, v in when.items()):
+        for when, template, flds in self._conditions:
+            for k, v in when:
+                if vals.get(k) != v:
+                    break
+            else:
                 return template, flds
         raise AssertionError("the default form has no conditions")
+
+    @cached_property
+    def _conditions(self) -> list[tuple[tuple[tuple[str, int], ...], str, dict[str, Field]]]:
+        return [(tuple(when.items()), template, flds) for template, flds, when in self.forms]
 
     def syntaxes(self) -> list[tuple[str, dict[str, Field], Mapping[str, int]]]:
         """Every accepted text form: (template, fields, values it implies)."""
@@ -427,6 +457,7 @@ class ISA:
                 if ins not in lst:
                     lst.append(ins)
         self._cache: dict[int, Instr | None] = {}
+        self._tree: Any = None  # built at the first match (see _decision_tree)
 
     def match(self, word: int) -> Instr | None:
         """The one instruction whose fixed bits match ``word``; ``None`` if none or several."""
@@ -434,8 +465,13 @@ class ISA:
             return self._cache[word]
         except KeyError:
             pass
+        node = self._tree
+        if node is None:
+            node = self._tree = _decision_tree(self.instrs, (1 << self.size) - 1)
+        while type(node) is tuple:  # (bits, {their value: subtree}) down to a list
+            node = node[1].get(word & node[0], _NONE)
         found: Instr | None = None
-        for ins in self.instrs:
+        for ins in node:
             if (word & ins.mask & ~ins.dontcare) == ins.match:
                 if found is not None:
                     found = None  # ambiguous: treat as undecodable, as isaspec does
@@ -489,6 +525,28 @@ class ISA:
             if ins.name == name:
                 return ins
         raise EncodeError(f"instruction {name!r} does not exist in {self.name}")
+
+
+_NONE: list[Instr] = []  # (no instruction has those bits)
+
+
+def _decision_tree(instrs: list[Instr], free: int) -> Any:
+    """The instructions split by the bits all of them fix (among ``free``), recursively:
+    ``(bits, {value of those bits: subtree})``, or a list (in table order) where no bit is
+    fixed by all or the list is short. An instruction can only match a word whose value on
+    those bits is its own, so matching in the one list a word leads to finds what a scan of
+    every instruction finds (including that several match)."""
+    if len(instrs) <= 4:
+        return list(instrs)
+    common = free
+    for ins in instrs:
+        common &= ins.mask & ~ins.dontcare
+    if not common:
+        return list(instrs)
+    groups: dict[int, list[Instr]] = {}
+    for ins in instrs:
+        groups.setdefault(ins.match & common, []).append(ins)
+    return (common, {k: _decision_tree(v, free & ~common) for k, v in groups.items()})
 
 
 def _first_blank(text: str) -> int:

@@ -1,0 +1,324 @@
+"""The assembler's fast path: the text forms of each instruction turned, once per
+generation, into flat step lists, and lines split into token texts by one regex.
+
+The general path (:func:`isaforge.core.asm.read_instruction`) makes a token object with a
+source location for every token and walks every candidate template through operand-kind
+objects; that is what gives precise errors, and it reads operand expressions. Almost every
+line of a real listing is simpler: a mnemonic, registers, plain numbers, register names, a
+label. :class:`FastLines` reads such a line by the same algorithm (the same tokens, the same
+forms in the same order, each read left to right as
+:func:`isaforge.core.asm.match_template` reads it) with cheaper parts, and encodes it from a
+precomputed field plan. It is an optimisation only, with one rule: **for any line it either
+gives exactly what the general path gives, or declines** (``None``), and the assembler then
+takes the general path, which also reports every error. It declines:
+
+* an operand expression that is more than one number or name (``@REG + 1``, ``(1 << 4)``,
+  ``-1``), a label reference where a number goes, an unknown ``@``/``%``/``|`` register name;
+* a value that does not fit its field;
+* directives, ``[#label]``, several statements on a line, a character the lexer rejects;
+* a form with an operand kind whose reading it does not know.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..core.isa import ISA, Branch, Enum, Flag, Instr, Int, Kind, UInt, template_parts
+from .isa import REG_ALIASES, Reg, parse_reg_name
+from .regdb import RegDB
+
+# steps of a form
+_LIT, _REG, _FLAG, _ENUM, _NUM, _PREFIXED, _BRANCH = range(7)
+NOT_A_NUMBER = object()  # the general path does not read this token as a number
+DECLINE = object()  # leave the line to the general path
+_BLANKS = " \t\r\f\v"  # what the lexer skips between tokens
+_HEX = re.compile(r"0[xX][0-9a-fA-F]+")
+_DEC = re.compile(r"\d+")
+_RAW = re.compile(r"-?\d+")  # a branch operand that is a raw field value
+
+# every text the general path reads as a register ($0a, $0A, $data ...)
+REGS: dict[str, int] = {}
+for _n in range(32):
+    for _a in {f"{_n:02x}"[0], f"{_n:02X}"[0]}:
+        for _b in {f"{_n:02x}"[1], f"{_n:02X}"[1]}:
+            REGS["$" + _a + _b] = _n
+REGS.update(("$" + _k, _v) for _k, _v in REG_ALIASES.items())
+assert all(parse_reg_name(_k) == _v for _k, _v in REGS.items())
+
+
+class Form:
+    """One text form of one instruction: the steps that read it and the plan that encodes
+    it."""
+
+    __slots__ = ("ins", "steps", "implied", "plan", "fast")
+
+    def __init__(self, ins: Instr, template: str, fields: dict, implied: dict[str, int],
+                 lexer: Any) -> None:
+        self.ins = ins
+        self.implied = dict(implied)
+        self.fast = True
+        # (step, field name or "" (a constant field: read, not kept), data)
+        self.steps: list[tuple[int, str, Any]] = []
+        order = list(self.implied)
+        for kind, text in template_parts(template):
+            if kind == "lit":
+                self.steps.extend((_LIT, "", t.text) for t in lexer.tokenize(text))
+            elif text == "NAME":
+                self.steps.append((_LIT, "", ins.mnemonic))
+            else:
+                f = fields[text]
+                step, data = self._operand(f.kind)
+                if step is None:
+                    self.fast = False
+                name = text if f.const is None else ""
+                self.steps.append((step, name, data))
+                if name and name not in order:
+                    order.append(name)
+        # the general path encodes the values in this order: implied, then as read
+        self.plan: list[tuple[str, int, int, int, bool]] = []
+        for name in order:
+            f = ins.all_fields.get(name)
+            if f is None or f.const is not None:
+                continue
+            if f.pieces:
+                self.fast = False
+            self.plan.append((name, f.low, f.width, f.mask, isinstance(f.kind, (Branch, Int))))
+
+    @staticmethod
+    def _operand(kind: Kind) -> tuple[Any, Any]:
+        """(step, data) for the operand kinds whose reading is known exactly (a subclass
+        that reads otherwise is not)."""
+        parse = type(kind).parse
+        if parse is Reg.parse:
+            return _REG, None
+        if parse is Flag.parse:
+            assert isinstance(kind, Flag)
+            return _FLAG, kind.display
+        if parse is Enum.parse:
+            assert isinstance(kind, Enum)
+            if not kind.optional:
+                return None, None  # (none in afuc; the general path reads it)
+            default = next(k for k, v in kind.values.items() if v == "")
+            return _ENUM, (kind.by_name, default)
+        if parse is Branch.parse:
+            assert isinstance(kind, Branch)
+            return _BRANCH, kind
+        if parse is UInt.parse and getattr(kind, "prefix", ""):
+            assert isinstance(kind, UInt)
+            return _PREFIXED, kind.prefix
+        if parse is Kind.parse or parse is UInt.parse:
+            return _NUM, None
+        return None, None
+
+
+def _first_word(template: str, ins: Instr) -> str | None:
+    """The word a template starts with after its optional modifiers (None: an operand)."""
+    for kind, text in template_parts(template):
+        if kind == "field":
+            if text == "NAME":
+                return ins.mnemonic
+            f = ins.all_fields.get(text)
+            if f is not None and f.kind.optional:
+                continue
+            return None
+        words = text.split()
+        if words:
+            return words[0]
+    return None
+
+
+_compiled: dict[tuple[int, int], dict[str, list[Form]]] = {}
+
+
+def compiled_forms(isa: ISA, lexer: Any) -> dict[str, list[Form]]:
+    """mnemonic -> its forms in the general path's order (built once per ISA and lexer)."""
+    key = (id(isa), id(lexer))
+    got = _compiled.get(key)
+    if got is None:
+        got = {}
+        for mnemonic, candidates in isa.by_mnemonic.items():
+            # (a form that starts with another word does not read the line: the general
+            # path fails it at that word)
+            got[mnemonic] = [Form(ins, template, fields, dict(implied), lexer)
+                             for ins in candidates
+                             for template, fields, implied in ins.syntaxes()
+                             if _first_word(template, ins) in (mnemonic, None)]
+        _compiled[key] = got
+    return got
+
+
+_scanners: dict[int, re.Pattern[str]] = {}
+
+
+def _scanner(lexer: Any) -> re.Pattern[str]:
+    """The lexer's rules as one pattern that finds each token's text after blanks."""
+    got = _scanners.get(id(lexer))
+    if got is None:
+        rules = "|".join(f"(?:{r})" for _, r in lexer.rules)
+        got = _scanners[id(lexer)] = re.compile(f"[{_BLANKS}]*+({rules})")
+        assert got.groups == 1, "lexer rules must not capture"
+    return got
+
+
+class FastLines:
+    """The fast path of one assembly: the forms of one generation, the lexer's token
+    rules, and the register database for names."""
+
+    def __init__(self, isa: ISA, db: RegDB, lexer: Any, mods: frozenset[str]) -> None:
+        self.forms = compiled_forms(isa, lexer)
+        self.scan = _scanner(lexer).findall
+        self.comment = lexer.comment
+        self.mods = mods  # the modifier tokens that may come before a mnemonic
+        self.db = db
+        self.nums: dict[str, Any] = {}  # token -> _number(token)
+
+    def tokens(self, line: str) -> list[str] | None:
+        """The token texts of ``line`` up to its comment, as the lexer splits it; None if
+        the lexer would reject a character."""
+        if self.comment:
+            cut = line.find(self.comment)
+            if cut >= 0:
+                line = line[:cut]
+        toks = self.scan(line)
+        # every character not a space or tab is in a token: otherwise something no rule
+        # matches (or a rarer blank, \r \f \v: declined too) and the general path reads it
+        if sum(map(len, toks)) != len(line) - line.count(" ") - line.count("\t"):
+            return None
+        return toks
+
+    def statement(self, toks: list[str]
+                  ) -> tuple[Form, dict[str, Any], tuple[str, str, bool] | None] | None:
+        """An instruction's tokens read as the general path would: (form, values in the
+        general path's order, the label branched to or None: (field, label, relative));
+        or None when it is left to the general path."""
+        mods = self.mods
+        for t in toks:
+            if t not in mods:
+                break
+        else:
+            return None
+        forms = self.forms.get(t)
+        if forms is None:
+            return None
+        n = len(toks)
+        toks.append(None)  # type: ignore[arg-type]  # (a sentinel: no step reads past it)
+        for form in forms:
+            if not form.fast:
+                return None
+            got = self._read(form, toks, n)
+            if got is DECLINE:
+                return None
+            if got is not None:
+                return got
+        return None
+
+    def _read(self, form: Form, toks: list[Any], n: int) -> Any:
+        """``match_template`` on token texts (``toks[n]`` is None): the form's reading,
+        None if the form does not read the line, or DECLINE."""
+        vals = dict(form.implied) if form.implied else {}
+        label = None
+        i = 0
+        nums = self.nums
+        for step, name, data in form.steps:
+            t = toks[i]
+            if step == _LIT:
+                if t != data:
+                    return None
+                i += 1
+                continue
+            if step == _REG:
+                v = REGS.get(t)
+                if v is None:
+                    return None
+                i += 1
+            elif step == _NUM:
+                if t is None:
+                    return None
+                v = nums.get(t)
+                if v is None:
+                    v = nums[t] = self._number(t)
+                if v.__class__ is not int:
+                    return None if v is NOT_A_NUMBER else DECLINE
+                i += 1
+                if toks[i] in ("+", "-"):
+                    return DECLINE  # a sum: the general path reads it
+            elif step == _FLAG:
+                if t == data:
+                    v = 1
+                    i += 1
+                else:
+                    v = 0
+            elif step == _ENUM:
+                if t in data[0]:
+                    v = data[0][t]
+                    i += 1
+                else:
+                    v = data[1]
+            elif step == _PREFIXED:
+                if t is None or not t.startswith(data) or not t[len(data):].isdigit():
+                    return None
+                v = int(t[len(data):], 10)
+                i += 1
+            else:  # _BRANCH
+                if t is None or not t.startswith(data.prefix):
+                    return None
+                rest = t[len(data.prefix):]
+                if _RAW.fullmatch(rest):
+                    v = int(rest)
+                else:
+                    v = rest
+                    if name:
+                        if label is not None:
+                            return DECLINE
+                        label = (name, rest, data.relative)
+                i += 1
+            if name:
+                if name in vals and v.__class__ is int and v != vals[name]:
+                    return None  # the form implies another value than the one written
+                vals[name] = v
+        if i != n:
+            return None
+        return form, vals, label
+
+    def _number(self, t: str) -> Any:
+        """A token's value as a number; NOT_A_NUMBER if the general path does not read it
+        as one; DECLINE where it might read more (or report an unknown name)."""
+        if _HEX.fullmatch(t):
+            return int(t, 16)
+        if _DEC.fullmatch(t):
+            return int(t, 10)
+        c = t[0]
+        if c in "-~(#":
+            return DECLINE  # an expression or a label: the general path reads it
+        db = self.db
+        if c == "@" and len(t) > 1:
+            v = db.control_reg(t[1:])
+        elif c == "%" and len(t) > 1:
+            v = db.sqe_reg(t[1:])
+        elif c == "|" and len(t) > 1:
+            v = db.pipe_reg(t[1:])
+        elif c.isalpha() or c == "_":
+            v = db.gpu_reg(t)
+            return NOT_A_NUMBER if v is None else v
+        else:
+            return NOT_A_NUMBER  # punctuation, a register, a literal word ...
+        return DECLINE if v is None else v
+
+
+def encode(form: Form, vals: dict[str, Any]) -> int | None:
+    """The word, as :meth:`Instr.encode` makes it; None if a value does not fit (the
+    general path then reports it)."""
+    word = form.ins.match
+    for name, low, width, mask, neg in form.plan:
+        v = vals[name]
+        if not 0 <= v < 1 << width:
+            if neg and -(1 << (width - 1)) <= v < 0:
+                v &= (1 << width) - 1
+            else:
+                return None
+        word = (word & ~mask) | (v << low)
+    return word
+
+
+__all__ = ["FastLines", "Form", "compiled_forms", "encode"]
