@@ -82,7 +82,7 @@ class LaneState:
     def enabled(self) -> np.ndarray:
         """``LaneEnabled`` of each lane (``IsLaneEnabled``)."""
         by_flags = self.flags | ~self.use_flags
-        if not self.lane_config.any():  # no ROW_MASK anywhere (the usual case)
+        if not np.count_nonzero(self.lane_config):  # no ROW_MASK anywhere (the usual case)
             return by_flags
         masked = (self.lane_config[LANE_COL] >> (ROW_MASK + LANE_ROW) & 1).astype(bool)
         return ~masked & by_flags
