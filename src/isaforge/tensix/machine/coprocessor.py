@@ -307,9 +307,24 @@ class Coprocessor:
         finally:
             self._run_cap = cap
 
-    def _round(self) -> bool:
+    def burst(self, rounds: int) -> None:
+        """Up to ``rounds`` rounds of :meth:`step`, stopping when every thread has finished
+        or when none could move (without :class:`DeadlockError`: the caller, a tile, may
+        unblock them later)."""
+        if self.finished:
+            return
+        cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
+        try:
+            for _ in range(rounds):
+                if self._round(quiet=True) is not False:
+                    return
+        finally:
+            self._run_cap = cap
+
+    def _round(self, quiet: bool = False) -> bool | None:
         """One scheduler round of :meth:`step` (some thread has not finished); returns
-        whether every thread has finished after it."""
+        whether every thread has finished after it. When no thread could move: None with
+        ``quiet``, else :class:`DeadlockError`."""
         self.rounds += 1
         moved = False
         for th in self.threads:
@@ -322,7 +337,10 @@ class Coprocessor:
         if finished and self.units.sfpu.scheduled:  # SFPLOADMACRO's last instructions
             self.units.sfpu.drain()
         if not moved and not finished:
-            reasons = {th.index: th.blocked or "?" for th in self.threads if not th.finished}
+            if quiet:
+                return None
+            reasons = {th.index: str(th.blocked or "?") for th in self.threads
+                       if not th.finished}
             lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
             raise DeadlockError(f"deadlock: no thread can make progress ({lines})", reasons)
         return finished
@@ -337,7 +355,7 @@ class Coprocessor:
         self._run_cap = start + max_steps + 1 if max_steps is not None else 1 << 62
         try:
             while not done:
-                done = self._round()
+                done = bool(self._round())
                 if not done and max_steps is not None and self.steps - start > max_steps:
                     raise StepLimitError(f"the program did not finish within {max_steps} "
                                          f"steps (--max-steps)")
@@ -373,12 +391,15 @@ class Coprocessor:
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
         execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
-        reason = self.sync.gate(t, ins.name) if self.sync.latched[t] is not None else None
-        if reason is None and wait is not None:
-            reason = wait(t, ins.fields)
-        if reason is not None:
-            th.blocked = f"{ins.text.expandtabs(1)}: {reason}"
+        sync = self.sync
+        if sync.latched[t] is not None and sync.gate_blocks(t, ins.name):
+            th.blocked = _GateBlocked(sync, t, ins)  # named when someone asks
             return False
+        if wait is not None:
+            reason = wait(t, ins.fields)
+            if reason is not None:
+                th.blocked = f"{ins.text.expandtabs(1)}: {reason}"
+                return False
         th.blocked = None
         runner = self._runners.get(ins.opcode)
         if runner is not None and self._run_cap > self.steps + 1 and not self._tracing \
@@ -451,6 +472,25 @@ class Coprocessor:
     def cfg(self, t: int, name: str) -> int:
         """A Config field as thread ``t`` sees it (its CFG_STATE_ID bank)."""
         return thread_cfg(self.config, self.thread_config, t, name)
+
+
+class _GateBlocked:
+    """Why a thread waits at the Wait Gate for its latched wait, named only when read
+    (``str``): the wait's unmet conditions as they are then (a report is read when nothing
+    has moved since)."""
+
+    __slots__ = ("sync", "t", "ins")
+
+    def __init__(self, sync: Any, t: int, ins: Decoded) -> None:
+        self.sync, self.t, self.ins = sync, t, ins
+
+    def __str__(self) -> str:
+        w, unmet = self.sync.latched[self.t], self.sync.latched_unmet(self.t)
+        text = self.ins.text.expandtabs(1)
+        if w is None or not unmet:
+            return f"{text}: waiting for its latched wait (satisfied since)"
+        return (f"{text}: {w.opcode} (block mask {w.block_mask:#05x}) waiting: "
+                + "; ".join(unmet))
 
 
 __all__ = ["HOOK_KINDS", "Coprocessor", "Executed", "RunResult", "Thread", "Units"]

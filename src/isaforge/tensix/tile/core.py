@@ -161,7 +161,11 @@ class Core:
     def watches(self, addr: int, size: int) -> bool:
         if self.wait is None:
             return False
-        return any(a < addr + size and addr < a + s for a, s in self.wait.watch)
+        end = addr + size
+        for a, s in self.wait.watch:
+            if a < end and addr < a + s:
+                return True
+        return False
 
     # -- running ------------------------------------------------------------------------------
 
