@@ -10,11 +10,11 @@ Two steps, both deterministic:
    ThreadConfig fields the kernels write; ``tensix/tile/data/*.json``,
    ``tensix/data/tensix_regs.json``);
 2. compile and link every kernel with ``riscv64-unknown-elf-gcc`` (fixed flags, below) at the
-   fixed L1 address the host loads it to (``KERNELS``), into ``kernels/build/<name>.elf``.
+   fixed L1 address the host loads it to (``KERNELS``), into ``kernels/elf/<name>.elf``.
 
 ``--check`` builds into a temporary directory and compares bytes with the committed files
 (headers and ELFs) instead of writing them; exit status 1 on any difference.
-``build/MANIFEST`` records the compiler's version line: ELF bytes depend on it.
+``elf/MANIFEST`` records the compiler's version line: ELF bytes depend on it.
 
 Usage: ``python3 tools/build_tensix_kernels.py [--check] [--cc riscv64-unknown-elf-gcc]``
 """
@@ -140,6 +140,7 @@ def gen_regs_header() -> str:
     for n in CONFIG_FIELDS:
         f = cfg[n]
         out.append(f"#define CFG_{_c_name(n)} {f.index}u, {f.shift}u, {f.size}u\n")
+        out.append(f"#define CFGW_{_c_name(n)} {f.index}u\n")
     out.append("\n/* ThreadConfig fields (register index, shift, width) */\n")
     tcfg = thread_config_fields()
     for n in THREAD_CONFIG_FIELDS:
@@ -172,9 +173,9 @@ def compiler_version(cc: str) -> str:
 
 def build(out: Path, cc: str) -> list[Path]:
     """Write the headers into KDIR's copy at ``out`` (``out/tt_insn.h`` ...) and the ELFs
-    into ``out/build``; returns the files written."""
+    into ``out/elf``; returns the files written."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "build").mkdir(exist_ok=True)
+    (out / "elf").mkdir(exist_ok=True)
     written = []
     for name, text in (("tt_insn.h", gen_insn_header()), ("tt_regs.h", gen_regs_header()),
                        ("kernel.ld", LINKER_SCRIPT)):
@@ -187,7 +188,7 @@ def build(out: Path, cc: str) -> list[Path]:
         for name in ("tt_insn.h", "tt_regs.h", "kernel.ld"):
             shutil.copy(out / name, Path(tmp) / name)
         for name, (src, _core, base, defines) in KERNELS.items():
-            elf = out / "build" / f"{name}.elf"
+            elf = out / "elf" / f"{name}.elf"
             cmd = [cc, *CFLAGS, *(f"-D{d}" for d in defines), f"-DKERNEL_BASE={base:#x}",
                    "-T", "kernel.ld", f"-Wl,--defsym=KERNEL_BASE={base:#x}", *LDFLAGS,
                    "-o", str(elf), src]
@@ -196,7 +197,7 @@ def build(out: Path, cc: str) -> list[Path]:
                 raise SystemExit(f"build_tensix_kernels: {name}: {' '.join(cmd)}\n{r.stderr}")
             _check_elf(elf, base)
             written.append(elf)
-    manifest = out / "build" / "MANIFEST"
+    manifest = out / "elf" / "MANIFEST"
     lines = [f"compiler: {compiler_version(cc)}", f"cflags: {' '.join(CFLAGS)}",
              f"ldflags: {' '.join(LDFLAGS)}"]
     lines += [f"{n}: {core} at {base:#x}" for n, (_s, core, base, _d) in KERNELS.items()]

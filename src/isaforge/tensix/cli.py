@@ -268,8 +268,9 @@ def _read_npy(path: str) -> np.ndarray:
                    "directives, as its RISC-V core would (e.g. 1:1=2: two fidelity phases "
                    "for the bundled matmul kernel)")
 @click.option("--thread", type=click.IntRange(0, N_THREADS - 1),
-              help="for an objdump listing: the thread that runs all its Tensix words "
-                   "(default: TRISC<k>'s sections go to thread k)")
+              help="for an objdump listing: keep only TRISC<K>'s sections (all the words of a "
+                   "listing without sections) as thread K's stream (default: each TRISC<k> "
+                   "section is thread k's)")
 @guarded
 def run_cmd(program: str, loads: tuple[str, ...], dumps: tuple[str, ...], trace: str | None,
             max_steps: int, ub: str, mopcfgs: tuple[str, ...], thread: int | None) -> None:
@@ -280,8 +281,8 @@ def run_cmd(program: str, loads: tuple[str, ...], dumps: tuple[str, ...], trace:
     writes = [_mopcfg_write(item) for item in mopcfgs]
     cp = Coprocessor(ub=ub)
     cp.load_program(load_file(program, thread))
-    for thread, index, value in writes:
-        cp.threads[thread].mop.cfg[index] = value
+    for t, index, value in writes:
+        cp.threads[t].mop.cfg[index] = value
     load_targets = [_split_assignment(item, "--load") for item in loads]
     for spec, _ in load_targets:
         parse_spec(spec)

@@ -72,7 +72,7 @@ KERNELS = {"brisc": "matmul_writer_brisc", "ncrisc": "matmul_reader_ncrisc",
 
 
 def kernel_dir() -> Path:
-    return Path(str(resources.files("isaforge") / "examples" / "tensix" / "kernels" / "build"))
+    return Path(str(resources.files("isaforge") / "examples" / "tensix" / "kernels" / "elf"))
 
 
 def load_kernel(path: str | Path, core: str) -> Kernel:

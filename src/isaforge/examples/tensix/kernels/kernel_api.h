@@ -196,6 +196,11 @@ static inline void cfg_write(uint32_t index, uint32_t shift, uint32_t width, uin
     *w = (*w & ~mask) | ((value << shift) & mask);
 }
 
+/* a whole Config word (bank 0) from RISC-V; index: CFGW_<NAME> (+ n for the words after) */
+static inline void cfg_word(uint32_t index, uint32_t value) {
+    REG32(TENSIX_CFG_BASE + index * 4u) = value;
+}
+
 /* GPR g (of this thread) = value, through SETDMAREG (16 bits at a time) */
 static inline void tt_set_gpr(uint32_t g, uint32_t value) {
     TT_PUSH(TT_OP_SETDMAREG(value >> 30, (value >> 16) & 0x3FFF, 0, 2 * g + 1));

@@ -8,10 +8,11 @@
  * CBs (as the reader fills them): 0 = a row of A (Kt tiles, a new one when a new row of
  * output tiles starts), 1 = B in blocks of kb tiles along K, 16 = C tiles.
  *
- * TRISC0 (unpack): per block of kb, points GPRs at the block's A and B tiles and issues one
- *   MOP whose kb iterations each replay: WRCFG the unpackers' base addresses (unpacker 1: A
- *   -> SrcB, unpacker 0: B -> SrcA), one UNPACR each (1024 datums, handing the banks to the
- *   Matrix Unit), and ADDDMAREG both GPRs one tile on; then waits for its thread and pops.
+ * TRISC0 (unpack): per block of kb, sets the unpackers' base addresses to the block's first
+ *   A and B tiles (its thread is idle then), zeroes their Z counters and issues one MOP: kb
+ *   times one UNPACR each (unpacker 1: A -> SrcB, unpacker 0: B -> SrcA; 1024 datums, handing
+ *   the banks to the Matrix Unit, then Z + 1: the next tile); then waits for its thread
+ *   (TTSync) and pops the block.
  * TRISC1 (math): per output tile waits for Dst (semaphore MATH_PACK below its max), clears it
  *   (ZEROACC), then per block one MOP: kb times (once per fidelity phase, the 16 MVMULs of the
  *   seed's replay: Dst += SrcB x SrcA over a 32x32x32 tile; then SETRWC giving the banks back
@@ -20,8 +21,8 @@
  *   MATH_PACK, packs Dst's 64 FP32 rows as BF16 with 16 PACRs (replayed), releases MATH_PACK,
  *   waits for its thread and pushes the page.
  *
- * The model executes a thread's instructions in order, so a WRCFG takes effect for the UNPACR
- * after it; tt-llk's double-buffered configuration contexts are not used.
+ * The model executes a thread's instructions in order, so the packer's WRCFG takes effect for
+ * the PACRs after it; tt-llk's double-buffered configuration contexts are not used.
  */
 #include "kernel_api.h"
 
@@ -30,9 +31,7 @@ KERNEL_ENTRY
 #define CB_A 0
 #define CB_B 1
 #define CB_C 16
-#define GPR_ADDR 50u   /* GPRs this kernel uses; low GPRs are the firmware's and tt-llk's */
-#define GPR_ADDR2 51u
-#define GPR_STRIDE 52u
+#define GPR_ADDR 50u   /* a GPR this kernel uses; low GPRs are the firmware's and tt-llk's */
 #define SEM_MATH_PACK 1u
 #define BF16 5u
 
@@ -41,40 +40,36 @@ static inline uint32_t l1_16b(uint32_t addr) { return (addr >> 4) - 1u; }
 #if TRISC == 0
 static void unpack(uint32_t tiles, uint32_t kt, uint32_t kb, uint32_t first, uint32_t nt) {
     volatile uint32_t *mop = (volatile uint32_t *)(uintptr_t)TENSIX_MOP_CFG_BASE;
-    uint32_t replay = TT_OP_REPLAY(0, 6, 0, 0);
+    /* AddrMode 1: after each tile, channel 0's Z counter + 1 = the next 1024 datums in L1 */
+    uint32_t unpack_a = TT_OP_UNPACR(1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1);  /* A -> SrcB */
+    uint32_t unpack_b = TT_OP_UNPACR(0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1);  /* B -> SrcA */
     cb_t a, b;
     cb_init(&a, CB_A);
     cb_init(&b, CB_B);
-    /* both unpackers: BF16 tiles of 1024 datums, no compression; unpacker 0 writes SrcA
-       from Dest_cntx0_address 64 (SrcA row 0 is its row 4) */
-    cfg_write(CFG_THCON_SEC0_REG0_TILEDESCRIPTOR, 0x04000000u | 0x10u | BF16);
+    /* both unpackers: BF16 tiles of 1024 x 1 (x 1 x 1) datums, no compression; unpacker 0
+       writes SrcA from Dest_cntx0_address 64 (SrcA row 0 is its row 4) */
+    cfg_word(CFGW_THCON_SEC0_REG0_TILEDESCRIPTOR, 0x04000000u | 0x10u | BF16);
+    cfg_word(CFGW_THCON_SEC0_REG0_TILEDESCRIPTOR + 1, 1);
     cfg_write(CFG_THCON_SEC0_REG2_OUT_DATA_FORMAT, BF16);
     cfg_write(CFG_THCON_SEC0_REG2_DISABLE_ZERO_COMPRESS_CNTX0, 1);
     cfg_write(CFG_THCON_SEC0_REG5_TILE_X_DIM_CNTX0, 1024);
     cfg_write(CFG_THCON_SEC0_REG5_DEST_CNTX0_ADDRESS, 64);
-    cfg_write(CFG_THCON_SEC1_REG0_TILEDESCRIPTOR, 0x04000000u | 0x10u | BF16);
+    cfg_word(CFGW_THCON_SEC1_REG0_TILEDESCRIPTOR, 0x04000000u | 0x10u | BF16);
+    cfg_word(CFGW_THCON_SEC1_REG0_TILEDESCRIPTOR + 1, 1);
     cfg_write(CFG_THCON_SEC1_REG2_OUT_DATA_FORMAT, BF16);
     cfg_write(CFG_THCON_SEC1_REG2_DISABLE_ZERO_COMPRESS_CNTX0, 1);
-    /* MOP template 1: kb outer iterations of one replay of the six words below */
-    mop[0] = kb;
-    mop[1] = 1;
+    /* MOP template 1: one outer iteration of kb x (unpack A, unpack B) */
+    mop[0] = 1;
+    mop[1] = kb;
     mop[2] = TT_OP_NOP();
     mop[3] = TT_OP_NOP();
     mop[4] = TT_OP_NOP();
-    mop[5] = replay;
-    mop[6] = TT_OP_NOP();
-    mop[7] = replay;
-    mop[8] = replay;
+    mop[5] = unpack_a;
+    mop[6] = unpack_b;
+    mop[7] = unpack_b;
+    mop[8] = unpack_b;
     TT_PUSH(TT_OP_SETC16(5, 1u << 2));                  /* SRCA_SET_SetOvrdWithAddr */
     TT_PUSH(TT_OP_SETADCXX(3, 1023, 0));                /* both unpackers: datums 0..1023 */
-    tt_set_gpr(GPR_STRIDE, a.page_size >> 4);
-    TT_PUSH(TT_OP_REPLAY(0, 6, 0, 1));
-    TT_PUSH(TT_OP_WRCFG(GPR_ADDR, 0, 124));             /* THCON_SEC1_REG3_Base_address */
-    TT_PUSH(TT_OP_WRCFG(GPR_ADDR2, 0, 76));             /* THCON_SEC0_REG3_Base_address */
-    TT_PUSH(TT_OP_UNPACR(1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1));  /* A -> SrcB */
-    TT_PUSH(TT_OP_UNPACR(0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1));  /* B -> SrcA */
-    TT_PUSH(TT_OP_ADDDMAREG(0, GPR_ADDR, GPR_STRIDE, GPR_ADDR));
-    TT_PUSH(TT_OP_ADDDMAREG(0, GPR_ADDR2, GPR_STRIDE, GPR_ADDR2));
     for (uint32_t t = first; t < first + tiles; t++) {
         if (t == first || t % nt == 0) {                /* a new row of A */
             if (t != first) cb_pop_front(&a, kt);
@@ -82,8 +77,10 @@ static void unpack(uint32_t tiles, uint32_t kt, uint32_t kb, uint32_t first, uin
         }
         for (uint32_t k0 = 0; k0 < kt; k0 += kb) {
             cb_wait_front(&b, kb);
-            tt_set_gpr(GPR_ADDR, l1_16b(a.rd + k0 * a.page_size));
-            tt_set_gpr(GPR_ADDR2, l1_16b(b.rd));
+            /* the thread is idle (tensix_sync below): the base addresses can change */
+            cfg_word(CFGW_THCON_SEC1_REG3_BASE_ADDRESS, l1_16b(a.rd + k0 * a.page_size));
+            cfg_word(CFGW_THCON_SEC0_REG3_BASE_ADDRESS, l1_16b(b.rd));
+            TT_PUSH(TT_OP_SETADCZW(3, 0, 0, 0, 0, 1));     /* both: channel 0 Z = 0 */
             TT_PUSH(TT_OP_MOP(1, 0, 0));
             tensix_sync();                              /* the unpackers have read L1 */
             cb_pop_front(&b, kb);
