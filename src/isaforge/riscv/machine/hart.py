@@ -96,6 +96,9 @@ class Hart:
         self.x = np.zeros(32, np.uint32)
         self.instret = 0
         self.on_custom: CustomHandler | None = None
+        #: the compiled path may hand ``.ttinsn`` words to ``on_custom`` when it returns
+        #: rather than one by one (its owner says nothing can tell, see :func:`.fast.run`)
+        self.batch_custom = False
         self.hooks = Hooks(self.HOOK_KINDS, on_change=self._hooks_changed)
         self._hooked = False
         self._code: Ram | None = None  # the RAM window of the last fetch
