@@ -119,17 +119,20 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     :data:`PUSH_BUFFER` of them) instead of leaving for the exact path, and they are handed
     to ``hart.on_custom`` in order when it returns, before anything else can look: the
     kernel runs no MMIO access, so nothing between two of them could have seen the
-    difference (the owner of ``on_custom`` asks for this only when that holds)."""
+    difference (the owner of ``on_custom`` asks for this only when that holds). A ``sw``
+    to ``hart.custom_store`` (an address outside RAM) is kept the same way: its owner says
+    such a store is a ``.ttinsn`` of the stored word."""
     space = hart.space
     cached = space.__dict__.get("_fast_args")
     if cached is None or cached[0] != space.version:
         cached = space._fast_args = (space.version, _kernel_args(space))
-    size = PUSH_BUFFER + 1 if hart.batch_custom and hart.on_custom is not None else 1
+    batch = hart.batch_custom and hart.on_custom is not None
     pushes = hart.__dict__.get("_push_buffer")
-    if pushes is None or pushes.size != size:
-        pushes = hart._push_buffer = np.zeros(size, np.uint32)
+    if pushes is None or (pushes.size > 1) != batch:
+        pushes = hart._push_buffer = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
+    store = hart.custom_store if batch and hart.custom_store is not None else -1
     status, n, pc = (_state.get("kernel") or _load())(hart.x, hart.pc, max_steps, pushes,
-                                                       *cached[1])
+                                                       store, *cached[1])
     hart.pc = pc
     hart.instret += n
     count = int(pushes[0])
@@ -338,8 +341,9 @@ def _region(regions: Any, a: int, size: int) -> int:
     return -1
 
 
-def _kernel(x: Any, pc: int, limit: int, pushes: Any, regions: Any, m0: Any, m1: Any, m2: Any,
-            m3: Any, d0: Any, d1: Any, d2: Any, d3: Any) -> tuple[int, int, int]:
+def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, regions: Any, m0: Any,
+            m1: Any, m2: Any, m3: Any, d0: Any, d1: Any, d2: Any, d3: Any
+            ) -> tuple[int, int, int]:
     n = 0
     status = LIMIT
     cb = np.int64(-1)
@@ -404,6 +408,15 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, regions: Any, m0: Any, m1:
             if addr < db or addr + size > de:
                 r = _region(regions, addr, size)
                 if r < 0:
+                    # a sw to the hart's custom_store address: kept as a .ttinsn word
+                    kept = np.int64(pushes[0])
+                    if op == _SW and addr == push_store and kept + 1 < pushes.size:
+                        pushes[kept + 1] = b & M
+                        pushes[0] = kept + 1
+                        x[0] = 0
+                        pc = npc & M
+                        n += 1
+                        continue
                     status = SLOW
                     break
                 db = regions[r, 0]

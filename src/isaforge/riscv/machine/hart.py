@@ -99,6 +99,9 @@ class Hart:
         #: the compiled path may hand ``.ttinsn`` words to ``on_custom`` when it returns
         #: rather than one by one (its owner says nothing can tell, see :func:`.fast.run`)
         self.batch_custom = False
+        #: with ``batch_custom``: an MMIO address where a ``sw`` means a ``.ttinsn`` of the
+        #: stored word (the compiled path may keep it as one), or None
+        self.custom_store: int | None = None
         self.hooks = Hooks(self.HOOK_KINDS, on_change=self._hooks_changed)
         self._hooked = False
         self._code: Ram | None = None  # the RAM window of the last fetch

@@ -69,11 +69,13 @@ class Core:
             self.space.map_mmio(w.base, w.size, self._reader(w), self._writer(w))
         self.hart = Hart(info.name, self.space, pc=0)
         self.hart.on_custom = self._ttinsn
+        self.push_window = next(w for w in tile.windows
+                                if getattr(w, "aperture", None) == 0)
         # a TRISC's push is a write only the coprocessor sees, and it runs after the cores'
         # quanta: the compiled path may keep a run's pushes and hand them over at its end
         self.hart.batch_custom = info.thread is not None
-        self.push_window = next(w for w in tile.windows
-                                if getattr(w, "aperture", None) == 0)
+        # (a TRISC's sw to the push aperture's base is exactly what its .ttinsn is)
+        self.hart.custom_store = self.push_window.base
         self.state = RESET
         self.wait: Wait | None = None
         self.instructions = 0
