@@ -398,7 +398,7 @@ class Coprocessor:
         if wait is not None:
             reason = wait(t, ins.fields)
             if reason is not None:
-                th.blocked = f"{ins.text.expandtabs(1)}: {reason}"
+                th.blocked = _WaitBlocked(ins, reason)
                 return False
         th.blocked = None
         runner = self._runners.get(ins.opcode)
@@ -472,6 +472,18 @@ class Coprocessor:
     def cfg(self, t: int, name: str) -> int:
         """A Config field as thread ``t`` sees it (its CFG_STATE_ID bank)."""
         return thread_cfg(self.config, self.thread_config, t, name)
+
+
+class _WaitBlocked:
+    """Why a thread waits at the Wait Gate for its instruction's own wait (``str``)."""
+
+    __slots__ = ("ins", "reason")
+
+    def __init__(self, ins: Decoded, reason: str) -> None:
+        self.ins, self.reason = ins, reason
+
+    def __str__(self) -> str:
+        return f"{self.ins.text.expandtabs(1)}: {self.reason}"
 
 
 class _GateBlocked:

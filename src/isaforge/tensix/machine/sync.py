@@ -187,8 +187,12 @@ class SyncUnit(Unit):
         w = self.latched[t]
         if w is None:
             return False
-        if w.opcode != "SEMWAIT":
-            return bool(self.stall_conditions_unmet(w.condition_mask))
+        if w.opcode != "SEMWAIT":  # the conditions stall_conditions_unmet checks
+            m = w.condition_mask
+            return bool((m >> 5 & 1 and not self.srca.unpacker_ready())
+                        or (m >> 6 & 1 and not self.srcb.unpacker_ready())
+                        or (m >> 7 & 1 and not self.srca.matrix_ready())
+                        or (m >> 8 & 1 and not self.srcb.matrix_ready()))
         cond, mask = w.condition_mask, w.semaphore_mask
         value, maximum = self.sem.value, self.sem.max
         for i in range(Semaphores.N):

@@ -52,7 +52,10 @@ class SfpuBase:
 
     def enabled(self) -> np.ndarray:
         """LaneEnabled of each lane, for the instruction being executed."""
-        return self.lanes.enabled() & self.exec_mask
+        lanes = self.lanes
+        if not np.count_nonzero(lanes.use_flags) and not np.count_nonzero(self.lane_config):
+            return self.exec_mask.copy()  # every lane enabled (the usual case)
+        return lanes.enabled() & self.exec_mask
 
     def write(self, vd: int, values: np.ndarray, lanes: np.ndarray) -> None:
         """``LReg[vd] = values`` in ``lanes`` when ``vd`` is writable (0..7, or 16)."""
