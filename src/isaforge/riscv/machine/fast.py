@@ -117,8 +117,9 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
 
     With ``hart.batch_custom`` the kernel keeps the words of ``.ttinsn`` instructions (up to
     :data:`PUSH_BUFFER` of them) instead of leaving for the exact path, and they are handed
-    to ``hart.on_custom`` in order when it returns, before anything else can look: the
-    kernel runs no MMIO access, so nothing between two of them could have seen the
+    to ``hart.on_custom`` (or all at once to ``hart.on_custom_many``) in order when it
+    returns, before anything else can look: the kernel runs no MMIO access, so nothing
+    between two of them could have seen the
     difference (the owner of ``on_custom`` asks for this only when that holds). A ``sw``
     to ``hart.custom_store`` (an address outside RAM) is kept the same way: its owner says
     such a store is a ``.ttinsn`` of the stored word."""
@@ -138,9 +139,14 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     count = int(pushes[0])
     if count:
         pushes[0] = 0
-        custom = hart.on_custom
-        for word in pushes[1:count + 1].tolist():
-            custom(hart, word)
+        words = pushes[1:count + 1].tolist()
+        many = hart.on_custom_many
+        if many is not None:
+            many(hart, words)
+        else:
+            custom = hart.on_custom
+            for word in words:
+                custom(hart, word)
     return status, n
 
 
