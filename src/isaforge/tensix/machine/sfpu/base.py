@@ -15,7 +15,7 @@ from ..dispatch import Report
 from ..matrix import MatrixUnit, thread_cfg
 from ..regfiles import Dst
 from ..state import Config, RWCs, ThreadConfig
-from .lregs import LANE, LANES, LREG_MACRO, N_WRITABLE, LaneState
+from .lregs import LANE, LANES, LREG_MACRO, N_WRITABLE, LaneState, all_zero
 from .ops import Op
 
 ALL_LANES = np.ones(LANES, dtype=bool)
@@ -53,7 +53,7 @@ class SfpuBase:
     def enabled(self) -> np.ndarray:
         """LaneEnabled of each lane, for the instruction being executed."""
         lanes = self.lanes
-        if not np.count_nonzero(lanes.use_flags) and not np.count_nonzero(self.lane_config):
+        if all_zero(lanes.use_flags) and all_zero(self.lane_config):
             return self.exec_mask.copy()  # every lane enabled (the usual case)
         return lanes.enabled() & self.exec_mask
 

@@ -59,6 +59,8 @@ from .lregs import (
     LANE_ROW,
     LANES,
     N_WRITABLE,
+    all_true,
+    all_zero,
 )
 from .ops import Op
 
@@ -185,7 +187,7 @@ class MovementMixin(SfpuBase):
         vd = op.vd
         addr = self._addr(t, regs, op.addr, mode)
         if vd < N_WRITABLE:
-            has_cfg = np.count_nonzero(self.lane_config) != 0
+            has_cfg = not all_zero(self.lane_config)
             is32 = mode in LOAD32
             if has_cfg:
                 phys = dst.phys_table(is32)[((addr & 0x3FC) + ROWS4) & 0x3FF]
@@ -193,7 +195,7 @@ class MovementMixin(SfpuBase):
                 at = phys[LANE_ROW] * 16 + cols  # flat DstBits index of each lane's cell
             else:
                 phys, at = self._cells(addr, is32)
-            if np.count_nonzero(dst.valid[phys]) != len(phys):
+            if not all_true(dst.valid[phys]):
                 self.report_ub("SFPLOAD reads a ZEROACC'd (invalid) Dst row")
             flat = dst.bits.reshape(-1)
             old = lreg[vd]
@@ -213,7 +215,7 @@ class MovementMixin(SfpuBase):
                     inf = lanes.lane_flag(ENABLE_FP16A_INF) & ((cells & 0x7FFF) == 0x7FFF)
                     new = np.where(inf, (cells >> 15 << 31) | 0x7F800000, new)
                 on = on & ~lanes.lane_flag(BLOCK_SFPU_RD_FROM_DEST)
-            if np.count_nonzero(on) == len(on):
+            if all_true(on):
                 lreg[vd] = new
             else:
                 lreg[vd] = np.where(on, new, old)
@@ -236,12 +238,11 @@ class MovementMixin(SfpuBase):
             addr = self._addr(t, regs, op.addr, mode)
             if mode == INT32_ALL:  # push: Sp moves after the address is formed
                 self._move_sp(t, regs.stack_incr)
-        has_cfg = np.count_nonzero(self.lane_config) != 0
+        has_cfg = not all_zero(self.lane_config)
         on = self.exec_mask if mode == INT32_ALL else self.enabled()
         if has_cfg:
             on = on & ~self.lanes.lane_flag(BLOCK_DEST_WR_FROM_SFPU)
-        n_on = np.count_nonzero(on)
-        if n_on:
+        if not all_zero(on):
             is32 = mode in STORE32
             if has_cfg:
                 phys = dst.phys_table(is32)[((addr & 0x3FC) + ROWS4) & 0x3FF]
@@ -249,14 +250,14 @@ class MovementMixin(SfpuBase):
                 at = phys[LANE_ROW] * 16 + cols  # flat DstBits index of each lane's cell
             else:
                 phys, at = self._cells(addr, is32)
-            if np.count_nonzero(dst.valid[phys]) != len(phys):
+            if not all_true(dst.valid[phys]):
                 self.report_ub("SFPSTORE writes some columns of a ZEROACC'd (invalid) Dst row")
             flat = dst.bits.reshape(-1)
             if mode == BF16:
                 cells = store_table_bf16()[self.lreg[op.vd] >> 16]
             else:
                 cells = store_convert(mode, self.lreg[op.vd])
-            if n_on != len(on):
+            if not all_true(on):
                 at, cells = at[on], cells[on]
             if is32:  # the high half in BF16 storage order, the low half 8 rows further
                 flat[at] = (cells >> 16).astype(np.uint16)
