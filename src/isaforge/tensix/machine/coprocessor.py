@@ -388,13 +388,15 @@ class Coprocessor:
         except DecodeError as e:
             raise EmulationError(f"thread {t}: instruction {th.executed + 1}: {e.message}"
                                  ) from None
+        sync = self.sync
+        if sync.latched[t] is not None and sync.gate_blocks(t, ins.name):
+            b = th.blocked
+            if type(b) is not _GateBlocked or b.ins is not ins:  # (a retry keeps its own)
+                th.blocked = _GateBlocked(sync, t, ins)  # named when someone asks
+            return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
         execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
-        sync = self.sync
-        if sync.latched[t] is not None and sync.gate_blocks(t, ins.name):
-            th.blocked = _GateBlocked(sync, t, ins)  # named when someone asks
-            return False
         if wait is not None:
             reason = wait(t, ins.fields)
             if reason is not None:
