@@ -6,12 +6,13 @@ test).
 add1 (tt-metal's add1_sfpu_single_file, firmware and kernels from the listings): one booted
 device (:class:`isaforge.tensix.examples.Add1Device`), a warm-up call (numba compiles the
 RISC-V and SFPU fast paths; the RISC-V fast path starts after 50,000 exact instructions in a
-process), then R calls of N random tiles each: the best call's tiles/s end to end, by this process's
-CPU time (the machine is shared; wall time under load is several times longer) (DRAM
-buffers written and read back, tilize/untilize, launch, go, done), the RISC-V and Tensix
+process), then R calls of N random tiles each: the best call's tiles/s end to end by this
+process's CPU time, and by wall time beside it (the machine is shared; under load wall time
+is longer) (DRAM buffers written and read back, tilize/untilize, launch, go, done), the
+RISC-V and Tensix
 instructions per second of that call, and the ratio to numpy computing the same result
 (:func:`isaforge.tensix.examples.add1_reference`). Also the boot time and a fresh process's
-first call (``isaforge tensix example add1`` as a user runs it).
+first call (``isaforge tensix example add1`` as a user runs it), wall and CPU time.
 
 The goal (issue 15) is 1,000 add1 tiles/s end to end.
 
