@@ -171,6 +171,10 @@ class Coprocessor:
         self.ub = UBPolicy(ub)
         self.steps = 0
         self.rounds = 0
+        #: bumped by anything that may change what a waiting thread waits for (every
+        #: executed instruction but the Vector Unit's, every entry from outside); a thread
+        #: blocked at this epoch is not tried again until it moves (see _round)
+        self._epoch = 0
         report = self.report_ub
         self.sync = SyncUnit(self.srca, self.srcb, report)
         matrix = MatrixUnit(self.dst, self.srca, self.srcb, self.rwc, self.config,
@@ -299,6 +303,7 @@ class Coprocessor:
         thread could move and some have not finished."""
         if self.finished:
             return False
+        self._epoch += 1
         # runs of MVMULs (and of PACRs by a thread alone) as run() allows them: the caller
         # steps round by round, and a run is one round's worth of the same result
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
@@ -313,6 +318,7 @@ class Coprocessor:
         unblock them later)."""
         if self.finished:
             return
+        self._epoch += 1
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
         try:
             for _ in range(rounds):
@@ -327,10 +333,16 @@ class Coprocessor:
         ``quiet``, else :class:`DeadlockError`."""
         self.rounds += 1
         moved = False
+        epoch = self._epoch
         for th in self.threads:
             if not th.pending and (th.pc >= len(th.program)
                                    or not th.fill(self._expander_ub)):
                 continue  # finished
+            if th.blocked_at == epoch:
+                # it waited (Wait Gate latch or its instruction's own wait) and since then
+                # only Vector Unit instructions ran, which change none of what those wait
+                # for (semaphores, Src bank ownership, mutexes, L1, GPRs): it waits still
+                continue
             if self._issue(th):
                 moved = True
         finished = self.finished
@@ -350,6 +362,7 @@ class Coprocessor:
         (:class:`StepLimitError` beyond it); ``None`` means no bound."""
         start = self.steps
         done = self.finished
+        self._epoch += 1
         # a thread running alone may execute MVMULs and PACRs in runs (MatrixUnit.mvmul_run,
         # Packer.pacr_run), never beyond the step at which the limit below is noticed
         self._run_cap = start + max_steps + 1 if max_steps is not None else 1 << 62
@@ -370,6 +383,7 @@ class Coprocessor:
         """Report undefined behaviour of the instruction being executed: the ``ub`` hooks
         hear of it, then the policy records it (and under ``"stop"`` raises)."""
         t, name, address = self._current
+        self._epoch += 1  # (a hook may change anything)
         ev = UBEvent(t, name, message)
         self.hooks.fire("ub", self, address, message, ev)
         self.ub.record(ev)
@@ -393,6 +407,7 @@ class Coprocessor:
             b = th.blocked
             if type(b) is not _GateBlocked or b.ins is not ins:  # (a retry keeps its own)
                 th.blocked = _GateBlocked(sync, t, ins)  # named when someone asks
+            th.blocked_at = self._epoch
             return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
@@ -401,8 +416,10 @@ class Coprocessor:
             reason = wait(t, ins.fields)
             if reason is not None:
                 th.blocked = _WaitBlocked(ins, reason)
+                th.blocked_at = self._epoch
                 return False
         th.blocked = None
+        th.blocked_at = -1
         runner = self._runners.get(ins.opcode)
         if runner is not None and self._run_cap > self.steps + 1 and not self._tracing \
                 and (self._alone(t) or (ins.opcode == MVMUL_OPCODE and self._others_blocked(t))):
@@ -416,14 +433,18 @@ class Coprocessor:
                 th.executed += n
                 self.steps += n
                 self.rounds += n - 1
+                self._epoch += 1
                 return True
         th.pending.popleft()
         execute(t, ins.fields)
-        if unit != "Sfpu" and self.units.sfpu.scheduled:  # a cycle for SFPLOADMACRO's work
-            self.units.sfpu.idle_cycle(t)
+        if unit != "Sfpu":
+            self._epoch += 1
+            if self.units.sfpu.scheduled:  # a cycle for SFPLOADMACRO's work
+                self.units.sfpu.idle_cycle(t)
         th.executed += 1
         self.steps += 1
-        if self._tracing:
+        if self._tracing:  # (a hook may change anything)
+            self._epoch += 1
             ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
             self.hooks.fire("insn", self, address, 4, ev)
         return True

@@ -42,6 +42,8 @@ class Thread:
     #: why the thread's next instruction waits at the Wait Gate (its ``str``), or None
     blocked: object | None = None
     executed: int = 0
+    #: the coprocessor's epoch when the thread last waited at the Wait Gate (-1: it moved)
+    blocked_at: int = -1
 
     @property
     def finished(self) -> bool:
