@@ -181,3 +181,56 @@ def test_a_hook_added_during_a_run_takes_effect_at_once() -> None:
     space.map_mmio(0xFFE40000, 0x100, None, write)
     assert h.run(100) is StopReason.EBREAK
     assert seen == [CODE + 8, CODE + 12, CODE + 16]
+
+
+def test_batched_ttinsn_words_reach_on_custom_in_order_as_on_the_exact_path() -> None:
+    """With ``batch_custom`` the compiled path keeps ``.ttinsn`` words and the words stored
+    to ``custom_store`` (more than its buffer holds here) and hands them over when it
+    returns; ``on_custom`` hears the same words in the same order as the exact path's
+    ``.ttinsn`` and MMIO store, and the registers, pc and count are the same. An MMIO read
+    between pushes sees every earlier push already delivered."""
+    src = """
+        li a1, 300
+    loop:
+        .ttinsn 0x02000001
+        .ttinsn 0x00fedcba
+        sw a1, 0x7f0(t0)
+        addi a1, a1, -1
+        andi a2, a1, 255
+        bnez a2, skip
+        lw a3, 0x100(t0)
+    skip:
+        bnez a1, loop
+        ebreak
+    """
+    results = []
+    for fast, batch in ((False, False), (True, False), (True, True)):
+        got: list[tuple[str, int]] = []
+
+        def custom(hart: Hart, word: int, got: list = got) -> None:
+            got.append(("push", word))
+
+        def read(addr: int, size: int, got: list = got) -> int:
+            got.append(("read", addr))
+            return len(got)
+
+        mem = np.zeros(0x2000, np.uint8)
+        code = assemble(src, CODE)
+        mem[CODE:CODE + len(code)] = np.frombuffer(code, np.uint8)
+        space = AddressSpace()
+        space.map_ram(0, mem)
+        def write(addr: int, size: int, value: int, got: list = got) -> None:
+            assert (addr, size) == (0xFFB007F0, 4)
+            got.append(("push", value))  # this store means a .ttinsn of the value
+
+        space.map_mmio(0xFFB00000, 0x1000, read, write)
+        h = Hart("t", space, CODE)
+        h.x[5] = 0xFFB00000
+        h.on_custom, h.batch_custom, h.fast = custom, batch, fast
+        h.custom_store = 0xFFB007F0
+        assert h.run(10_000) is StopReason.EBREAK
+        results.append((got, h.x.tolist(), h.pc, h.instret))
+        if batch:  # the words went through the kernel's buffer
+            assert h.__dict__["_push_buffer"].size > 1
+    assert results[0] == results[1] == results[2]
+    assert sum(1 for k, _ in results[0][0] if k == "push") == 900

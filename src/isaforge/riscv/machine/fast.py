@@ -11,7 +11,8 @@ hart's RAM windows (up to :data:`MAX_RAMS` of them). It returns to Python when:
 * ``DECODE``: the word at pc has no (current) decode record: :func:`predecode` makes records
   for it and the words after it;
 * ``SLOW``: the instruction needs the exact path (:meth:`.Hart.step`): an access outside the
-  RAM windows (MMIO, unmapped), anything misaligned, CSRs, ``.ttinsn``, ``lr``/``sc``,
+  RAM windows (MMIO, unmapped), anything misaligned, CSRs, ``.ttinsn`` (unless the hart
+  batches them, see :func:`run`), ``lr``/``sc``,
   ``ecall``/``ebreak``/``wfi``/``mret``, undecodable words.
 
 Semantics are those of :mod:`.semantics`; ``tests/riscv/test_fast.py`` runs random programs
@@ -29,6 +30,8 @@ from ..isa import rv32_isa
 from .semantics import amo_base
 
 LIMIT, DECODE, SLOW = 0, 1, 2
+#: ``.ttinsn`` words the kernel keeps per run for a hart with ``batch_custom``
+PUSH_BUFFER = 256
 MAX_RAMS = 4
 PREDECODE_WORDS = 64  # words decoded per DECODE exit
 
@@ -43,11 +46,13 @@ _OTHER_OPS = [
     "slti", "sltiu", "slt", "sltu", "auipc", "fence", "mul", "mulh", "mulhsu", "mulhu", "div",
     "divu", "rem", "remu", "sh1add", "sh2add", "sh3add", "andn", "orn", "xnor", "min", "minu",
     "max", "maxu", "rol", "ror", "rori", "clz", "ctz", "cpop", "sext.b", "sext.h", "orc.b",
-    "rev8", "pack", "brev8",
+    "rev8", "pack", "brev8", "ttinsn",
 ]  # fmt: skip
 # memory operations first, so that one comparison tells them from the rest
 OP: dict[str, int] = {name: i + 1 for i, name in enumerate(_MEMORY_OPS + _OTHER_OPS)}
 OP["fence.tso"] = OP["fence"]
+for _i in range(3):
+    OP[f"ttinsn.{_i}"] = OP["ttinsn"]
 SLOW_OP = 255
 
 _state: dict[str, Any] = {}
@@ -81,6 +86,8 @@ def pack(word: int) -> int:
         imm = v["SHAMT"]
     elif ins.name in ("lui", "auipc"):
         imm = ((v["IMM"] << 12) ^ 0x80000000) - 0x80000000
+    elif "VALUE" in v:  # .ttinsn: the Tensix word
+        imm = v["VALUE"]
     elif "IMM" in v:
         imm = (v["IMM"] ^ 0x800) - 0x800
     else:
@@ -106,14 +113,40 @@ def predecode(hart: Any, count: int = PREDECODE_WORDS) -> None:
 
 def run(hart: Any, max_steps: int) -> tuple[int, int]:
     """Run the kernel on a :class:`.hart.Hart`; (status, instructions retired). Updates
-    pc, x and instret."""
+    pc, x and instret.
+
+    With ``hart.batch_custom`` the kernel keeps the words of ``.ttinsn`` instructions (up to
+    :data:`PUSH_BUFFER` of them) instead of leaving for the exact path, and they are handed
+    to ``hart.on_custom`` (or all at once to ``hart.on_custom_many``) in order when it
+    returns, before anything else can look: the kernel runs no MMIO access, so nothing
+    between two of them could have seen the
+    difference (the owner of ``on_custom`` asks for this only when that holds). A ``sw``
+    to ``hart.custom_store`` (an address outside RAM) is kept the same way: its owner says
+    such a store is a ``.ttinsn`` of the stored word."""
     space = hart.space
     cached = space.__dict__.get("_fast_args")
     if cached is None or cached[0] != space.version:
         cached = space._fast_args = (space.version, _kernel_args(space))
-    status, n, pc = (_state.get("kernel") or _load())(hart.x, hart.pc, max_steps, *cached[1])
+    batch = hart.batch_custom and hart.on_custom is not None
+    pushes = hart.__dict__.get("_push_buffer")
+    if pushes is None or (pushes.size > 1) != batch:
+        pushes = hart._push_buffer = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
+    store = hart.custom_store if batch and hart.custom_store is not None else -1
+    status, n, pc = (_state.get("kernel") or _load())(hart.x, hart.pc, max_steps, pushes,
+                                                       store, *cached[1])
     hart.pc = pc
     hart.instret += n
+    count = int(pushes[0])
+    if count:
+        pushes[0] = 0
+        words = pushes[1:count + 1].tolist()
+        many = hart.on_custom_many
+        if many is not None:
+            many(hart, words)
+        else:
+            custom = hart.on_custom
+            for word in words:
+                custom(hart, word)
     return status, n
 
 
@@ -228,6 +261,7 @@ _ORCB = OP["orc.b"]
 _REV8 = OP["rev8"]
 _PACK = OP["pack"]
 _BREV8 = OP["brev8"]
+_TTINSN = OP["ttinsn"]
 _LAST_MEMORY = OP["amomaxu.w"]
 
 
@@ -313,8 +347,9 @@ def _region(regions: Any, a: int, size: int) -> int:
     return -1
 
 
-def _kernel(x: Any, pc: int, limit: int, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any,
-            d0: Any, d1: Any, d2: Any, d3: Any) -> tuple[int, int, int]:
+def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, regions: Any, m0: Any,
+            m1: Any, m2: Any, m3: Any, d0: Any, d1: Any, d2: Any, d3: Any
+            ) -> tuple[int, int, int]:
     n = 0
     status = LIMIT
     cb = np.int64(-1)
@@ -379,6 +414,15 @@ def _kernel(x: Any, pc: int, limit: int, regions: Any, m0: Any, m1: Any, m2: Any
             if addr < db or addr + size > de:
                 r = _region(regions, addr, size)
                 if r < 0:
+                    # a sw to the hart's custom_store address: kept as a .ttinsn word
+                    kept = np.int64(pushes[0])
+                    if op == _SW and addr == push_store and kept + 1 < pushes.size:
+                        pushes[kept + 1] = b & M
+                        pushes[0] = kept + 1
+                        x[0] = 0
+                        pc = npc & M
+                        n += 1
+                        continue
                     status = SLOW
                     break
                 db = regions[r, 0]
@@ -562,6 +606,13 @@ def _kernel(x: Any, pc: int, limit: int, regions: Any, m0: Any, m1: Any, m2: Any
             x[rd] = (a & 0xFFFF) | ((b & 0xFFFF) << 16)
         elif op == _BREV8:
             x[rd] = _bytewise(a, 2)
+        elif op == _TTINSN:  # kept for the caller when it gave room (pushes[0]: the count)
+            kept = np.int64(pushes[0])
+            if kept + 1 >= pushes.size:
+                status = SLOW
+                break
+            pushes[kept + 1] = imm & M
+            pushes[0] = kept + 1
         else:  # SLOW_OP, or no such op
             status = SLOW
             break

@@ -96,6 +96,15 @@ class Hart:
         self.x = np.zeros(32, np.uint32)
         self.instret = 0
         self.on_custom: CustomHandler | None = None
+        #: the compiled path may hand ``.ttinsn`` words to ``on_custom`` when it returns
+        #: rather than one by one (its owner says nothing can tell, see :func:`.fast.run`)
+        self.batch_custom = False
+        #: with ``batch_custom``: an MMIO address where a ``sw`` means a ``.ttinsn`` of the
+        #: stored word (the compiled path may keep it as one), or None
+        self.custom_store: int | None = None
+        #: with ``batch_custom``: ``on_custom_many(hart, words)`` takes a run's kept words at
+        #: once, as ``on_custom`` would one by one (None: ``on_custom`` hears each)
+        self.on_custom_many: Callable[[Hart, list[int]], None] | None = None
         self.hooks = Hooks(self.HOOK_KINDS, on_change=self._hooks_changed)
         self._hooked = False
         self._code: Ram | None = None  # the RAM window of the last fetch

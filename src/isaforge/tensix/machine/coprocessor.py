@@ -171,6 +171,10 @@ class Coprocessor:
         self.ub = UBPolicy(ub)
         self.steps = 0
         self.rounds = 0
+        #: bumped by anything that may change what a waiting thread waits for (every
+        #: executed instruction but the Vector Unit's, every entry from outside); a thread
+        #: blocked at this epoch is not tried again until it moves (see _round)
+        self._epoch = 0
         report = self.report_ub
         self.sync = SyncUnit(self.srca, self.srcb, report)
         matrix = MatrixUnit(self.dst, self.srca, self.srcb, self.rwc, self.config,
@@ -299,6 +303,7 @@ class Coprocessor:
         thread could move and some have not finished."""
         if self.finished:
             return False
+        self._epoch += 1
         # runs of MVMULs (and of PACRs by a thread alone) as run() allows them: the caller
         # steps round by round, and a run is one round's worth of the same result
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
@@ -307,22 +312,47 @@ class Coprocessor:
         finally:
             self._run_cap = cap
 
-    def _round(self) -> bool:
+    def burst(self, rounds: int) -> None:
+        """Up to ``rounds`` rounds of :meth:`step`, stopping when every thread has finished
+        or when none could move (without :class:`DeadlockError`: the caller, a tile, may
+        unblock them later)."""
+        if self.finished:
+            return
+        self._epoch += 1
+        cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
+        try:
+            for _ in range(rounds):
+                if self._round(quiet=True) is not False:
+                    return
+        finally:
+            self._run_cap = cap
+
+    def _round(self, quiet: bool = False) -> bool | None:
         """One scheduler round of :meth:`step` (some thread has not finished); returns
-        whether every thread has finished after it."""
+        whether every thread has finished after it. When no thread could move: None with
+        ``quiet``, else :class:`DeadlockError`."""
         self.rounds += 1
         moved = False
+        epoch = self._epoch
         for th in self.threads:
             if not th.pending and (th.pc >= len(th.program)
                                    or not th.fill(self._expander_ub)):
                 continue  # finished
+            if th.blocked_at == epoch:
+                # it waited (Wait Gate latch or its instruction's own wait) and since then
+                # only Vector Unit instructions ran, which change none of what those wait
+                # for (semaphores, Src bank ownership, mutexes, L1, GPRs): it waits still
+                continue
             if self._issue(th):
                 moved = True
         finished = self.finished
         if finished and self.units.sfpu.scheduled:  # SFPLOADMACRO's last instructions
             self.units.sfpu.drain()
         if not moved and not finished:
-            reasons = {th.index: th.blocked or "?" for th in self.threads if not th.finished}
+            if quiet:
+                return None
+            reasons = {th.index: str(th.blocked or "?") for th in self.threads
+                       if not th.finished}
             lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
             raise DeadlockError(f"deadlock: no thread can make progress ({lines})", reasons)
         return finished
@@ -332,12 +362,13 @@ class Coprocessor:
         (:class:`StepLimitError` beyond it); ``None`` means no bound."""
         start = self.steps
         done = self.finished
+        self._epoch += 1
         # a thread running alone may execute MVMULs and PACRs in runs (MatrixUnit.mvmul_run,
         # Packer.pacr_run), never beyond the step at which the limit below is noticed
         self._run_cap = start + max_steps + 1 if max_steps is not None else 1 << 62
         try:
             while not done:
-                done = self._round()
+                done = bool(self._round())
                 if not done and max_steps is not None and self.steps - start > max_steps:
                     raise StepLimitError(f"the program did not finish within {max_steps} "
                                          f"steps (--max-steps)")
@@ -352,6 +383,7 @@ class Coprocessor:
         """Report undefined behaviour of the instruction being executed: the ``ub`` hooks
         hear of it, then the policy records it (and under ``"stop"`` raises)."""
         t, name, address = self._current
+        self._epoch += 1  # (a hook may change anything)
         ev = UBEvent(t, name, message)
         self.hooks.fire("ub", self, address, message, ev)
         self.ub.record(ev)
@@ -370,16 +402,24 @@ class Coprocessor:
         except DecodeError as e:
             raise EmulationError(f"thread {t}: instruction {th.executed + 1}: {e.message}"
                                  ) from None
+        sync = self.sync
+        if sync.latched[t] is not None and sync.gate_blocks(t, ins.name):
+            b = th.blocked
+            if type(b) is not _GateBlocked or b.ins is not ins:  # (a retry keeps its own)
+                th.blocked = _GateBlocked(sync, t, ins)  # named when someone asks
+            th.blocked_at = self._epoch
+            return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
         execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
-        reason = self.sync.gate(t, ins.name) if self.sync.latched[t] is not None else None
-        if reason is None and wait is not None:
+        if wait is not None:
             reason = wait(t, ins.fields)
-        if reason is not None:
-            th.blocked = f"{ins.text.expandtabs(1)}: {reason}"
-            return False
+            if reason is not None:
+                th.blocked = _WaitBlocked(ins, reason)
+                th.blocked_at = self._epoch
+                return False
         th.blocked = None
+        th.blocked_at = -1
         runner = self._runners.get(ins.opcode)
         if runner is not None and self._run_cap > self.steps + 1 and not self._tracing \
                 and (self._alone(t) or (ins.opcode == MVMUL_OPCODE and self._others_blocked(t))):
@@ -393,14 +433,18 @@ class Coprocessor:
                 th.executed += n
                 self.steps += n
                 self.rounds += n - 1
+                self._epoch += 1
                 return True
         th.pending.popleft()
         execute(t, ins.fields)
-        if unit != "Sfpu" and self.units.sfpu.scheduled:  # a cycle for SFPLOADMACRO's work
-            self.units.sfpu.idle_cycle(t)
+        if unit != "Sfpu":
+            self._epoch += 1
+            if self.units.sfpu.scheduled:  # a cycle for SFPLOADMACRO's work
+                self.units.sfpu.idle_cycle(t)
         th.executed += 1
         self.steps += 1
-        if self._tracing:
+        if self._tracing:  # (a hook may change anything)
+            self._epoch += 1
             ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
             self.hooks.fire("insn", self, address, 4, ev)
         return True
@@ -451,6 +495,37 @@ class Coprocessor:
     def cfg(self, t: int, name: str) -> int:
         """A Config field as thread ``t`` sees it (its CFG_STATE_ID bank)."""
         return thread_cfg(self.config, self.thread_config, t, name)
+
+
+class _WaitBlocked:
+    """Why a thread waits at the Wait Gate for its instruction's own wait (``str``)."""
+
+    __slots__ = ("ins", "reason")
+
+    def __init__(self, ins: Decoded, reason: str) -> None:
+        self.ins, self.reason = ins, reason
+
+    def __str__(self) -> str:
+        return f"{self.ins.text.expandtabs(1)}: {self.reason}"
+
+
+class _GateBlocked:
+    """Why a thread waits at the Wait Gate for its latched wait, named only when read
+    (``str``): the wait's unmet conditions as they are then (a report is read when nothing
+    has moved since)."""
+
+    __slots__ = ("sync", "t", "ins")
+
+    def __init__(self, sync: Any, t: int, ins: Decoded) -> None:
+        self.sync, self.t, self.ins = sync, t, ins
+
+    def __str__(self) -> str:
+        w, unmet = self.sync.latched[self.t], self.sync.latched_unmet(self.t)
+        text = self.ins.text.expandtabs(1)
+        if w is None or not unmet:
+            return f"{text}: waiting for its latched wait (satisfied since)"
+        return (f"{text}: {w.opcode} (block mask {w.block_mask:#05x}) waiting: "
+                + "; ".join(unmet))
 
 
 __all__ = ["HOOK_KINDS", "Coprocessor", "Executed", "RunResult", "Thread", "Units"]

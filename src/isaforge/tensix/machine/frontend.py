@@ -39,8 +39,11 @@ class Thread:
     pending: deque[int] = field(default_factory=deque)
     mop: MopExpander = field(default_factory=MopExpander)
     replay: ReplayExpander = field(default_factory=ReplayExpander)
-    blocked: str | None = None
+    #: why the thread's next instruction waits at the Wait Gate (its ``str``), or None
+    blocked: object | None = None
     executed: int = 0
+    #: the coprocessor's epoch when the thread last waited at the Wait Gate (-1: it moved)
+    blocked_at: int = -1
 
     @property
     def finished(self) -> bool:

@@ -181,6 +181,38 @@ class SyncUnit(Unit):
             return self.sem_conditions_unmet(w.semaphore_mask, w.condition_mask)
         return self.stall_conditions_unmet(w.condition_mask)
 
+    def latched_holds(self, t: int) -> bool:
+        """Whether thread ``t``'s latched wait still holds (:meth:`latched_unmet` is not
+        empty), without naming the conditions."""
+        w = self.latched[t]
+        if w is None:
+            return False
+        if w.opcode != "SEMWAIT":  # the conditions stall_conditions_unmet checks
+            m = w.condition_mask
+            return bool((m >> 5 & 1 and not self.srca.unpacker_ready())
+                        or (m >> 6 & 1 and not self.srcb.unpacker_ready())
+                        or (m >> 7 & 1 and not self.srca.matrix_ready())
+                        or (m >> 8 & 1 and not self.srcb.matrix_ready()))
+        cond, mask = w.condition_mask, w.semaphore_mask
+        value, maximum = self.sem.value, self.sem.max
+        for i in range(Semaphores.N):
+            if mask >> i & 1:
+                v = int(value[i])
+                if (cond & 1 and v == 0) or (cond & 2 and v >= int(maximum[i])):
+                    return True
+        return False
+
+    def gate_blocks(self, t: int, name: str) -> bool:
+        """Whether the latched wait of thread ``t`` holds back ``name`` (:meth:`gate` without
+        the reason). A satisfied latch is forgotten here."""
+        w = self.latched[t]
+        if w is None:
+            return False
+        if not self.latched_holds(t):
+            self.latched[t] = None
+            return False
+        return is_blocked(name, w.block_mask)
+
     def gate(self, t: int, name: str) -> str | None:
         """Whether the latched wait of thread ``t`` holds back ``name``: the reason, or None.
         A satisfied latch is forgotten here."""

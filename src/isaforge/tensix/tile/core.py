@@ -71,6 +71,12 @@ class Core:
         self.hart.on_custom = self._ttinsn
         self.push_window = next(w for w in tile.windows
                                 if getattr(w, "aperture", None) == 0)
+        # a TRISC's push is a write only the coprocessor sees, and it runs after the cores'
+        # quanta: the compiled path may keep a run's pushes and hand them over at its end
+        self.hart.batch_custom = info.thread is not None
+        # (a TRISC's sw to the push aperture's base is exactly what its .ttinsn is)
+        self.hart.custom_store = self.push_window.base
+        self.hart.on_custom_many = self._ttinsn_many
         self.state = RESET
         self.wait: Wait | None = None
         self.instructions = 0
@@ -99,6 +105,20 @@ class Core:
         ``INSTRN_BUF_BASE``."""
         w = self.push_window
         self.tile.mmio_write(self, w, w.base, 4, tensix_word)
+
+    def _ttinsn_many(self, hart: Any, words: list[int]) -> None:
+        """Several pushes in order, as :meth:`_ttinsn` one by one: each written to the push
+        window (``saw_write`` each), the cores watching the aperture woken once (waking
+        only sets their state)."""
+        w = self.push_window
+        try:
+            for word in words:
+                w.write(self.info, w.base, 4, word)
+                self.saw_write()
+        except Exception:  # noqa: BLE001 - reported as the one-by-one path reports it
+            self.tile.mmio_write(self, w, w.base, 4, word)
+            raise
+        self.tile.scheduler.wrote(w.base, 4, by=self)
 
     # -- reset --------------------------------------------------------------------------------
 
@@ -161,7 +181,11 @@ class Core:
     def watches(self, addr: int, size: int) -> bool:
         if self.wait is None:
             return False
-        return any(a < addr + size and addr < a + s for a, s in self.wait.watch)
+        end = addr + size
+        for a, s in self.wait.watch:
+            if a < end and addr < a + s:
+                return True
+        return False
 
     # -- running ------------------------------------------------------------------------------
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..machine import DeadlockError
 from .core import PARKED, RESET, RUNNING, STALLED, Core
 from .errors import TileDeadlock, TileStepLimit
 from .mmio import TileView
@@ -64,7 +63,7 @@ class Scheduler:
     def wrote(self, addr: int, size: int, by: Core | None) -> None:
         """Someone wrote ``[addr, addr + size)``: wake the cores watching it."""
         for core in self.tile.cores.values():
-            if core is not by and core.state == PARKED and core.watches(addr, size):
+            if core.state == PARKED and core is not by and core.watches(addr, size):
                 core.wake()
 
     def _coprocessor_moved(self) -> None:
@@ -82,12 +81,8 @@ class Scheduler:
     def _run_coprocessor(self) -> int:
         cp = self.tile.cp
         start = cp.steps
-        try:
-            for _ in range(COPROCESSOR_BURST):
-                if not cp.step():
-                    break
-        except DeadlockError:
-            pass  # every unfinished thread waits; a core may unblock it later
+        cp.burst(COPROCESSOR_BURST)  # stops when every unfinished thread waits: a core may
+        # unblock it later
         moved = cp.steps - start
         if moved:
             self._coprocessor_moved()
@@ -161,7 +156,7 @@ class Scheduler:
                 out[core.name] = f"{at}: {reason}"
         for t, th in enumerate(self.tile.cp.threads):
             if not th.finished:
-                out[f"tensix{t}"] = th.blocked or "waiting"
+                out[f"tensix{t}"] = str(th.blocked or "waiting")
         return out
 
     def describe_cores(self) -> str:

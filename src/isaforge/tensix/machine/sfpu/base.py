@@ -15,7 +15,7 @@ from ..dispatch import Report
 from ..matrix import MatrixUnit, thread_cfg
 from ..regfiles import Dst
 from ..state import Config, RWCs, ThreadConfig
-from .lregs import LANE, LANES, LREG_MACRO, N_WRITABLE, LaneState
+from .lregs import LANE, LANES, LREG_MACRO, N_WRITABLE, LaneState, all_zero
 from .ops import Op
 
 ALL_LANES = np.ones(LANES, dtype=bool)
@@ -44,13 +44,18 @@ class SfpuBase:
         self.exec_mask = ALL_LANES
         #: per thread: ((Config version, ThreadConfig version), SFPLOAD/SFPSTORE's settings)
         self._regs_cache: dict[int, tuple[tuple[int, int], object]] = {}
+        #: SFPLOAD/SFPSTORE's Dst rows and cell indices by (address, 32-bit, addressing bits)
+        self._cells_cache: dict[tuple[int, bool, bool, bool], tuple[np.ndarray, np.ndarray]] = {}
 
     def cfg(self, t: int, name: str) -> int:
         return thread_cfg(self.config, self.thread_config, t, name)
 
     def enabled(self) -> np.ndarray:
         """LaneEnabled of each lane, for the instruction being executed."""
-        return self.lanes.enabled() & self.exec_mask
+        lanes = self.lanes
+        if all_zero(lanes.use_flags) and all_zero(self.lane_config):
+            return self.exec_mask.copy()  # every lane enabled (the usual case)
+        return lanes.enabled() & self.exec_mask
 
     def write(self, vd: int, values: np.ndarray, lanes: np.ndarray) -> None:
         """``LReg[vd] = values`` in ``lanes`` when ``vd`` is writable (0..7, or 16)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import cache
 
 import numpy as np
 
@@ -64,6 +65,30 @@ def load_convert(mode: int, cells: np.ndarray, old: np.ndarray) -> np.ndarray:
     if mode == ZERO:
         return np.zeros_like(c)
     raise NotImplementedInstruction(f"not implemented: SFPLOAD mode {mode}")
+
+
+#: SFPLOAD modes whose LReg word is a function of the 16-bit Dst cell alone
+LOAD_TABLE_MODES = frozenset((FP16, BF16, INT8, INT8_COMP, INT16, UINT16, LO16, HI16))
+
+
+@cache
+def load_table(mode: int) -> np.ndarray:
+    """:func:`load_convert` of every 16-bit cell for a mode of :data:`LOAD_TABLE_MODES`:
+    ``load_table(mode)[cells]`` is ``load_convert(mode, cells, old)`` (computed by it)."""
+    cells = np.arange(1 << 16, dtype=U32)
+    table = load_convert(mode, cells, np.zeros_like(cells)).astype(U32)
+    table.flags.writeable = False
+    return table
+
+
+@cache
+def store_table_bf16() -> np.ndarray:
+    """:func:`store_convert` in mode BF16 depends on the word's high 16 bits alone (the
+    flush tests exponent bits): ``store_table_bf16()[words >> 16]`` is
+    ``store_convert(BF16, words)`` (computed by it)."""
+    table = store_convert(BF16, np.arange(1 << 16, dtype=U32) << 16).astype(U32)
+    table.flags.writeable = False
+    return table
 
 
 def store_convert(mode: int, datum: np.ndarray) -> np.ndarray:

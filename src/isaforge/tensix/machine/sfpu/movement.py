@@ -33,12 +33,15 @@ from .convert import (
     FP32,
     INT32_ALL,
     LOAD32,
+    LOAD_TABLE_MODES,
     SRCB,
     STORE32,
     load_convert,
+    load_table,
     loadi_value,
     sign_mag_key,
     store_convert,
+    store_table_bf16,
 )
 from .lregs import (
     BLOCK_DEST_WR_FROM_SFPU,
@@ -56,6 +59,8 @@ from .lregs import (
     LANE_ROW,
     LANES,
     N_WRITABLE,
+    all_true,
+    all_zero,
 )
 from .ops import Op
 
@@ -157,6 +162,20 @@ class MovementMixin(SfpuBase):
         odd = bool(addr & 2) | self.lanes.lane_flag(exchange_bit)[LANE_COL]
         return LANE_COL * 2 + odd.astype(np.int64)
 
+    def _cells(self, addr: int, is32: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The 4 physical Dst rows an access at ``addr`` touches and each lane's flat
+        DstBits index, without LaneConfig (remembered per address and Dst addressing bits;
+        shared: do not modify)."""
+        dst = self.dst
+        key = (addr, is32, bool(dst.remap_addrs), bool(dst.swizzle_32b))
+        hit = self._cells_cache.get(key)
+        if hit is None:
+            phys = dst.phys_table(is32)[((addr & 0x3FC) + ROWS4) & 0x3FF]
+            at = phys[LANE_ROW] * 16 + (COLS_ODD if addr & 2 else COLS_EVEN)
+            phys.flags.writeable = at.flags.writeable = False
+            hit = self._cells_cache[key] = (phys, at)
+        return hit
+
     def x_sfpload(self, t: int, op: Op) -> int:
         """SFPLOAD (and SFPLOADMACRO's load); returns the Dst address it formed."""
         self.matrix.sync_dst_config(t)
@@ -168,19 +187,25 @@ class MovementMixin(SfpuBase):
         vd = op.vd
         addr = self._addr(t, regs, op.addr, mode)
         if vd < N_WRITABLE:
-            has_cfg = bool(self.lane_config.any())
+            has_cfg = not all_zero(self.lane_config)
             is32 = mode in LOAD32
-            phys = dst.phys_table(is32)[((addr & 0x3FC) + ROWS4) & 0x3FF]
-            if not dst.valid[phys].all():
+            if has_cfg:
+                phys = dst.phys_table(is32)[((addr & 0x3FC) + ROWS4) & 0x3FF]
+                cols = self._lane_cols(addr, DEST_RD_COL_EXCHANGE, has_cfg)
+                at = phys[LANE_ROW] * 16 + cols  # flat DstBits index of each lane's cell
+            else:
+                phys, at = self._cells(addr, is32)
+            if not all_true(dst.valid[phys]):
                 self.report_ub("SFPLOAD reads a ZEROACC'd (invalid) Dst row")
-            cols = self._lane_cols(addr, DEST_RD_COL_EXCHANGE, has_cfg)
-            at = phys[LANE_ROW] * 16 + cols  # flat DstBits index of each lane's cell
             flat = dst.bits.reshape(-1)
             old = lreg[vd]
             if is32:  # every 32-bit mode reads FP32 / sign-magnitude words unchanged
                 hi = flat[at]
                 new = F.dst32_halves_to_fp32(hi, flat[at + 128])
                 cells = hi  # (FP16's infinity test below never sees these)
+            elif mode in LOAD_TABLE_MODES and not has_cfg:
+                cells = flat[at]
+                new = load_table(mode)[cells]
             else:
                 cells = flat[at].astype(np.uint32)
                 new = load_convert(mode, cells, old)
@@ -190,7 +215,10 @@ class MovementMixin(SfpuBase):
                     inf = lanes.lane_flag(ENABLE_FP16A_INF) & ((cells & 0x7FFF) == 0x7FFF)
                     new = np.where(inf, (cells >> 15 << 31) | 0x7F800000, new)
                 on = on & ~lanes.lane_flag(BLOCK_SFPU_RD_FROM_DEST)
-            lreg[vd] = np.where(on, new, old)
+            if all_true(on):
+                lreg[vd] = new
+            else:
+                lreg[vd] = np.where(on, new, old)
             if vd < 4 and has_cfg:  # ENABLE_DEST_INDEX + CAPTURE_DEFAULT_DEST_INDEX
                 cap = on & lanes.lane_flag(ENABLE_DEST_INDEX) & lanes.lane_flag(
                     CAPTURE_DEFAULT_DEST_INDEX)
@@ -210,20 +238,26 @@ class MovementMixin(SfpuBase):
             addr = self._addr(t, regs, op.addr, mode)
             if mode == INT32_ALL:  # push: Sp moves after the address is formed
                 self._move_sp(t, regs.stack_incr)
-        has_cfg = bool(self.lane_config.any())
+        has_cfg = not all_zero(self.lane_config)
         on = self.exec_mask if mode == INT32_ALL else self.enabled()
         if has_cfg:
             on = on & ~self.lanes.lane_flag(BLOCK_DEST_WR_FROM_SFPU)
-        if on.any():
+        if not all_zero(on):
             is32 = mode in STORE32
-            phys = dst.phys_table(is32)[((addr & 0x3FC) + ROWS4) & 0x3FF]
-            if not dst.valid[phys].all():
+            if has_cfg:
+                phys = dst.phys_table(is32)[((addr & 0x3FC) + ROWS4) & 0x3FF]
+                cols = self._lane_cols(addr, DEST_WR_COL_EXCHANGE, has_cfg)
+                at = phys[LANE_ROW] * 16 + cols  # flat DstBits index of each lane's cell
+            else:
+                phys, at = self._cells(addr, is32)
+            if not all_true(dst.valid[phys]):
                 self.report_ub("SFPSTORE writes some columns of a ZEROACC'd (invalid) Dst row")
-            cols = self._lane_cols(addr, DEST_WR_COL_EXCHANGE, has_cfg)
-            at = phys[LANE_ROW] * 16 + cols  # flat DstBits index of each lane's cell
             flat = dst.bits.reshape(-1)
-            cells = store_convert(mode, self.lreg[op.vd])
-            if not on.all():
+            if mode == BF16:
+                cells = store_table_bf16()[self.lreg[op.vd] >> 16]
+            else:
+                cells = store_convert(mode, self.lreg[op.vd])
+            if not all_true(on):
                 at, cells = at[on], cells[on]
             if is32:  # the high half in BF16 storage order, the low half 8 rows further
                 flat[at] = (cells >> 16).astype(np.uint16)

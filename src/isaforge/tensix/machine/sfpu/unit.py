@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from ..dispatch import Execute, Report, Unit
+from ..dispatch import Execute, Fields, Report, Unit
 from ..matrix import MatrixUnit
 from ..regfiles import Dst
 from ..state import Config, RWCs, ThreadConfig
@@ -72,8 +72,19 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
         self._exec["SFPLOADMACRO"] = self.x_sfpload
 
     def handlers(self) -> Mapping[str, Execute]:
+        # the coprocessor's decoded fields are one object per word (decode is cached): the
+        # Op parsed from them is kept with them (issued Ops are never modified)
+        ops: dict[int, tuple[object, Op]] = {}
+
         def handler(name: str) -> Execute:
-            return lambda t, f: self._issue(t, parse(name, encode(name, f)))
+            def run(t: int, f: Fields) -> None:
+                hit = ops.get(id(f))
+                if hit is None or hit[0] is not f:
+                    if len(ops) > 4096:
+                        ops.clear()
+                    hit = ops[id(f)] = (f, parse(name, encode(name, f)))
+                self._issue(t, hit[1])
+            return run
         return {name: handler(name) for name in sfp_names().values()}
 
     def execute_word(self, t: int, word: int) -> None:
@@ -171,8 +182,9 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
                 if backdoor.all():
                     return 0
                 self.exec_mask = ~backdoor
-        if 4 <= op.vd < 8 and op.name not in _NOT_TEN2932 and self.lane_config.any() \
-                and self.lanes.lane_flag(ENABLE_DEST_INDEX).any():
+        if 4 <= op.vd < 8 and op.name not in _NOT_TEN2932 \
+                and np.count_nonzero(self.lane_config) \
+                and np.count_nonzero(self.lanes.lane_flag(ENABLE_DEST_INDEX)):
             self.report_ub(f"{op.name} writes LReg {op.vd} while LaneConfig ENABLE_DEST_INDEX "
                            "is set: the result is undefined (erratum TEN-2932)")
         try:
