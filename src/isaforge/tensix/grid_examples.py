@@ -64,17 +64,9 @@ class Add1Grid:
         fw = firmware()
         banks, coords = self._tables()
         for tile, host in zip(g.tiles, g.hosts, strict=True):
-            msgs = tile.msgs
-            c = msgs.const
             host.hold()
             host.load_firmware(fw)
-            launch = msgs.field("mailboxes_t", "launch")
-            host.write_l1(msgs.mailbox_base + launch.offset, bytes(launch.size))
-            host.write_mailbox("launch_msg_rd_ptr", 0)
-            host.write_mailbox("go_message_index", 0)
-            for i in range(c("go_message_num_entries")):
-                host.write_mailbox(f"go_messages[{i}].all", 0)
-            host.write_mailbox("go_messages[0].signal", c("RUN_MSG_INIT"))
+            host.reset_messages()
             x, y = g.logical_xy(tile)
             host.write_mailbox("core_info.absolute_logical_x", x)
             host.write_mailbox("core_info.absolute_logical_y", y)

@@ -84,13 +84,7 @@ class Host:
         firmware, also the tables it copies at boot, sized as its symbols say (``tables``:
         those of a ``grid`` (columns, rows) of workers by default)."""
         c = self.msgs.const
-        launch = self.msgs.field("mailboxes_t", "launch")
-        self.write_l1(self.msgs.mailbox_base + launch.offset, bytes(launch.size))
-        self.write_mailbox("launch_msg_rd_ptr", 0)
-        self.write_mailbox("go_message_index", 0)
-        for i in range(c("go_message_num_entries")):
-            self.write_mailbox(f"go_messages[{i}].all", 0)
-        self.write_mailbox("go_messages[0].signal", c("RUN_MSG_INIT"))
+        self.reset_messages()
         info = self.msgs.field("mailboxes_t", "core_info")
         self.write_l1(self.msgs.mailbox_base + info.offset, bytes(info.size))
         self.write_mailbox("core_info.noc_size_x", c("noc_size_x"))
@@ -103,6 +97,19 @@ class Host:
         self.write_mailbox("core_info.core_magic_number", c("CoreMagicNumber_WORKER"))
         if brisc is not None:
             self._write_tables(brisc, tables or device_tables(*grid))
+
+    def reset_messages(self) -> None:
+        """Launch messages zeroed, their read pointer and the go-message index 0, go signal
+        ``RUN_MSG_INIT``: what the host writes before releasing BRISC, for any dev_msgs
+        layout."""
+        c = self.msgs.const
+        launch = self.msgs.field("mailboxes_t", "launch")
+        self.write_l1(self.msgs.mailbox_base + launch.offset, bytes(launch.size))
+        self.write_mailbox("launch_msg_rd_ptr", 0)
+        self.write_mailbox("go_message_index", 0)
+        for i in range(c("go_message_num_entries")):
+            self.write_mailbox(f"go_messages[{i}].all", 0)
+        self.write_mailbox("go_messages[0].signal", c("RUN_MSG_INIT"))
 
     def _write_tables(self, brisc: Firmware, tables: DeviceTables) -> None:
         """The bank tables (``noc_bank_table_init``: DRAM and L1 bank -> NOC coordinate per
