@@ -11,7 +11,6 @@ import numpy as np
 
 from ..core.cli import guarded
 from ..core.errors import EmulationError
-from .matmul_cli import matmul_cmd
 
 
 @click.group("example")
@@ -65,7 +64,38 @@ def add1_cmd(input_path: str, output_path: str, stats: bool, grid: str) -> None:
                                      "seconds": round(s.seconds, 4), "noc": s.noc}) + "\n")
 
 
-example_cli.add_command(matmul_cmd)  # isaforge tensix example matmul: tensix/matmul_cli.py
+FIDELITIES = ("lofi", "hifi2", "hifi3", "hifi4")  # .matmul.FIDELITY (imported when run)
+
+
+@example_cli.command("matmul")
+@click.option("--a", "a_path", required=True, type=click.Path(dir_okay=False),
+              help="A: uint16 BF16 bits, shape (M*32, K*32)")
+@click.option("--b", "b_path", required=True, type=click.Path(dir_okay=False),
+              help="B: uint16 BF16 bits, shape (K*32, N*32)")
+@click.option("--output", required=True, type=click.Path(dir_okay=False),
+              help="C = A x B: uint16 BF16 bits, shape (M*32, N*32)")
+@click.option("--fidelity", type=click.Choice(FIDELITIES), default="hifi4",
+              show_default=True, help="Matrix Unit fidelity phases (1 for lofi .. 4 for hifi4)")
+@click.option("--grid", default="1x1", show_default=True, metavar="RxC",
+              help="worker tiles (rows x columns) sharing the output tiles")
+@guarded
+def matmul_cmd(a_path: str, b_path: str, output: str, fidelity: str, grid: str) -> None:
+    """C = A x B on Blackhole worker tiles: isaforge's own reader (NCRISC), compute
+    (TRISC0-2: unpack, the 16-MVMUL replay, FP32 Dst, BF16 pack) and writer (BRISC) kernels,
+    run under the firmware with A, B and C in DRAM."""
+    from .matmul import matmul
+    from .tile.grid import parse_grid
+
+    cols, rows = parse_grid(grid)
+    c, stats = matmul(_load_u16(a_path, "A"), _load_u16(b_path, "B"), fidelity, (rows, cols))
+    try:
+        np.save(output, c, allow_pickle=False)
+    except OSError as e:
+        raise EmulationError(f"{output}: cannot write: {e.strerror or e}") from None
+    click.echo(f"matmul: {stats.tiles} output tiles on {rows}x{cols} worker tile(s) in "
+               f"{stats.seconds:.2f} s ({stats.riscv_instructions} RISC-V, "
+               f"{stats.tensix_instructions} Tensix instructions)", err=True)
+
 
 
 __all__ = ["example_cli"]
