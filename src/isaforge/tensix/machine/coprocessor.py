@@ -203,6 +203,15 @@ class Coprocessor:
         self._tracing = False  # an ``insn`` hook is registered
         #: :meth:`run` sets the step count runs of MVMULs may reach (0: one at a time)
         self._run_cap = 0
+        #: rounds left in this :meth:`step`/:meth:`burst` call (a run of SFP instructions,
+        #: one round each, stays within them; :meth:`run`: no bound)
+        self._rounds_left = 1 << 62
+        #: rounds a run of SFP instructions used beyond its first (burst counts them)
+        self._sfp_extra = 0
+        #: opcode -> whether the Vector Unit executes it (runs of them: _sfp_run)
+        self._sfp_opcodes = frozenset(
+            op for op, e in enumerate(self._table) if e is not None and e[3] == "Sfpu"
+            and e[2] != "SFPLOADMACRO")
         #: (thread, instruction text or word, stream index) that UB reports name
         self._current: tuple[int, str, int] = (0, "", 0)
 
@@ -307,10 +316,11 @@ class Coprocessor:
         # runs of MVMULs (and of PACRs by a thread alone) as run() allows them: the caller
         # steps round by round, and a run is one round's worth of the same result
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
+        left, self._rounds_left = self._rounds_left, 1
         try:
             return not self._round()
         finally:
-            self._run_cap = cap
+            self._run_cap, self._rounds_left = cap, left
 
     def burst(self, rounds: int) -> None:
         """Up to ``rounds`` rounds of :meth:`step`, stopping when every thread has finished
@@ -320,12 +330,17 @@ class Coprocessor:
             return
         self._epoch += 1
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
+        left = self._rounds_left
         try:
-            for _ in range(rounds):
+            done = 0
+            while done < rounds:
+                self._rounds_left = rounds - done
+                self._sfp_extra = 0
                 if self._round(quiet=True) is not False:
                     return
+                done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
         finally:
-            self._run_cap = cap
+            self._run_cap, self._rounds_left = cap, left
 
     def _round(self, quiet: bool = False) -> bool | None:
         """One scheduler round of :meth:`step` (some thread has not finished); returns
@@ -435,6 +450,12 @@ class Coprocessor:
                 self.rounds += n - 1
                 self._epoch += 1
                 return True
+        if unit == "Sfpu" and not self._tracing and self._rounds_left > 1 \
+                and self._run_cap > self.steps + 1 and self._next_sfp(th, 1) \
+                and ins.opcode in self._sfp_opcodes and not self.units.sfpu.scheduled \
+                and (self._alone(t) or self._others_blocked(t)):
+            self._sfp_run(th, execute, ins)
+            return True
         th.pending.popleft()
         execute(t, ins.fields)
         if unit != "Sfpu":
@@ -448,6 +469,58 @@ class Coprocessor:
             ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
             self.hooks.fire("insn", self, address, 4, ev)
         return True
+
+    def _next_sfp(self, th: Thread, i: int) -> bool:
+        """Whether thread ``th``'s instruction after its ``i`` first pending ones is an SFP
+        instruction it has (pending, or the next stream word, which the expanders pass
+        through unchanged) that :meth:`_sfp_run` may run."""
+        pending = th.pending
+        if len(pending) > i:
+            return pending[i] >> 24 in self._sfp_opcodes
+        if len(pending) < i or th.pc >= len(th.program) or th.replay.load_left:
+            return False
+        return th.program[th.pc] >> 24 in self._sfp_opcodes  # (never MOP, MOP_CFG, REPLAY)
+
+    def _sfp_run(self, th: Thread, execute: Execute, ins: Decoded) -> None:
+        """Execute thread ``th``'s pending SFP instructions from ``ins`` (its first, whose
+        wait and Wait Gate passed) as one round each while every other thread has finished
+        or waits for something SFP instructions do not change (:meth:`_others_blocked`):
+        the rounds one by one would have moved this thread only. Stops before an
+        instruction that is not the Vector Unit's (or SFPLOADMACRO), is held at the Wait
+        Gate or by its own wait, beyond the step cap or the caller's rounds, and after one
+        that reported undefined behaviour (a hook may change anything). Steps, rounds and
+        counts are those of one at a time."""
+        t = th.index
+        pending, sync, table = th.pending, self.sync, self._table
+        limit = min(self._rounds_left, self._run_cap - self.steps - 1)
+        epoch = self._epoch
+        issued = 0
+        try:
+            while True:
+                pending.popleft()
+                issued += 1  # (its round is counted even when it raises, as one by one)
+                execute(t, ins.fields)
+                th.executed += 1
+                self.steps += 1
+                if issued >= limit or self._epoch != epoch or not self._next_sfp(th, 0):
+                    return
+                if not pending:  # what fill() does with a word the expanders pass through
+                    pending.append(th.program[th.pc])
+                    th.pc += 1
+                word = pending[0]
+                try:
+                    ins = decode(word)
+                except DecodeError:
+                    return  # one by one says so
+                if sync.latched[t] is not None and sync.gate_blocks(t, ins.name):
+                    return
+                execute, wait, _, _ = table[ins.opcode]  # type: ignore[misc]
+                if wait is not None and wait(t, ins.fields) is not None:
+                    return
+                self._current = (t, ins.text, th.pc - 1)
+        finally:
+            self.rounds += issued - 1
+            self._sfp_extra += issued - 1
 
     def _others_blocked(self, t: int) -> bool:
         """Whether every thread but ``t`` has finished or is held at the Wait Gate by

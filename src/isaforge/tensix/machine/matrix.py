@@ -209,6 +209,8 @@ class MatrixUnit(Unit):
         self.report_ub = report_ub
         #: per thread, (config versions, :class:`MathRegs`): see :meth:`math_regs`
         self.regs_cache: list[tuple[tuple[int, int], MathRegs] | None] = [None] * N_THREADS
+        #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> MathRegs
+        self._regs_by_content: dict[tuple[int, bytes, bytes], MathRegs] = {}
 
     def handlers(self) -> Mapping[str, Execute]:
         def arith(op: str) -> Execute:
@@ -257,9 +259,20 @@ class MatrixUnit(Unit):
         hit = cache[t]
         if hit is not None and hit[0] == key:
             return hit[1]
-        regs = MathRegs(self.config, self.thread_config, t)
-        if hit is not None and hit[1].signature == regs.signature:
-            regs = hit[1]  # the same values written again (a program's setup, rerun): keep
+        # MathRegs reads only the thread's ThreadConfig row and its bank's Config words (and
+        # what it derives, the RWC moves and plans, depends on nothing else): the same bytes
+        # again (a kernel's setup rewritten tile after tile) find the same object
+        tc = self.thread_config
+        bank = tc.get(t, "CFG_STATE_ID_StateID")
+        content = (t, tc.regs[t].tobytes(), self.config.words[bank].tobytes())
+        regs = self._regs_by_content.get(content)  # type: ignore[assignment]
+        if regs is None:
+            regs = MathRegs(self.config, tc, t)
+            if hit is not None and hit[1].signature == regs.signature:
+                regs = hit[1]  # the same values written again (a program's setup, rerun)
+            if len(self._regs_by_content) > 256:
+                self._regs_by_content.clear()
+            self._regs_by_content[content] = regs
         cache[t] = (key, regs)
         return regs
 

@@ -210,6 +210,8 @@ class Packer(Unit):
         self.report_ub = report_ub
         self.state = PackerState()
         self._cache: dict[int, tuple[tuple[int, int], PackRegs]] = {}
+        #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> PackRegs
+        self._by_content: dict[tuple[int, bytes, bytes], PackRegs] = {}
         self._plans: dict[tuple, PackPlan] = {}
         self._scratch = np.zeros(0, I64)
         self._l1 = L1Source(memory)
@@ -223,9 +225,19 @@ class Packer(Unit):
         hit = self._cache.get(t)
         if hit is not None and hit[0] == key:
             return hit[1]
-        regs = read_regs(self.config, self.thread_config, t)
-        if hit is not None and hit[1] == regs:
-            regs = hit[1]  # the same values again: the plans made with them stay valid
+        # read_regs reads only the thread's ThreadConfig row and its bank's Config words: a
+        # kernel rewriting the same values tile after tile finds its PackRegs by their bytes
+        row = self.thread_config.regs[t]
+        bank = self.thread_config.get(t, "CFG_STATE_ID_StateID")
+        content = (t, row.tobytes(), self.config.words[bank].tobytes())
+        regs = self._by_content.get(content)  # type: ignore[assignment]
+        if regs is None:
+            regs = read_regs(self.config, self.thread_config, t)
+            if hit is not None and hit[1] == regs:
+                regs = hit[1]  # the same values again: the plans made with them stay valid
+            if len(self._by_content) > 256:
+                self._by_content.clear()
+            self._by_content[content] = regs
         self._cache[t] = (key, regs)
         return regs
 

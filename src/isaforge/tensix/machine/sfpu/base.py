@@ -15,7 +15,7 @@ from ..dispatch import Report
 from ..matrix import MatrixUnit, thread_cfg
 from ..regfiles import Dst
 from ..state import Config, RWCs, ThreadConfig
-from .lregs import LANE, LANES, LREG_MACRO, N_WRITABLE, LaneState, all_zero
+from .lregs import LANE, LANES, LREG_MACRO, N_WRITABLE, LaneState, all_true, all_zero
 from .ops import Op
 
 ALL_LANES = np.ones(LANES, dtype=bool)
@@ -53,8 +53,10 @@ class SfpuBase:
     def enabled(self) -> np.ndarray:
         """LaneEnabled of each lane, for the instruction being executed."""
         lanes = self.lanes
-        if all_zero(lanes.use_flags) and all_zero(self.lane_config):
-            return self.exec_mask.copy()  # every lane enabled (the usual case)
+        if all_zero(self.lane_config) and (all_zero(lanes.use_flags) or all_true(lanes.flags)):
+            # every lane enabled by its flags (the usual case, with or without conditional
+            # execution on): IsLaneEnabled is True everywhere, the exec mask decides
+            return self.exec_mask.copy()
         return lanes.enabled() & self.exec_mask
 
     def write(self, vd: int, values: np.ndarray, lanes: np.ndarray) -> None:
