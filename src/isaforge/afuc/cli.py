@@ -74,20 +74,52 @@ def _effect_text(e: Effect) -> str:
 
 
 def _effect_lines(emu: Emulator, start: int, hide_to: int) -> list[str]:
-    """:func:`_effect_text` of the effects from ``start`` on, but the control-register ones
-    before ``hide_to`` (each register's name and text made once)."""
+    """:func:`_effect_text` of the effects of ``emu.effect_log[start:]``, but the
+    control-register ones of entries before ``hide_to`` (each register's name and text made
+    once; a run of registers written in a row is printed from its values)."""
     prefix: dict[tuple[str, int], str] = {}
+    gpu: dict[int, str] = {}  # (GPU registers, the bulk of most streams: by number)
+
+    def head(kind: str, addr: int) -> str:
+        got = prefix.get((kind, addr))
+        if got is None:
+            text = _effect_text(Effect(kind, addr, emu.name_of(kind, addr), 0, ""))
+            got = prefix[(kind, addr)] = text[:-10]  # without the value, 0x%08x
+            if kind == "reg":
+                gpu[addr] = got
+        return got
+
+    out: list[str] = []
+    log = emu.effect_log
+    for i in range(start, len(log)):
+        e = log[i]
+        if len(e) == 4:
+            kind, addr, value, _ = e
+            if kind == "ctrl" and i < hide_to:
+                continue
+            out.append(f"{head(kind, addr)}0x{value:08x}")
+        else:
+            o, values, _ = e
+            get = gpu.get
+            out.extend([f"{get(k) or head('reg', k)}0x{v:08x}"
+                        for k, v in enumerate(values, o)])
+    return out
+
+
+def _json_lines(emu: Emulator, start: int, hide_to: int) -> list[str]:
+    """The effects of ``emu.effect_log[start:]`` as JSON lines (as :func:`_effect_lines`)."""
     out = []
-    raw = emu.effects_raw
-    for i in range(start, len(raw)):
-        kind, addr, value, proc = raw[i]
-        if kind == "ctrl" and i < hide_to:
-            continue
-        head = prefix.get((kind, addr))
-        if head is None:
-            text = _effect_text(Effect(kind, addr, emu.name_of(kind, addr), 0, proc))
-            head = prefix[(kind, addr)] = text[:-10]  # without the value, 0x%08x
-        out.append(f"{head}0x{value:08x}")
+    for i in range(start, len(emu.effect_log)):
+        e = emu.effect_log[i]
+        if len(e) == 4:
+            kind, addr, value, proc = e
+            if kind == "ctrl" and i < hide_to:
+                continue
+            items = [(kind, addr, value)]
+        else:
+            items = [("reg", e[0] + k, v) for k, v in enumerate(e[1])]
+        out.extend(json.dumps({"kind": k, "addr": a, "name": emu.name_of(k, a), "value": v})
+                   for k, a, v in items)
     return out
 
 
@@ -122,21 +154,16 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
         emu.set_tracer(TraceState(lines, jumptable_offset(emu.fw)))
     shown = 0
 
-    hide_to = 0  # control-register effects before this index are boot-time: not shown
+    hide_to = 0  # control-register effects of effect_log[:hide_to] are boot-time: not shown
 
     def flush() -> None:
         nonlocal shown
-        raw = emu.effects_raw
-        if shown < len(raw):
-            if as_json:
-                effects = emu.effects[shown:]
-                if shown < hide_to:
-                    effects = [e for i, e in enumerate(effects, shown)
-                               if i >= hide_to or e.kind != "ctrl"]
-                click.echo("\n".join(json.dumps(e.as_json()) for e in effects))
-            else:
-                click.echo("\n".join(_effect_lines(emu, shown, hide_to)))
-        shown = len(raw)
+        n = len(emu.effect_log)
+        if shown < n:
+            lines = (_json_lines if as_json else _effect_lines)(emu, shown, hide_to)
+            if lines:
+                click.echo("\n".join(lines))
+        shown = n
 
     # boot-time: the boot code (to its first waitin) and a CP_ME_INIT that starts the
     # stream; their control-register effects are shown only with --boot
@@ -155,7 +182,7 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
         emu.feed(Stream(words.rb[:init], words.memory))
         emu.run(max_steps=max_steps - emu.steps)
         if not show_boot:
-            hide_to = len(emu.effects_raw)
+            hide_to = len(emu.effect_log)
         emu.feed(Stream(words.rb[init:]))
         emu.run(max_steps=max_steps - emu.steps)
     except EmulationError:
@@ -169,11 +196,11 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     if not trace:
         flush()
     reps = f" (+{emu.rep_iterations} (rep) iterations)" if emu.rep_iterations else ""
-    n_hidden = sum(1 for e in emu.effects_raw[:hide_to] if e[0] == "ctrl")
+    n_hidden = sum(1 for e in emu.effect_log[:hide_to] if e[0] == "ctrl")
     hidden = (f" ({n_hidden} boot-time control-register effects not shown: --boot)"
               if n_hidden and not trace else "")
     summary = (f"{emu.instructions} instructions{reps}, {emu.packets} packets, "
-               f"{len(emu.effects_raw)} effects{hidden}; idle, waiting for a packet")
+               f"{emu.effect_count} effects{hidden}; idle, waiting for a packet")
     click.echo(("; " if trace else "") + summary, err=as_json)
 
 

@@ -59,8 +59,8 @@ def same(words: list[int], max_steps: int = 1_000_000, hook: bool = False) -> Em
     assert (fast.main.gpr, fast.main.pc, fast.main.header) == (
         exact.main.gpr, exact.main.pc, exact.main.header)
     assert fast.gpu == exact.gpu
-    assert (fast.main.control == exact.main.control).all()
-    assert (fast.main.sqe == exact.main.sqe).all() and fast.main.pipe == exact.main.pipe
+    assert fast.main.control == exact.main.control
+    assert fast.main.sqe == exact.main.sqe and fast.main.pipe == exact.main.pipe
     assert fast.mem == exact.mem
     assert fast.roq() == exact.roq()
     return fast

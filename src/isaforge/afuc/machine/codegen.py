@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Callable
-from itertools import repeat
+from itertools import repeat, starmap
 from types import CodeType
 from typing import Any
 
@@ -357,15 +357,15 @@ class CodeGen:
             "    v_ = rb.popleft(); gpu[o_] = v_; app(('reg', o_, v_, nm))",
             f"    g[r_] = o_ + 1; g[{REG_REM}] = 0",
             f"elif {' and '.join(cond)}:",
-            "    vs_ = [rb.popleft() for _ in range(R_)]",
-            "    gpu[o_:o_ + R_] = array('I', vs_)",
-            "    app.__self__.extend(zip(repeat('reg'), range(o_, o_ + R_), vs_, repeat(nm)))",
+            "    vs_ = array('I', starmap(rb.popleft, repeat((), R_)))",
+            "    gpu[o_:o_ + R_] = vs_; app((o_, vs_, nm))",  # one run of registers
             f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its} - 1; m.reps += {its} - 1",
         ]
 
     @staticmethod
     def _make(code: CodeType, name: str, **extra: Any) -> Callable:
         ns: dict[str, Any] = {"M": M32, "HEADERS": HEADERS, "array": array, "repeat": repeat,
+                              "starmap": starmap,
                               **extra}
         exec(code, ns)  # noqa: S102 - our own generated code
         return ns[name]
