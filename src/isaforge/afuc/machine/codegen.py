@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections import deque
 from collections.abc import Callable
-from itertools import repeat, starmap
+from itertools import islice, repeat, starmap
 from types import CodeType
 from typing import Any
 
@@ -39,6 +40,7 @@ BLOCK_MAX = 24  # longer blocks compile slower than they run faster (firmware pa
 NEXT = "return F.get(m.pc) if m.bt is None and not m.waitin_pending else None"
 LOOP = "@LOOP@"  # the end of a fast dispatch (next pc in p_): the block may loop
 WAIT_DONE = "m.waitin_pending = False"
+BATCH = "# @BATCH@"  # in a waitin tail: where a run of type-4 packets may be taken at once
 
 
 class CodeGen:
@@ -365,7 +367,7 @@ class CodeGen:
     @staticmethod
     def _make(code: CodeType, name: str, **extra: Any) -> Callable:
         ns: dict[str, Any] = {"M": M32, "HEADERS": HEADERS, "array": array, "repeat": repeat,
-                              "starmap": starmap,
+                              "starmap": starmap, "islice": islice, "consume": deque,
                               **extra}
         exec(code, ns)  # noqa: S102 - our own generated code
         return ns[name]
@@ -424,8 +426,10 @@ class CodeGen:
         maybe_bt = False
         loops = has_branch = False
         n = 0
+        insns: list[tuple[str, dict]] = []
         while True:
             name, f, _ = proc.decode(pc)
+            insns.append((name, f))
             n += 1
             k_mark = f"@K{n}@"
             body = [s.replace("@K@", k_mark) for s in self.instr(name, f, pc, False, "nb", True)]
@@ -469,6 +473,11 @@ class CodeGen:
                 lines.append("m.bt = bt" if maybe_bt else "m.bt = None")
                 lines.append(NEXT)
                 break
+        batch = _type4_batch(proc, start, insns) if loops else None
+        if batch is not None:
+            lines[lines.index(BATCH)] = (
+                f"if not ph and fr and len(rb) > 1 and not m.ib_level and jt[p4] == {start}: "
+                "S, P, H = batch_(m, g, rb, S, L, P, H)")
         lines[:0] = [f"m.steps += {n}", f"if m.steps > m.limit: m.steps -= {n}; return None"]
         if not has_branch:
             lines.remove("bt = None")
@@ -488,7 +497,7 @@ class CodeGen:
         # (m.dispatch counted the packet itself: the finally clause must not undo it)
         body = body.replace("m.dispatch(hdr); return", "m.dispatch(hdr); P = m.packets; "
                             "H = m.header; return")
-        src = ("def block(m, g):\n"
+        src = ((batch or "") + "def block(m, g):\n"
                "    rb = m.rb; gpu = m.gpu; app = m.fast_append; fr = m.fast_regs; nm = m.name\n"
                "    jt = m.jmptbl; p4 = m.emu.pkt4_id; ph = m.emu.packet_hooks; HD = HEADERS\n"
                "    S = m.steps; L = m.limit; P = m.packets; H = m.header\n"
@@ -507,7 +516,8 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
         return [*out, "return"]
     if name in BRANCHES or f.get("REP") or proc.meq is not None:
         return [*out, "return"]
-    out = [f"if m.ib_level or not rb or m.steps >= m.limit: {'; '.join(out)}; return",
+    out = [BATCH,
+           f"if m.ib_level or not rb or m.steps >= m.limit: {'; '.join(out)}; return",
            "hdr = rb[0]", WAIT_DONE, "m.steps += 1  @DS@"]
     gen.rb_ready = True
     try:
@@ -535,6 +545,93 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
     out.append(f"g[{REG_REM}] = h_[2]; P += 1; H = hdr")
     out.append(LOOP)
     return out
+
+
+def _type4_batch(proc: Processor, start: int, insns: list[tuple[str, dict]]) -> str | None:
+    """The source of ``batch_``, which runs a whole run of type-4 packets at once, for the
+    block at ``start`` if it is a plain type-4 handler: ``waitin`` with ``mov $01, $data`` in
+    its delay slot, then (the handler) one ALU instruction setting ``$addr`` or ``$usraddr``
+    from ``$01`` and an immediate, and ``(rep)(xmovN)mov $data, $data`` (as a630's
+    ``ushr $usraddr, $01, 0x8`` and ``(rep)(xmov1)mov $data, $data``); else None.
+
+    ``batch_(m, g, rb, S, L, P, H)`` is called where the block's ``waitin`` has run and the
+    next header is not read yet, with the block's step count, limit, packet count and
+    header; it takes packets from the ring buffer as long as each is a type-4 packet seen
+    before (in HEADERS) whose registers lie below 0x10000, miss CP_LPAC_SQE_CNTL, and whose
+    steps stay below the limit with one to spare, and leaves everything (registers, steps,
+    (rep) iterations, effects) as the packet-by-packet blocks would at the same point; it
+    returns the new S, P and H. The packets it does not take are left to the block."""
+    if not proc_plain(proc) or [n for n, _ in insns][-1:] != ["waitin"] or len(insns) != 3:
+        return None
+    (alu_name, fa), (copy_name, fc) = insns[0], insns[1]
+    try:
+        slot_name, fs, _ = proc.decode(start + 3)
+    except EmulationError:
+        return None
+    if not (slot_name in ("or", "xor") and fs.get("SRC1") == 0 and fs.get("SRC2") == REG_DATA
+            and fs.get("DST") == 1 and not fs.get("REP") and not fs.get("XMOV")
+            and not fs.get("PEEK")):
+        return None  # the delay slot must be mov $01, $data
+    if not _is_data_copy(copy_name, fc):
+        return None
+    op = (alu_name[:-1] if alu_name[-1] == "i" and alu_name[:-1] in ALU_SRC
+          and alu_name != "setbiti" else alu_name)
+    src = ALU_SRC.get(op)
+    dst = fa.get("DST")
+    if (src is None or len(src) != 1 or "m." in src[0] or op in ("not", "msb")
+            or dst not in (REG_ADDR, REG_USRADDR) or fa.get("SRC1") != 1
+            or fa.get("REP") or fa.get("XMOV")):
+        return None
+    imm = fa.get("RIMMED", fa.get("IMMED"))
+    if imm is None:
+        return None
+    expr = _OPERAND.sub(lambda mo: {"a": "g1", "b": f"({imm:#x})"}[mo.group(0)], src[0][4:])
+    xm = fc.get("XMOV") or 0
+    mode = DATA_ADDR if dst == REG_ADDR else DATA_USRADDR
+    lpac = proc.lpac_cntl if proc.lpac_cntl is not None else -1
+    return f"""MEMO_ = {{}}  # header -> (count, first register, iterations, $01, register after)
+
+
+def batch_(m, g, rb, S, L, P, H):
+    app = m.fast_append; gpu = m.gpu; nm = m.name; get = MEMO_.get
+    k = its_ = 0; t = None; w = 64; Lm = L - 4; base = 0  # (rb[base] is buf[0])
+    while True:
+        buf = array('I', islice(rb, base, base + w)); nb = len(buf); i = 0; cut = False
+        while i < nb:
+            hdr = buf[i]
+            got = get(hdr)
+            if got is None:
+                h_ = HEADERS.get(hdr)
+                if h_ is None or not h_[0] or not h_[2]:
+                    break
+                n = h_[2]; g1 = hdr & 0x07ffffff; o = {expr}
+                if o + n > 0x10000 or o <= {lpac} < o + n:
+                    break
+                got = MEMO_[hdr] = (n, o, (n + {xm}) // {xm + 1}, g1, o + n, hdr)
+            n, o, its, _, e, _ = got
+            j = i + 1 + n
+            if j > nb:
+                cut = nb == w  # (the window ends inside the packet: a larger one)
+                break
+            if S + its > Lm:
+                break
+            vs = buf[i + 1:j]
+            gpu[o:e] = vs; app((o, vs, nm))
+            S += 3 + its; its_ += its; k += 1; t = got
+            i = j
+        base += i
+        if not (cut or i == nb == w):
+            break
+        w *= 4
+    if base == len(rb):
+        rb.clear()
+    else:
+        consume(starmap(rb.popleft, repeat((), base)), 0)
+    if t is not None:
+        g[1] = t[3]; g[{dst}] = t[4]; g[{REG_REM}] = 0; m.data_mode = {mode}
+        m.reps += its_ - k; P += k; H = t[5]
+    return S, P, H
+"""
 
 
 # Compiled code by (kind, firmware image digest, what the code depends on, pc): emulators of
