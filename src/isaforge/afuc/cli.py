@@ -149,9 +149,9 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
     data = read_input(stream)
-    lines = _Lines()
-    if trace:
-        emu.set_tracer(TraceState(lines, jumptable_offset(emu.fw)))
+    tracer = TraceState(None, jumptable_offset(emu.fw), sink=_echo) if trace else None
+    if tracer is not None:
+        emu.set_tracer(tracer)
     shown = 0
 
     hide_to = 0  # control-register effects of effect_log[:hide_to] are boot-time: not shown
@@ -162,7 +162,7 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
         if shown < n:
             lines = (_json_lines if as_json else _effect_lines)(emu, shown, hide_to)
             if lines:
-                click.echo("\n".join(lines))
+                _echo(lines)
         shown = n
 
     # boot-time: the boot code (to its first waitin) and a CP_ME_INIT that starts the
@@ -186,13 +186,15 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
         emu.feed(Stream(words.rb[init:]))
         emu.run(max_steps=max_steps - emu.steps)
     except EmulationError:
-        lines.flush()
-        if not trace:
+        if tracer is not None:
+            tracer.flush()
+        else:
             flush()
         click.echo(emu.state_dump(), err=True)
         raise
     finally:
-        lines.flush()
+        if tracer is not None:
+            tracer.flush()
     if not trace:
         flush()
     reps = f" (+{emu.rep_iterations} (rep) iterations)" if emu.rep_iterations else ""
@@ -204,23 +206,10 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     click.echo(("; " if trace else "") + summary, err=as_json)
 
 
-class _Lines:
-    """Trace lines, written in batches (a line at a time through click costs more than
-    making the line)."""
-
-    def __init__(self, batch: int = 4096) -> None:
-        self.buf: list[str] = []
-        self.batch = batch
-
-    def __call__(self, line: str) -> None:
-        self.buf.append(line)
-        if len(self.buf) >= self.batch:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.buf:
-            click.echo("\n".join(self.buf))
-            self.buf.clear()
+def _echo(lines: list[str]) -> None:
+    """Print lines at once (a line at a time through click costs more than making it; and
+    they hold no ANSI escapes for click to look for)."""
+    click.echo("\n".join(lines), color=True)
 
 
 def _me_init_words(rb: list[int], db: RegDB) -> int:
