@@ -79,6 +79,7 @@ def _effect_lines(emu: Emulator, start: int, hide_to: int) -> list[str]:
     once; a run of registers written in a row is printed from its values)."""
     prefix: dict[tuple[str, int], str] = {}
     gpu: dict[int, str] = {}  # (GPU registers, the bulk of most streams: by number)
+    runs: dict[tuple[int, int], str] = {}  # (first register, count) -> lines' template
 
     def head(kind: str, addr: int) -> str:
         got = prefix.get((kind, addr))
@@ -98,11 +99,15 @@ def _effect_lines(emu: Emulator, start: int, hide_to: int) -> list[str]:
             if kind == "ctrl" and i < hide_to:
                 continue
             out.append(f"{head(kind, addr)}0x{value:08x}")
-        else:
+        else:  # a run of registers: its lines in one string, from a template per run
             o, values, _ = e
-            get = gpu.get
-            out.extend([f"{get(k) or head('reg', k)}0x{v:08x}"
-                        for k, v in enumerate(values, o)])
+            key = (o, len(values))
+            tmpl = runs.get(key)
+            if tmpl is None:
+                tmpl = runs[key] = "\n".join(
+                    (gpu.get(k) or head("reg", k)).replace("%", "%%") + "0x%08x"
+                    for k in range(o, o + len(values)))
+            out.append(tmpl % tuple(values))
     return out
 
 

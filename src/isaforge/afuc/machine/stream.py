@@ -138,8 +138,28 @@ def packet_words(name: str, payload: list[int], db: RegDB,
     return [pkt4_header(reg, len(payload)), *payload]
 
 
+def _raw_words(text: str) -> list[int] | None:
+    """The dwords of a text stream of only ``raw`` lines of plain 32-bit numbers (as
+    benchmarks and dumps write them), read at once; None for anything else."""
+    if any(c in text for c in ";#@/"):
+        return None
+    lines = [line for line in text.splitlines() if line and not line.isspace()]
+    if not all(line.split(None, 1)[0] == "raw" for line in lines):
+        return None
+    try:
+        words = [int(t, 0) for t in text.split() if t != "raw"]
+    except ValueError:
+        return None
+    if words and not (min(words) >= 0 and max(words) <= 0xFFFFFFFF):
+        return None
+    return words
+
+
 def parse_text(text: str, db: RegDB, filename: str = "<stream>") -> Stream:
     """A text stream: one packet a line (see the module docstring)."""
+    raw = _raw_words(text)
+    if raw is not None:
+        return Stream(raw)
     out = Stream()
     for lineno, line in enumerate(text.splitlines(), 1):
         body = line.split(";", 1)[0].split("//", 1)[0]
