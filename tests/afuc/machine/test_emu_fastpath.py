@@ -220,3 +220,37 @@ def test_runs_of_type4_packets_with_the_step_limit_at_each_step():
     total = same(run_words).steps - me_init_steps()
     for budget in range(total + 1):
         same(run_words, max_steps=me_init_steps() + budget)
+
+
+@given(st.lists(st.one_of(MEM_WRITE, DRAW_STATE, REG_WRITE, TYPE4.map(lambda t: (None, t))),
+                min_size=1, max_size=6),
+       st.integers(1, 3), st.integers(0, 800), st.booleans())
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_random_indirect_buffers_fast_equals_exact(packets, times, budget, hook):
+    """An IB of random packets (type-4, CP_MEM_WRITE, CP_SET_DRAW_STATE, CP_REG_WRITE), run
+    ``times`` times by CP_INDIRECT_BUFFER packets: the fast path reads its headers and
+    payloads as the exact path does, the step limit anywhere, sometimes a register hook."""
+    ib = mixed_words(packets)
+    emu_words = [pkt7_header(CP_INDIRECT_BUFFER, 3), 0x300000, 0, len(ib)] * times
+
+    def go(exact: bool) -> Emulator:
+        emu = Emulator(a630())
+        emu.load_memory(0x300000, ib)
+        if hook:
+            emu.hook_add("reg_write", lambda e, reg, value, info: None)
+        emu.feed([pkt7_header(0x48, 1), 0, *emu_words])
+        try:
+            emu.run(max_steps=me_init_steps() + budget, exact=exact)
+        except EmulationError as e:
+            emu.outcome = e.message
+        return emu
+
+    fast, exact = go(False), go(True)
+    assert getattr(fast, "outcome", None) == getattr(exact, "outcome", None)
+    assert fast.effects_raw == exact.effects_raw
+    assert (fast.steps, fast.instructions, fast.packets) == (
+        exact.steps, exact.instructions, exact.packets)
+    assert (fast.main.gpr, fast.main.pc, fast.main.header) == (
+        exact.main.gpr, exact.main.pc, exact.main.header)
+    assert fast.gpu == exact.gpu and fast.mem == exact.mem
+    assert fast.main.control == exact.main.control

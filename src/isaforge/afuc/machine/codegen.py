@@ -30,6 +30,7 @@ from ...core.errors import EmulationError
 from ...core.isa import sign_extend
 from ..isa import REG_ADDR, REG_DATA, REG_LR, REG_MEMDATA, REG_REGDATA, REG_REM, REG_USRADDR
 from .processor import DATA_ADDR, DATA_PIPE, DATA_USRADDR, M32, Processor
+from .queues import RegionQueue
 from .stream import HEADERS
 
 BRANCHES = {"brnei", "breqi", "brneb", "breqb", "call", "ret", "iret", "bl", "jumpa", "jumpr",
@@ -75,7 +76,7 @@ class CodeGen:
 
     proc: Processor | None = None
     nr = ""  # in a fast (rep) body: "nr_ = 1; ", the local count of $data reads
-    rb_ready = False  # the next inlined $data read is known to find a word in the RB
+    rb_ready = False  # the next inlined $data read takes the header waitin found (pop_)
 
     def wr_data_inline(self, expr: str) -> list[str]:
         """A $data write of a GPU or pipe register in the fast path, inlined (a write of
@@ -120,7 +121,7 @@ class CodeGen:
                 self.top_read = True
             if self.rb_ready:  # the header waitin found (hdr) is the word this read takes
                 self.rb_ready = False
-                out.append("rb.popleft()")
+                out.append("pop_()")
                 out.append(f"{self.nr}g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
                 return "hdr"
             out.append("if rb and not m.ib_level:")
@@ -368,6 +369,7 @@ class CodeGen:
     def _make(code: CodeType, name: str, **extra: Any) -> Callable:
         ns: dict[str, Any] = {"M": M32, "HEADERS": HEADERS, "array": array, "repeat": repeat,
                               "starmap": starmap, "islice": islice, "consume": deque,
+                              "RQ": RegionQueue,
                               **extra}
         exec(code, ns)  # noqa: S102 - our own generated code
         return ns[name]
@@ -516,9 +518,18 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
         return [*out, "return"]
     if name in BRANCHES or f.get("REP") or proc.meq is not None:
         return [*out, "return"]
+    pend = "; ".join(out)
+    # the header: from the ring buffer, or from the IB that @IB_LEVEL reads (an IB with
+    # words left; its end, the SDS queue and idling are the exact path's)
     out = [BATCH,
-           f"if m.ib_level or not rb or m.steps >= m.limit: {'; '.join(out)}; return",
-           "hdr = rb[0]", WAIT_DONE, "m.steps += 1  @DS@"]
+           "if m.ib_level:",
+           "    q_ = m.ib.get(m.ib_level)",
+           f"    if q_.__class__ is not RQ or not q_.left or m.steps >= m.limit: {pend}; return",
+           "    hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop",
+           f"elif not rb or m.steps >= m.limit: {pend}; return",
+           "else:",
+           "    hdr = rb[0]; pop_ = rb.popleft",
+           WAIT_DONE, "m.steps += 1  @DS@"]
     gen.rb_ready = True
     try:
         slot = gen.body(name, f, pc + 1, False, "nb")
