@@ -102,11 +102,31 @@ class CodeGen:
             "    m.wr_data(v_)",
         ]
 
+    def wr_data_traced(self, expr: str) -> list[str]:
+        """A $data write of a GPU register in the exact path, inlined with the trace's
+        bookkeeping (as :meth:`Processor.wr_data` and :meth:`Processor.wr_gpu` do it when
+        effects are only recorded); anything else goes through :meth:`Processor.wr_data`."""
+        lpac = self.proc.lpac_cntl if self.proc is not None else None
+        return [
+            f"v_ = {expr}",
+            f"r_ = {REG_USRADDR} if m.data_mode == {DATA_USRADDR} else {REG_ADDR}",
+            "o_ = g[r_]",
+            f"if o_ <= 0xffff and o_ != {lpac if lpac is not None else -1} and fr:",
+            "    g[r_] = o_ + 1; gpu[o_] = v_; app(('reg', o_, v_, nm))",
+            "    tw.gpr.add(r_)",
+            "    tw.gpu.add(o_)",
+            "else:",
+            "    m.wr_data(v_)",
+        ]
+
     def body(self, name: str, f: dict, pc: int, traced: bool, branch_var: str) -> list[str]:
         """Lines executing the instruction once (a (rep) iteration); branches assign
         ``branch_var``; waitin sets ``m.waitin_pending``."""
         out: list[str] = []
         inline = not traced and proc_plain(self.proc)
+        # traced (the exact path): ring-buffer reads and GPU register writes of $data are
+        # inlined too, with the trace's bookkeeping (tw) on lines of their own
+        tin = traced and proc_plain(self.proc)
         temps = iter(range(1 << 30))
         nested = [False]  # inside an (xmovN) move, whose reads are conditional
         self.top_read = False
@@ -114,9 +134,17 @@ class CodeGen:
         def rd(n: int, peek: bool = False) -> str:
             """A read; in the fast path a $data read from the ring buffer is inlined as
             statements before the line that uses it (only where it runs unconditionally)."""
-            if n != REG_DATA or peek or not inline:
+            if n != REG_DATA or peek or not (inline or tin):
                 return self.rd(n, peek)
             t = f"d{next(temps)}"
+            if tin:
+                out.append("if rb and not m.ib_level:")
+                out.append(f"    {t} = rb.popleft(); m.nreads += 1; "
+                           f"g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
+                out.append(f"    tw.gpr.add({REG_REM})")
+                out.append("else:")
+                out.append(f"    {t} = m.rd_data()")
+                return t
             if not nested[0]:
                 self.top_read = True
             if self.rb_ready:  # the header waitin found (hdr) is the word this read takes
@@ -133,7 +161,7 @@ class CodeGen:
         def move(d: int, src_reg: int, src: str) -> list[str]:
             """An (xmovN) extra move; in the fast path its $data read and write are inlined
             (as statements of their own, under the move's condition)."""
-            if not inline:
+            if not (inline or tin):
                 return self.wr(d, src, traced)
             saved = len(out)
             nested[0] = True
@@ -146,6 +174,8 @@ class CodeGen:
         def wr(n: int, expr: str) -> None:
             if n == REG_DATA and inline:
                 out.extend(self.wr_data_inline(expr))
+            elif n == REG_DATA and tin:
+                out.extend(self.wr_data_traced(expr))
             elif n in (REG_ADDR, REG_USRADDR) and inline:
                 mode = DATA_ADDR if n == REG_ADDR else DATA_USRADDR
                 out.append(f"v_ = {expr}")
@@ -402,6 +432,9 @@ class CodeGen:
                 guarded.append(f"{indent}{cond} and tw is not None: {act}")
             else:
                 guarded.append(f"{indent}if tw is not None: {stripped}")
+        if _LOCALS.search("\n".join(guarded)):  # (inlined reads and writes use them)
+            guarded.insert(0, "rb = m.rb; gpu = m.gpu; app = m.fast_append; "
+                              "fr = m.fast_regs; nm = m.name")
         return "def step(m, g, tw):\n" + "".join(f"    {s}\n" for s in guarded)
 
     def _waitin_tail(self, proc: Processor, pc: int) -> list[str]:
@@ -694,6 +727,7 @@ def _ends_block(proc: Processor, pc: int) -> bool:
     return False
 
 
+_LOCALS = re.compile(r"\b(rb|gpu|app|fr|nm)\b")
 _CHANGED_BY_READS = f"{REG_REM}|{REG_ADDR}|{REG_USRADDR}"  # $data, $regdata reads change them
 _PURE = re.compile(rf"0x[0-9a-f]+|[0-9]+|d[0-9]+|hdr|g\[(?!(?:{_CHANGED_BY_READS})\])[0-9]+\]")
 _OPERAND = re.compile(r"\b[ab]\b")
