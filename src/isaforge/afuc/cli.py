@@ -18,7 +18,7 @@ from ..core.cli import guarded, preset, read_input, write_output
 from ..core.errors import AsmError, EmulationError, FirmwareError
 from .asm import assemble
 from .boot import BOOT_MAX_STEPS, boot, jumptable_offset
-from .debug import Debugger, repl
+from .debug import Batched, Debugger, repl
 from .listing import listing
 from .machine import Effect, Emulator, StepLimitError, TraceState
 from .machine.stream import BadPacketError, Stream, parse_header, parse_stream
@@ -283,6 +283,11 @@ def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
         if dbg.done:
             break
     else:
-        repl(dbg, sys.stdin, click.echo, interactive, banner=False)
+        echo = click.echo if interactive else Batched(click.echo)
+        try:
+            repl(dbg, sys.stdin, echo, interactive, banner=False)
+        finally:
+            if isinstance(echo, Batched):
+                echo.flush()
     if dbg.failed and not interactive:
         sys.exit(1)  # a script with a failed command: status 1

@@ -548,6 +548,30 @@ def repl(dbg: Debugger, stdin: TextIO | None = None,
             import readline  # noqa: F401 - line editing and history for input()
         except ImportError:
             pass
+    _loop(dbg, stdin, echo, interactive, banner)
+
+
+class Batched:
+    """An ``echo`` that passes lines on joined, about ``batch`` at a time (for a script's
+    output: a write per line costs more than the line); :meth:`flush` at the end."""
+
+    def __init__(self, echo: Callable[[str], None], batch: int = 2048) -> None:
+        self.echo, self.batch = echo, batch
+        self.lines: list[str] = []
+
+    def __call__(self, text: str) -> None:
+        self.lines.append(text)
+        if len(self.lines) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.lines:
+            self.echo("\n".join(self.lines))
+            self.lines.clear()
+
+
+def _loop(dbg: Debugger, stdin: TextIO, echo: Callable[[str], None], interactive: bool,
+          banner: bool) -> None:
     if banner:
         echo(dbg.banner())
     while not dbg.done:
