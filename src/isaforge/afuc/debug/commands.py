@@ -417,10 +417,10 @@ class Debugger:
         for addr, words in stream.memory.items():
             self._out(f"placed {len(words)} dwords in GPU memory at {addr:#x}")
         if stream.rb:
-            rb = self.emu.roq(self.current)["RB"]
+            waiting = len(self.emu.proc(self.current).rb)
             head = "raw" if toks[0] == "raw" else describe_packet(self.emu.db, stream.rb[0])
             where = f"{self.current} " if len(self.emu.procs) > 1 else ""
-            self._out(f"queued {head}: {len(stream.rb)} dwords ({where}ring buffer: {len(rb)} "
+            self._out(f"queued {head}: {len(stream.rb)} dwords ({where}ring buffer: {waiting} "
                       "dwords waiting)")
 
     @_command("drop")
