@@ -20,7 +20,7 @@ from .asm import assemble
 from .boot import BOOT_MAX_STEPS, boot, jumptable_offset
 from .debug import Batched, Debugger, repl
 from .listing import listing
-from .machine import Effect, Emulator, StepLimitError, TraceState
+from .machine import Effect, Emulator, StepLimitError, TraceState, codecache
 from .machine.stream import BadPacketError, Stream, parse_header, parse_stream
 from .regdb import RegDB
 
@@ -32,6 +32,7 @@ FILE = click.Path(allow_dash=True)
 @click.group("afuc")
 def afuc_cli() -> None:
     """Adreno afuc (CP/SQE microcode, a5xx-a7xx): Mesa-compatible asm and disasm."""
+    codecache.enable()  # the emulator's generated code is kept between runs
 
 
 @afuc_cli.command("disasm")

@@ -13,7 +13,8 @@ source runs in two ways (see :mod:`.processor`), so both give the same effects:
   back however the block ends; hooks called meanwhile see the counts of the block's start).
   ``(rep)(xmovN)mov $data, $data`` copies a whole packet of registers at once when its
   words are in the ring buffer and the registers plain. Compiled code is shared by the
-  emulators of one firmware image in a process.
+  emulators of one firmware image in a process (and kept on disk when :mod:`.codecache` is
+  on, as the CLI has it).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 from ...core.errors import EmulationError
 from ...core.isa import sign_extend
 from ..isa import REG_ADDR, REG_DATA, REG_LR, REG_MEMDATA, REG_REGDATA, REG_REM, REG_USRADDR
+from . import codecache
 from .processor import DATA_ADDR, DATA_PIPE, DATA_USRADDR, M32, Processor
 from .queues import RegionQueue
 from .stream import HEADERS
@@ -411,7 +413,7 @@ class CodeGen:
         """The exact-path function of one instruction; trace bookkeeping runs when the
         ``tw`` argument is not None. Compiled once per firmware image (see _CODE)."""
         key = _code_key(proc, "step", pc)
-        got = _CODE.get(key)
+        got = _CODE.get(key) or _from_disk(key, proc.image_key)
         if got is None:
             src = self._step_source(proc, pc)
             got = _remember(key, compile(src, "<afuc step>", "exec"), 1)
@@ -448,7 +450,7 @@ class CodeGen:
         BLOCK_MAX instructions, or before an undecodable word. Compiled once per firmware
         image (see _CODE)."""
         key = _code_key(proc, "block", start)
-        got = _CODE.get(key)
+        got = _CODE.get(key) or _from_disk(key, proc.image_key)
         if got is None:
             src, n = self._block_source(proc, start)
             got = _remember(key, compile(src, "<afuc block>", "exec"), n)
@@ -692,7 +694,16 @@ def _remember(key: tuple, code: CodeType, n: int) -> tuple[CodeType, int]:
     if len(_CODE) >= _CODE_MAX:
         _CODE.clear()
     _CODE[key] = (code, n)
+    codecache.note(key[1], key, _CODE[key])
     return _CODE[key]
+
+
+def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
+    """The code of ``key`` from the disk cache (read once per image), when it is on."""
+    if not codecache.enabled():
+        return None
+    _CODE.update(codecache.load(image_key))
+    return _CODE.get(key)
 
 
 # "S - 1 - 1 < L" (Python does not fold it): only before a comparison, where it is safe
