@@ -57,6 +57,7 @@ from ..regdb import RegDB
 from .codegen import CodeGen
 from .processor import M32, Idle, Processor
 from .queues import ListQueue
+from .replay import Type4Replay
 from .stream import Stream, packet_words, parse_stream, parse_text
 from .trace import TraceState
 
@@ -437,10 +438,26 @@ class Emulator:
         p.limit = limit
         step = p.step_hooked if p.insn_hooks else p.step  # (hooks added meanwhile: next run)
         first = True
+        # a traced run of type-4 packets from templates (see .replay), where nothing stops
+        replay = None
+        if p.tw is not None and p.tw.joined and not stops and not at_packet:
+            replay = p.replay
+            if replay is None or replay.key != replay.key_of(p):  # (the jump table changed)
+                replay = p.replay = Type4Replay(p)
+        slot = replay.slot if replay is not None else -1
+        checked = p.packets
         while True:
             if not first and p is self.main and p.pc in stops:
                 return "breakpoint"
             first = False
+            if replay is not None and p.waitin_pending:
+                if p.pc != slot and p.packets != checked:  # (the boot code sets the table)
+                    checked = p.packets
+                    if replay.key != replay.key_of(p):
+                        replay = p.replay = Type4Replay(p)
+                        slot = replay.slot
+                if p.pc == slot and replay.run(p, limit):
+                    continue
             packets = p.packets
             if p.steps >= limit:
                 p.limit_hit()

@@ -30,13 +30,19 @@ class TraceState:
 
     Lines go to ``out`` one at a time, or, given ``sink``, in lists of about ``batch`` lines
     (``sink`` gets a list it must not keep; :meth:`flush` hands over the rest): the way
-    for a long trace, as a call per line costs more than making the line."""
+    for a long trace, as a call per line costs more than making the line. With a sink an
+    item of the list may hold several lines joined by newlines (``joined``)."""
+
+    GPU_TAG = f"{PAD}GPU:  "  # how a GPU-register dump line starts
 
     def __init__(self, out: Callable[[str], None] | None,
                  jumptbl_offset: int | None = None, *,
                  sink: Callable[[list[str]], None] | None = None, batch: int = 8192) -> None:
         self.sink = sink
         self.batch = batch
+        # a "line" handed to out may hold several lines joined by newlines (with a sink:
+        # they are joined anyway): traced runs may then make a packet's lines at once
+        self.joined = sink is not None
         self.buf: list[str] = []
         if out is None:
             out = self.buf.append
