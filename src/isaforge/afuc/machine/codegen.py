@@ -635,36 +635,37 @@ def _type4_batch(proc: Processor, start: int, insns: list[tuple[str, dict]]) -> 
     xm = fc.get("XMOV") or 0
     mode = DATA_ADDR if dst == REG_ADDR else DATA_USRADDR
     lpac = proc.lpac_cntl if proc.lpac_cntl is not None else -1
-    return f"""MEMO_ = {{}}  # header -> (count, first register, iterations, $01, register after)
+    return f"""MEMO_ = {{}}  # header -> (count + 1, first register, steps, register after,
+#                     (rep) iterations, $01, header)
 
 
 def batch_(m, g, rb, S, L, P, H):
     app = m.fast_append; gpu = m.gpu; nm = m.name; get = MEMO_.get
-    k = its_ = 0; t = None; w = 64; Lm = L - 4; base = 0  # (rb[base] is buf[0])
+    t = None; w = 64; Lm = L - 1; base = 0; S0 = S; log = app.__self__; k0 = len(log)
     while True:
         buf = array('I', islice(rb, base, base + w)); nb = len(buf); i = 0; cut = False
         while i < nb:
-            hdr = buf[i]
-            got = get(hdr)
+            got = get(buf[i])
             if got is None:
+                hdr = buf[i]
                 h_ = HEADERS.get(hdr)
                 if h_ is None or not h_[0] or not h_[2]:
                     break
                 n = h_[2]; g1 = hdr & 0x07ffffff; o = {expr}
                 if o + n > 0x10000 or o <= {lpac} < o + n:
                     break
-                got = MEMO_[hdr] = (n, o, (n + {xm}) // {xm + 1}, g1, o + n, hdr)
-            n, o, its, _, e, _ = got
-            j = i + 1 + n
+                its = (n + {xm}) // {xm + 1}
+                got = MEMO_[hdr] = (n + 1, o, 3 + its, o + n, its, g1, hdr)
+            n1, o, st, e, _, _, _ = got
+            j = i + n1
             if j > nb:
                 cut = nb == w  # (the window ends inside the packet: a larger one)
                 break
-            if S + its > Lm:
+            if S + st > Lm:  # (one step to spare, as the block checks)
                 break
             vs = buf[i + 1:j]
             gpu[o:e] = vs; app((o, vs, nm))
-            S += 3 + its; its_ += its; k += 1; t = got
-            i = j
+            S += st; t = got; i = j
         base += i
         if not (cut or i == nb == w):
             break
@@ -674,8 +675,9 @@ def batch_(m, g, rb, S, L, P, H):
     else:
         consume(starmap(rb.popleft, repeat((), base)), 0)
     if t is not None:
-        g[1] = t[3]; g[{dst}] = t[4]; g[{REG_REM}] = 0; m.data_mode = {mode}
-        m.reps += its_ - k; P += k; H = t[5]
+        k = len(log) - k0  # (one entry per packet)
+        g[1] = t[5]; g[{dst}] = t[3]; g[{REG_REM}] = 0; m.data_mode = {mode}
+        m.reps += S - S0 - 4 * k; P += k; H = t[6]
     return S, P, H
 """
 
