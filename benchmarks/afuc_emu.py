@@ -16,7 +16,8 @@ For each: whole processes (wall time, median of --repeat; start-up included) of
 script (``p ...`` then ``r`` per packet, output to /dev/null) and ``afuc run`` (every effect
 printed), and the Python API in-process without trace (fast path, best of --repeat, CPU
 time of this process: the machine is shared). Whole processes run with their bytecode
-cached (see cli_time) and print their CPU time too. Rates:
+cached (see cli_time) and the CLI's generated-code cache (CODECACHE; the first run of a
+command fills it: the medians are of warm runs) and print their CPU time too. Rates:
 packets/s and instructions/s, counting instructions as Mesa does (one per instruction
 issued; (rep) iterations are printed apart).
 
@@ -46,6 +47,9 @@ from isaforge.afuc.machine import Emulator  # noqa: E402
 from isaforge.afuc.machine.stream import pkt4_header, pkt7_header  # noqa: E402
 
 PYCACHE = os.path.join(tempfile.gettempdir(), "isaforge-bench-pycache")
+# the CLI keeps the emulator's generated code on disk (afuc.machine.codecache): here in a
+# directory of the benchmark's own, filled by the first run of each command
+CODECACHE = os.path.join(tempfile.gettempdir(), "isaforge-bench-codecache")
 FW = Path(os.environ.get("ISAFORGE_REFDATA", ROOT.parent / "shared" / "refdata")) / (
     "afuc/firmware/a630_sqe.fw")
 # seconds for the default sizes, issue 17's first table (Mesa: afuc-disasm -e, wall median)
@@ -130,7 +134,8 @@ def cli_time(args: list[str], repeat: int, stdin: str | None = None) -> float:
     files; PYTHONDONTWRITEBYTECODE would compile every module at each start), after one
     ``compileall`` run; CPU holds each run's CPU time (the machine is shared: wall time
     includes waiting for a core)."""
-    env = dict(os.environ, PYTHONPATH=str(SRC), PYTHONPYCACHEPREFIX=PYCACHE)
+    env = dict(os.environ, PYTHONPATH=str(SRC), PYTHONPYCACHEPREFIX=PYCACHE,
+               ISAFORGE_CACHE_DIR=CODECACHE)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     cmd = [sys.executable, "-m", "isaforge", "afuc", *args]
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(SRC / "isaforge")], env=env,
