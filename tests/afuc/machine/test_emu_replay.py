@@ -64,3 +64,31 @@ def test_a630_s1_like_stream_runs_from_templates():
     emu.run()
     memo = emu.main.replay.memo
     assert len(memo) == 8 and all(v is not None for v in memo.values())
+
+
+def debug_session(words_list: list[list[int]], quick: bool, monkeypatch) -> tuple:
+    """Mesa's way through the debugger: each packet queued raw, then r; traced."""
+    from isaforge.afuc.debug import Debugger
+    from isaforge.afuc.machine import replay
+
+    with monkeypatch.context() as mp:
+        if not quick:
+            mp.setattr(replay.Type4Replay, "run", lambda *args, **kw: False)
+        d = Debugger(Emulator(refdata("afuc", "firmware", "a630_sqe.fw").read_bytes()),
+                     trace=True)
+        out = [d.execute(c) for ws in words_list
+               for c in ("raw " + " ".join(f"{w:#x}" for w in ws), "r")]
+        p = d.emu.main
+        return (out, d.emu.effects_raw, d.emu.steps, d.emu.instructions, d.emu.packets,
+                list(p.gpr), p.pc, p.waitin_pending, bytes(d.emu.gpu))
+
+
+@given(packets=st.lists(st.one_of(TYPE4.map(lambda t: words_of([t])), OTHERS), min_size=1,
+                        max_size=5), times=st.integers(1, 4))
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+def test_debugger_runs_from_templates_print_what_it_prints_without(packets, times,
+                                                                    monkeypatch):
+    stream = [[pkt7_header(0x48, 1), 0], *(packets * times)]
+    assert debug_session(stream, True, monkeypatch) == debug_session(stream, False,
+                                                                      monkeypatch)

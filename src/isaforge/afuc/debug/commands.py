@@ -131,6 +131,7 @@ class Debugger:
         self._pending: str | None = None
         self._buf: list[str] = []
         self._tw = TraceState(self._buf.append, jumptable_offset(emu.fw))
+        self._tw.joined = True  # (self._buf's lines are joined by newlines)
         self.trace = False
         self.set_trace(trace)
 

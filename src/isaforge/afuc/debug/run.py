@@ -8,6 +8,7 @@ from typing import Any
 from ...core.errors import EmulationError
 from ..machine.emulator import Emulator
 from ..machine.processor import StreamEndError
+from ..machine.replay import replay_of
 from ..machine.stream import HEADERS, BadPacketError, parse_header
 from .breakpoints import Breakpoints
 from .view import describe_packet
@@ -44,6 +45,8 @@ class Runner:
         self.dispatched.clear()
         procs = [start] if mode != "continue" else None
         running = start
+        quick = (mode in ("continue", "waitin") and not self.breakpoints and len(emu.procs) == 1
+                 and len(emu.packet_hooks) == 1)  # (the runner's own)
         try:
             progress = True
             while progress and not reason:
@@ -69,6 +72,19 @@ class Runner:
                             else:
                                 reason = " "
                             break
+                        if quick and p.waitin_pending and p.tw is not None and p.tw.joined:
+                            # runs of type-4 packets from the trace's templates (the runner's
+                            # packet hook is only for breakpoints and "packet": none here)
+                            rp = replay_of(p)
+                            p.limit = 1 << 62  # (as emu.step has it: the runner counts)
+                            if p.pc == rp.slot and rp.run(p, start_steps + limit, True,
+                                                          1 if mode == "waitin" else -1):
+                                first = False
+                                progress = True
+                                if mode == "waitin":  # (a packet ends with its waitin)
+                                    reason = " "
+                                    break
+                                continue
                         bad = bad_header(p) if p.waitin_pending else None
                         if bad:
                             current = p.name

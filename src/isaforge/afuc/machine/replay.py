@@ -62,23 +62,33 @@ class Type4Replay:
         except (IndexError, AttributeError):
             return None, proc.lpac_cntl, proc.meq is None
 
-    def run(self, p: Processor, limit: int) -> bool:
+    def run(self, p: Processor, limit: int, skip_packet_hooks: bool = False,
+            most: int = -1) -> bool:
         """Run packets from the ring buffer while they can be (``p`` stands at the delay
-        slot with the header not read); True if any ran."""
+        slot with the header not read) and ``steps`` stays below ``limit``; True if any
+        ran. ``skip_packet_hooks``: the caller's own packet hook need not see these packets
+        (the debugger's, when no breakpoint is set); other hooks keep them exact. ``most``:
+        at most so many packets (each ends with the handler's waitin run)."""
         tw = p.tw
-        if (tw is None or not tw.joined or tw.skip is not None or p.ib_level or p.bt is not None
-                or not p.fast_regs or p.emu.packet_hooks or p.insn_hooks):
+        if (tw is None or not tw.joined or p.ib_level or p.bt is not None
+                or not p.fast_regs or (p.emu.packet_hooks and not skip_packet_hooks)
+                or p.insn_hooks):
+            return False
+        # the debugger showed the delay slot's line at its prompt: not printed again
+        drop = tw.skip is not None
+        if drop and tw.skip != (p.name, p.pc):
             return False
         rb = p.rb
         memo = self.memo
         ran = False
-        while rb:
+        while rb and most:
+            most -= 1
             hdr = rb[0]
             got = memo.get(hdr)
             if got is None:
-                if hdr in memo or not self._record(p, limit):
+                if hdr in memo or not self._record(p, limit, drop):
                     return ran
-                ran = True
+                ran, drop = True, False
                 if p.pc != self.slot or not p.waitin_pending:
                     return ran
                 continue
@@ -90,7 +100,12 @@ class Type4Replay:
                 rb.popleft()
             p.gpu[o:o + n] = vs
             p.fast_append((o, vs, p.name))
-            tw.out(fmt(*vs))
+            if drop:
+                tw.skip = None
+                tw.out(fmt(*vs).split("\n", 1)[1])
+                drop = False
+            else:
+                tw.out(fmt(*vs))
             g = p.gpr
             g[1] = g1
             g[self.dst] = o + n
@@ -106,7 +121,7 @@ class Type4Replay:
                 tw.flush()
         return ran
 
-    def _record(self, p: Processor, limit: int) -> bool:
+    def _record(self, p: Processor, limit: int, drop: bool) -> bool:
         """Run the packet at the head of the ring buffer exactly, and make its template when
         it is an ordinary one; False if it cannot be run here (the exact path will)."""
         rb = p.rb
@@ -127,12 +142,14 @@ class Type4Replay:
         g = p.gpr
         before = list(g)
         steps, reps = p.steps, p.reps
+        if drop:  # (the debugger's prompt showed the first line: made, then left out)
+            tw.skip = None
         try:
             for _ in range(4):
                 p.step()
         finally:
             tw.out = out
-        for line in lines:
+        for line in lines[1:] if drop else lines:
             out(line)
         self.memo[hdr] = self._template(p, hdr, n, vals, lines, before, p.steps - steps,
                                         p.reps - reps)
@@ -170,3 +187,11 @@ class Type4Replay:
         if fmt(*vals) != "\n".join(lines):
             return None
         return (n, o, steps - 3, g[1], dreps, p.nreads, p.data_mode, fmt)
+
+
+def replay_of(p: Processor) -> Type4Replay:
+    """The processor's templates, made again when the jump table has changed."""
+    got = p.replay
+    if got is None or got.key != got.key_of(p):
+        got = p.replay = Type4Replay(p)
+    return got
