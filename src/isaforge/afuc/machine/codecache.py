@@ -34,6 +34,12 @@ def enable(on: bool = True) -> None:
         atexit.register(save)
 
 
+def discard() -> None:
+    """Turn the cache off and forget the code not written yet."""
+    enable(False)
+    _dirty.clear()
+
+
 def enabled() -> bool:
     return _enabled
 
