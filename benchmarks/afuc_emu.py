@@ -15,7 +15,9 @@ For each: whole processes (wall time, median of --repeat; start-up included) of
 ``isaforge afuc trace`` (every instruction, Mesa's -e format), ``afuc debug`` fed Mesa's
 script (``p ...`` then ``r`` per packet, output to /dev/null) and ``afuc run`` (every effect
 printed), and the Python API in-process without trace (fast path, best of --repeat, CPU
-time of this process: the machine is shared). Rates:
+time of this process: the machine is shared). Whole processes run with their bytecode
+cached (see cli_time) and the CLI's generated-code cache (CODECACHE; the first run of a
+command fills it: the medians are of warm runs) and print their CPU time too. Rates:
 packets/s and instructions/s, counting instructions as Mesa does (one per instruction
 issued; (rep) iterations are printed apart).
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,6 +46,10 @@ sys.path.insert(0, str(SRC))
 from isaforge.afuc.machine import Emulator  # noqa: E402
 from isaforge.afuc.machine.stream import pkt4_header, pkt7_header  # noqa: E402
 
+PYCACHE = os.path.join(tempfile.gettempdir(), "isaforge-bench-pycache")
+# the CLI keeps the emulator's generated code on disk (afuc.machine.codecache): here in a
+# directory of the benchmark's own, filled by the first run of each command
+CODECACHE = os.path.join(tempfile.gettempdir(), "isaforge-bench-codecache")
 FW = Path(os.environ.get("ISAFORGE_REFDATA", ROOT.parent / "shared" / "refdata")) / (
     "afuc/firmware/a630_sqe.fw")
 # seconds for the default sizes, issue 17's first table (Mesa: afuc-disasm -e, wall median)
@@ -118,20 +125,38 @@ def api_time(fw: bytes, words: list[int], repeat: int) -> float:
     return best
 
 
+CPU: list[float] = []  # the CPU seconds (user + system) of the last cli_time's runs
+
+
 def cli_time(args: list[str], repeat: int, stdin: str | None = None) -> float:
-    env = dict(os.environ, PYTHONPATH=str(SRC))
+    """Median wall time of ``isaforge afuc ARGS`` as a whole process, start-up included.
+    Bytecode is cached (in a directory of its own, as an installed package has its .pyc
+    files; PYTHONDONTWRITEBYTECODE would compile every module at each start), after one
+    ``compileall`` run; CPU holds each run's CPU time (the machine is shared: wall time
+    includes waiting for a core)."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), PYTHONPYCACHEPREFIX=PYCACHE,
+               ISAFORGE_CACHE_DIR=CODECACHE)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cmd = [sys.executable, "-m", "isaforge", "afuc", *args]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(SRC / "isaforge")], env=env,
+                   stdout=subprocess.DEVNULL, check=False)
     times = []
+    CPU.clear()
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "isaforge", "afuc", *args], env=env,
-                       input=stdin, text=True, stdout=subprocess.DEVNULL, check=False)
+        subprocess.run(cmd, env=env, input=stdin, text=True, stdout=subprocess.DEVNULL,
+                       check=False)
         times.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        CPU.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return statistics.median(times)
 
 
-def report(name: str, secs: float, packets: int, insns: int) -> None:
+def report(name: str, secs: float, packets: int, insns: int, cpu: bool = False) -> None:
+    extra = f"  (CPU {statistics.median(CPU):.3f} s)" if cpu and CPU else ""
     print(f"  {name:44s} {secs:8.3f} s {packets / secs:12,.0f} packets/s "
-          f"{insns / secs:14,.0f} instructions/s")
+          f"{insns / secs:14,.0f} instructions/s{extra}")
 
 
 def main() -> None:
@@ -167,13 +192,13 @@ def main() -> None:
                 mesa = MESA[key]
                 report("Mesa (issue 17's measurement) afuc-disasm -e", mesa, n, insns)
             trace = cli_time(["trace", str(FW), str(path)], opt.repeat)
-            report("isaforge afuc trace (whole process)", trace, n, insns)
+            report("isaforge afuc trace (whole process)", trace, n, insns, cpu=True)
             if not opt.quick and key == "s1":
                 dbg = cli_time(["debug", str(FW)], 1, debug_script(words))
-                report("isaforge afuc debug, Mesa's script (1 run)", dbg, n, insns)
+                report("isaforge afuc debug, Mesa's script (1 run)", dbg, n, insns, cpu=True)
                 print(f"    debug / trace: {dbg / trace:.2f}x (goal <= 1.5x)")
             run = cli_time(["run", str(FW), str(path)], opt.repeat)
-            report("isaforge afuc run (whole process)", run, n, insns)
+            report("isaforge afuc run (whole process)", run, n, insns, cpu=True)
             api = api_time(fw, words, opt.repeat)
             report("Python API, no trace, in-process (best)", api, n, insns)
             if default:

@@ -34,6 +34,14 @@ def afuc_cli() -> None:
     """Adreno afuc (CP/SQE microcode, a5xx-a7xx): Mesa-compatible asm and disasm."""
 
 
+def _use_code_cache() -> None:
+    """Keep the emulator's generated code between runs (the commands that run firmware on
+    a stream call this; asm and disasm start without the emulator)."""
+    from .machine import codecache
+
+    codecache.enable()
+
+
 @afuc_cli.command("disasm")
 @click.argument("firmware", type=FILE)
 @click.option("-v", "--verbose", is_flag=True, help="show each word's index and hex value")
@@ -78,22 +86,59 @@ def _effect_text(e: Effect) -> str:
 
 
 def _effect_lines(emu: Emulator, start: int, hide_to: int) -> list[str]:
-    """:func:`_effect_text` of the effects from ``start`` on, but the control-register ones
-    before ``hide_to`` (each register's name and text made once)."""
+    """:func:`_effect_text` of the effects of ``emu.effect_log[start:]``, but the
+    control-register ones of entries before ``hide_to`` (each register's name and text made
+    once; a run of registers written in a row is printed from its values)."""
     from .machine import Effect
 
     prefix: dict[tuple[str, int], str] = {}
+    gpu: dict[int, str] = {}  # (GPU registers, the bulk of most streams: by number)
+    runs: dict[tuple[int, int], str] = {}  # (first register, count) -> lines' template
+
+    def head(kind: str, addr: int) -> str:
+        got = prefix.get((kind, addr))
+        if got is None:
+            text = _effect_text(Effect(kind, addr, emu.name_of(kind, addr), 0, ""))
+            got = prefix[(kind, addr)] = text[:-10]  # without the value, 0x%08x
+            if kind == "reg":
+                gpu[addr] = got
+        return got
+
+    out: list[str] = []
+    log = emu.effect_log
+    for i in range(start, len(log)):
+        e = log[i]
+        if len(e) == 4:
+            kind, addr, value, _ = e
+            if kind == "ctrl" and i < hide_to:
+                continue
+            out.append(f"{head(kind, addr)}0x{value:08x}")
+        else:  # a run of registers: its lines in one string, from a template per run
+            o, values, _ = e
+            key = (o, len(values))
+            tmpl = runs.get(key)
+            if tmpl is None:
+                tmpl = runs[key] = "\n".join(
+                    (gpu.get(k) or head("reg", k)).replace("%", "%%") + "0x%08x"
+                    for k in range(o, o + len(values)))
+            out.append(tmpl % tuple(values))
+    return out
+
+
+def _json_lines(emu: Emulator, start: int, hide_to: int) -> list[str]:
+    """The effects of ``emu.effect_log[start:]`` as JSON lines (as :func:`_effect_lines`)."""
     out = []
-    raw = emu.effects_raw
-    for i in range(start, len(raw)):
-        kind, addr, value, proc = raw[i]
-        if kind == "ctrl" and i < hide_to:
-            continue
-        head = prefix.get((kind, addr))
-        if head is None:
-            text = _effect_text(Effect(kind, addr, emu.name_of(kind, addr), 0, proc))
-            head = prefix[(kind, addr)] = text[:-10]  # without the value, 0x%08x
-        out.append(f"{head}0x{value:08x}")
+    for i in range(start, len(emu.effect_log)):
+        e = emu.effect_log[i]
+        if len(e) == 4:
+            kind, addr, value, proc = e
+            if kind == "ctrl" and i < hide_to:
+                continue
+            items = [(kind, addr, value)]
+        else:
+            items = [("reg", e[0] + k, v) for k, v in enumerate(e[1])]
+        out.extend(json.dumps({"kind": k, "addr": a, "name": emu.name_of(k, a), "value": v})
+                   for k, a, v in items)
     return out
 
 
@@ -124,29 +169,26 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
     from .machine import Emulator, StepLimitError, TraceState
     from .machine.stream import Stream, parse_stream
 
+    _use_code_cache()
+
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
     data = read_input(stream)
-    lines = _Lines()
-    if trace:
-        emu.set_tracer(TraceState(lines, jumptable_offset(emu.fw)))
+    tracer = TraceState(None, jumptable_offset(emu.fw), sink=_echo) if trace else None
+    if tracer is not None:
+        emu.set_tracer(tracer)
     shown = 0
 
-    hide_to = 0  # control-register effects before this index are boot-time: not shown
+    hide_to = 0  # control-register effects of effect_log[:hide_to] are boot-time: not shown
 
     def flush() -> None:
         nonlocal shown
-        raw = emu.effects_raw
-        if shown < len(raw):
-            if as_json:
-                effects = emu.effects[shown:]
-                if shown < hide_to:
-                    effects = [e for i, e in enumerate(effects, shown)
-                               if i >= hide_to or e.kind != "ctrl"]
-                click.echo("\n".join(json.dumps(e.as_json()) for e in effects))
-            else:
-                click.echo("\n".join(_effect_lines(emu, shown, hide_to)))
-        shown = len(raw)
+        n = len(emu.effect_log)
+        if shown < n:
+            lines = (_json_lines if as_json else _effect_lines)(emu, shown, hide_to)
+            if lines:
+                _echo(lines)
+        shown = n
 
     # boot-time: the boot code (to its first waitin) and a CP_ME_INIT that starts the
     # stream; their control-register effects are shown only with --boot
@@ -165,45 +207,34 @@ def run_cmd(firmware: str, stream: str, as_json: bool, trace: bool, max_steps: i
         emu.feed(Stream(words.rb[:init], words.memory))
         emu.run(max_steps=max_steps - emu.steps)
         if not show_boot:
-            hide_to = len(emu.effects_raw)
+            hide_to = len(emu.effect_log)
         emu.feed(Stream(words.rb[init:]))
         emu.run(max_steps=max_steps - emu.steps)
     except EmulationError:
-        lines.flush()
-        if not trace:
+        if tracer is not None:
+            tracer.flush()
+        else:
             flush()
         click.echo(emu.state_dump(), err=True)
         raise
     finally:
-        lines.flush()
+        if tracer is not None:
+            tracer.flush()
     if not trace:
         flush()
     reps = f" (+{emu.rep_iterations} (rep) iterations)" if emu.rep_iterations else ""
-    n_hidden = sum(1 for e in emu.effects_raw[:hide_to] if e[0] == "ctrl")
+    n_hidden = sum(1 for e in emu.effect_log[:hide_to] if e[0] == "ctrl")
     hidden = (f" ({n_hidden} boot-time control-register effects not shown: --boot)"
               if n_hidden and not trace else "")
     summary = (f"{emu.instructions} instructions{reps}, {emu.packets} packets, "
-               f"{len(emu.effects_raw)} effects{hidden}; idle, waiting for a packet")
+               f"{emu.effect_count} effects{hidden}; idle, waiting for a packet")
     click.echo(("; " if trace else "") + summary, err=as_json)
 
 
-class _Lines:
-    """Trace lines, written in batches (a line at a time through click costs more than
-    making the line)."""
-
-    def __init__(self, batch: int = 4096) -> None:
-        self.buf: list[str] = []
-        self.batch = batch
-
-    def __call__(self, line: str) -> None:
-        self.buf.append(line)
-        if len(self.buf) >= self.batch:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.buf:
-            click.echo("\n".join(self.buf))
-            self.buf.clear()
+def _echo(lines: list[str]) -> None:
+    """Print lines at once (a line at a time through click costs more than making it; and
+    they hold no ANSI escapes for click to look for)."""
+    click.echo("\n".join(lines), color=True)
 
 
 def _me_init_words(rb: list[int], db: RegDB) -> int:
@@ -257,8 +288,10 @@ def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
     import shutil
 
     from .boot import boot
-    from .debug import Debugger, repl
+    from .debug import Batched, Debugger, repl
     from .machine import Emulator
+
+    _use_code_cache()
 
     me = read_input(me_firmware) if me_firmware else None
     emu = Emulator(read_input(firmware), gpu, me_firmware=me)
@@ -280,6 +313,11 @@ def debug_cmd(firmware: str, streams: tuple[str, ...], gpu: str | None,
         if dbg.done:
             break
     else:
-        repl(dbg, sys.stdin, click.echo, interactive, banner=False)
+        echo = click.echo if interactive else Batched(click.echo)
+        try:
+            repl(dbg, sys.stdin, echo, interactive, banner=False)
+        finally:
+            if isinstance(echo, Batched):
+                echo.flush()
     if dbg.failed and not interactive:
         sys.exit(1)  # a script with a failed command: status 1

@@ -59,8 +59,8 @@ def same(words: list[int], max_steps: int = 1_000_000, hook: bool = False) -> Em
     assert (fast.main.gpr, fast.main.pc, fast.main.header) == (
         exact.main.gpr, exact.main.pc, exact.main.header)
     assert fast.gpu == exact.gpu
-    assert (fast.main.control == exact.main.control).all()
-    assert (fast.main.sqe == exact.main.sqe).all() and fast.main.pipe == exact.main.pipe
+    assert fast.main.control == exact.main.control
+    assert fast.main.sqe == exact.main.sqe and fast.main.pipe == exact.main.pipe
     assert fast.mem == exact.mem
     assert fast.roq() == exact.roq()
     return fast
@@ -186,3 +186,71 @@ def test_each_type3_packet_runs_to_idle_with_effects(op):
         assert emu.read_reg("gpu", 0x8811) == 0x22 and emu.read_reg("gpu", 0x8820) == 0x33
     elif op == CP_REG_WRITE:
         assert emu.read_reg("gpu", 0xA00E) == 0x1234
+
+
+def test_a630_type4_handler_takes_runs_of_packets_at_once():
+    """a630's PKT4 handler is the plain kind (ushr $usraddr, $01, 0x8; (rep)(xmov1)mov
+    $data, $data; waitin; mov $01, $data): its block takes runs of type-4 packets at once."""
+    emu = same(words_of([(0x8800, [1, 2])] * 3))
+    p = emu.main
+    src, _ = emu.codegen._block_source(p, p.jmptbl[emu.pkt4_id])
+    assert "def batch_(" in src and "batch_(m, g, rb, S, L, P, H)" in src
+
+
+@given(st.lists(TYPE4, min_size=1, max_size=4), st.integers(2, 40),
+       st.lists(st.one_of(TYPE3, st.just(None)), max_size=3), st.integers(0, 5000),
+       st.booleans())
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_runs_of_type4_packets_fast_equals_exact(packets, times, others, budget, hook):
+    """Runs of type-4 packets (repeated, so that their headers are known and the runs are
+    taken at once, across the 64-dword window and its growth), with type-3 packets between
+    the runs, the step limit anywhere and sometimes a register hook (no runs then)."""
+    words: list[int] = []
+    for other in [None, *others]:
+        if other is not None:
+            words += mixed_words([other])
+        words += words_of(packets * times)
+    same(words, max_steps=me_init_steps() + budget, hook=hook)
+
+
+def test_runs_of_type4_packets_with_the_step_limit_at_each_step():
+    """The step limit at every step of a run of known type-4 packets (of 1, 2 and 5
+    registers: 1 to 3 (rep) iterations each): the run stops where the exact path does."""
+    run_words = words_of([(0x8800, [1]), (0x8810, [2, 3]), (0x8820, [4, 5, 6, 7, 8])] * 4)
+    total = same(run_words).steps - me_init_steps()
+    for budget in range(total + 1):
+        same(run_words, max_steps=me_init_steps() + budget)
+
+
+@given(st.lists(st.one_of(MEM_WRITE, DRAW_STATE, REG_WRITE, TYPE4.map(lambda t: (None, t))),
+                min_size=1, max_size=6),
+       st.integers(1, 3), st.integers(0, 800), st.booleans())
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_random_indirect_buffers_fast_equals_exact(packets, times, budget, hook):
+    """An IB of random packets (type-4, CP_MEM_WRITE, CP_SET_DRAW_STATE, CP_REG_WRITE), run
+    ``times`` times by CP_INDIRECT_BUFFER packets: the fast path reads its headers and
+    payloads as the exact path does, the step limit anywhere, sometimes a register hook."""
+    ib = mixed_words(packets)
+    emu_words = [pkt7_header(CP_INDIRECT_BUFFER, 3), 0x300000, 0, len(ib)] * times
+
+    def go(exact: bool) -> Emulator:
+        emu = Emulator(a630())
+        emu.load_memory(0x300000, ib)
+        if hook:
+            emu.hook_add("reg_write", lambda e, reg, value, info: None)
+        emu.feed([pkt7_header(0x48, 1), 0, *emu_words])
+        try:
+            emu.run(max_steps=me_init_steps() + budget, exact=exact)
+        except EmulationError as e:
+            emu.outcome = e.message
+        return emu
+
+    fast, exact = go(False), go(True)
+    assert getattr(fast, "outcome", None) == getattr(exact, "outcome", None)
+    assert fast.effects_raw == exact.effects_raw
+    assert (fast.steps, fast.instructions, fast.packets) == (
+        exact.steps, exact.instructions, exact.packets)
+    assert (fast.main.gpr, fast.main.pc, fast.main.header) == (
+        exact.main.gpr, exact.main.pc, exact.main.header)
+    assert fast.gpu == exact.gpu and fast.mem == exact.mem
+    assert fast.main.control == exact.main.control

@@ -131,3 +131,24 @@ def test_rep_with_rem_zero_is_one_instruction():
     # issued: mov, (rep)mov, waitin and its delay slot; the (rep) ran no iteration, which
     # steps (the budget) does not count
     assert emu.instructions == 4 and emu.steps == 3
+
+
+RAW_TOKEN = st.one_of(st.integers(-0x80000000, 0xFFFFFFFF).map(str),
+                      st.integers(0, 0xFFFFFFFF).map(hex),
+                      st.sampled_from(["0x1_0", "08", "1e3", "0x100000000", "-0x80000001"]))
+
+
+@given(st.lists(st.lists(RAW_TOKEN, max_size=6), max_size=6), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_raw_only_text_reads_as_the_line_parser_reads_it(lines, blank):
+    """A stream of only ``raw`` lines is read at once; a comment line sends the same text
+    through the line-by-line parser: same dwords, or the same error."""
+    text = "".join(f"raw {' '.join(toks)}\n" + ("\n" if blank else "") for toks in lines)
+
+    def parse(t: str) -> list[int] | str:
+        try:
+            return parse_stream(t.encode(), DB, "s.txt").rb
+        except StreamFormatError as e:
+            return str(e)
+
+    assert parse(text) == parse(text + "; the line parser\n")

@@ -4,6 +4,6 @@
 (code with labels, queues as packets, the rich view), :mod:`.args` (command arguments)."""
 
 from .args import CommandError
-from .commands import MESA_PROMPT, PROMPT, Debugger, repl
+from .commands import MESA_PROMPT, PROMPT, Batched, Debugger, repl
 
-__all__ = ["MESA_PROMPT", "PROMPT", "CommandError", "Debugger", "repl"]
+__all__ = ["MESA_PROMPT", "PROMPT", "Batched", "CommandError", "Debugger", "repl"]

@@ -131,6 +131,7 @@ class Debugger:
         self._pending: str | None = None
         self._buf: list[str] = []
         self._tw = TraceState(self._buf.append, jumptable_offset(emu.fw))
+        self._tw.joined = True  # (self._buf's lines are joined by newlines)
         self.trace = False
         self.set_trace(trace)
 
@@ -417,10 +418,10 @@ class Debugger:
         for addr, words in stream.memory.items():
             self._out(f"placed {len(words)} dwords in GPU memory at {addr:#x}")
         if stream.rb:
-            rb = self.emu.roq(self.current)["RB"]
+            waiting = len(self.emu.proc(self.current).rb)
             head = "raw" if toks[0] == "raw" else describe_packet(self.emu.db, stream.rb[0])
             where = f"{self.current} " if len(self.emu.procs) > 1 else ""
-            self._out(f"queued {head}: {len(stream.rb)} dwords ({where}ring buffer: {len(rb)} "
+            self._out(f"queued {head}: {len(stream.rb)} dwords ({where}ring buffer: {waiting} "
                       "dwords waiting)")
 
     @_command("drop")
@@ -548,6 +549,30 @@ def repl(dbg: Debugger, stdin: TextIO | None = None,
             import readline  # noqa: F401 - line editing and history for input()
         except ImportError:
             pass
+    _loop(dbg, stdin, echo, interactive, banner)
+
+
+class Batched:
+    """An ``echo`` that passes lines on joined, about ``batch`` at a time (for a script's
+    output: a write per line costs more than the line); :meth:`flush` at the end."""
+
+    def __init__(self, echo: Callable[[str], None], batch: int = 2048) -> None:
+        self.echo, self.batch = echo, batch
+        self.lines: list[str] = []
+
+    def __call__(self, text: str) -> None:
+        self.lines.append(text)
+        if len(self.lines) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.lines:
+            self.echo("\n".join(self.lines))
+            self.lines.clear()
+
+
+def _loop(dbg: Debugger, stdin: TextIO, echo: Callable[[str], None], interactive: bool,
+          banner: bool) -> None:
     if banner:
         echo(dbg.banner())
     while not dbg.done:

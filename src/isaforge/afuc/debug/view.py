@@ -56,6 +56,7 @@ class Code:
         self.emu = emu
         self._decoded: dict[tuple[str, int], str] = {}
         self._decoder: Decoder | None = None
+        self._label_of: dict[tuple[str, int], str | None] = {}  # label_of's answers
         self._listed: dict[str, _Image | None] = {}
 
     def _image(self, proc: str) -> _Image | None:
@@ -102,6 +103,12 @@ class Code:
 
     def label_of(self, proc: str, pc: int) -> str | None:
         """The nearest named label at or before ``pc`` (packet handler or function)."""
+        key = (proc, pc)
+        if key not in self._label_of:
+            self._label_of[key] = self._find_label(proc, pc)
+        return self._label_of[key]
+
+    def _find_label(self, proc: str, pc: int) -> str | None:
         labels = self.labels(proc)
         for at in range(pc, max(pc - 4096, -1), -1):
             names = [n for n in labels.get(at, []) if not (n[0] == "l" and n[1:].isdigit())]

@@ -13,22 +13,26 @@ source runs in two ways (see :mod:`.processor`), so both give the same effects:
   back however the block ends; hooks called meanwhile see the counts of the block's start).
   ``(rep)(xmovN)mov $data, $data`` copies a whole packet of registers at once when its
   words are in the ring buffer and the registers plain. Compiled code is shared by the
-  emulators of one firmware image in a process.
+  emulators of one firmware image in a process (and kept on disk when :mod:`.codecache` is
+  on, as the CLI has it).
 """
 
 from __future__ import annotations
 
 import re
 from array import array
+from collections import deque
 from collections.abc import Callable
-from itertools import repeat
+from itertools import islice, repeat, starmap
 from types import CodeType
 from typing import Any
 
 from ...core.errors import EmulationError
 from ...core.isa import sign_extend
 from ..isa import REG_ADDR, REG_DATA, REG_LR, REG_MEMDATA, REG_REGDATA, REG_REM, REG_USRADDR
+from . import codecache
 from .processor import DATA_ADDR, DATA_PIPE, DATA_USRADDR, M32, Processor
+from .queues import RegionQueue
 from .stream import HEADERS
 
 BRANCHES = {"brnei", "breqi", "brneb", "breqb", "call", "ret", "iret", "bl", "jumpa", "jumpr",
@@ -39,6 +43,7 @@ BLOCK_MAX = 24  # longer blocks compile slower than they run faster (firmware pa
 NEXT = "return F.get(m.pc) if m.bt is None and not m.waitin_pending else None"
 LOOP = "@LOOP@"  # the end of a fast dispatch (next pc in p_): the block may loop
 WAIT_DONE = "m.waitin_pending = False"
+BATCH = "# @BATCH@"  # in a waitin tail: where a run of type-4 packets may be taken at once
 
 
 class CodeGen:
@@ -73,7 +78,7 @@ class CodeGen:
 
     proc: Processor | None = None
     nr = ""  # in a fast (rep) body: "nr_ = 1; ", the local count of $data reads
-    rb_ready = False  # the next inlined $data read is known to find a word in the RB
+    rb_ready = False  # the next inlined $data read takes the header waitin found (pop_)
 
     def wr_data_inline(self, expr: str) -> list[str]:
         """A $data write of a GPU or pipe register in the fast path, inlined (a write of
@@ -99,11 +104,31 @@ class CodeGen:
             "    m.wr_data(v_)",
         ]
 
+    def wr_data_traced(self, expr: str) -> list[str]:
+        """A $data write of a GPU register in the exact path, inlined with the trace's
+        bookkeeping (as :meth:`Processor.wr_data` and :meth:`Processor.wr_gpu` do it when
+        effects are only recorded); anything else goes through :meth:`Processor.wr_data`."""
+        lpac = self.proc.lpac_cntl if self.proc is not None else None
+        return [
+            f"v_ = {expr}",
+            f"r_ = {REG_USRADDR} if m.data_mode == {DATA_USRADDR} else {REG_ADDR}",
+            "o_ = g[r_]",
+            f"if o_ <= 0xffff and o_ != {lpac if lpac is not None else -1} and fr:",
+            "    g[r_] = o_ + 1; gpu[o_] = v_; app(('reg', o_, v_, nm))",
+            "    tw.gpr.add(r_)",
+            "    tw.gpu.add(o_)",
+            "else:",
+            "    m.wr_data(v_)",
+        ]
+
     def body(self, name: str, f: dict, pc: int, traced: bool, branch_var: str) -> list[str]:
         """Lines executing the instruction once (a (rep) iteration); branches assign
         ``branch_var``; waitin sets ``m.waitin_pending``."""
         out: list[str] = []
         inline = not traced and proc_plain(self.proc)
+        # traced (the exact path): ring-buffer reads and GPU register writes of $data are
+        # inlined too, with the trace's bookkeeping (tw) on lines of their own
+        tin = traced and proc_plain(self.proc)
         temps = iter(range(1 << 30))
         nested = [False]  # inside an (xmovN) move, whose reads are conditional
         self.top_read = False
@@ -111,14 +136,22 @@ class CodeGen:
         def rd(n: int, peek: bool = False) -> str:
             """A read; in the fast path a $data read from the ring buffer is inlined as
             statements before the line that uses it (only where it runs unconditionally)."""
-            if n != REG_DATA or peek or not inline:
+            if n != REG_DATA or peek or not (inline or tin):
                 return self.rd(n, peek)
             t = f"d{next(temps)}"
+            if tin:
+                out.append("if rb and not m.ib_level:")
+                out.append(f"    {t} = rb.popleft(); m.nreads += 1; "
+                           f"g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
+                out.append(f"    tw.gpr.add({REG_REM})")
+                out.append("else:")
+                out.append(f"    {t} = m.rd_data()")
+                return t
             if not nested[0]:
                 self.top_read = True
             if self.rb_ready:  # the header waitin found (hdr) is the word this read takes
                 self.rb_ready = False
-                out.append("rb.popleft()")
+                out.append("pop_()")
                 out.append(f"{self.nr}g[{REG_REM}] = (g[{REG_REM}] - 1) & M")
                 return "hdr"
             out.append("if rb and not m.ib_level:")
@@ -130,7 +163,7 @@ class CodeGen:
         def move(d: int, src_reg: int, src: str) -> list[str]:
             """An (xmovN) extra move; in the fast path its $data read and write are inlined
             (as statements of their own, under the move's condition)."""
-            if not inline:
+            if not (inline or tin):
                 return self.wr(d, src, traced)
             saved = len(out)
             nested[0] = True
@@ -143,6 +176,8 @@ class CodeGen:
         def wr(n: int, expr: str) -> None:
             if n == REG_DATA and inline:
                 out.extend(self.wr_data_inline(expr))
+            elif n == REG_DATA and tin:
+                out.extend(self.wr_data_traced(expr))
             elif n in (REG_ADDR, REG_USRADDR) and inline:
                 mode = DATA_ADDR if n == REG_ADDR else DATA_USRADDR
                 out.append(f"v_ = {expr}")
@@ -357,15 +392,16 @@ class CodeGen:
             "    v_ = rb.popleft(); gpu[o_] = v_; app(('reg', o_, v_, nm))",
             f"    g[r_] = o_ + 1; g[{REG_REM}] = 0",
             f"elif {' and '.join(cond)}:",
-            "    vs_ = [rb.popleft() for _ in range(R_)]",
-            "    gpu[o_:o_ + R_] = array('I', vs_)",
-            "    app.__self__.extend(zip(repeat('reg'), range(o_, o_ + R_), vs_, repeat(nm)))",
+            "    vs_ = array('I', starmap(rb.popleft, repeat((), R_)))",
+            "    gpu[o_:o_ + R_] = vs_; app((o_, vs_, nm))",  # one run of registers
             f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its} - 1; m.reps += {its} - 1",
         ]
 
     @staticmethod
     def _make(code: CodeType, name: str, **extra: Any) -> Callable:
         ns: dict[str, Any] = {"M": M32, "HEADERS": HEADERS, "array": array, "repeat": repeat,
+                              "starmap": starmap, "islice": islice, "consume": deque,
+                              "RQ": RegionQueue,
                               **extra}
         exec(code, ns)  # noqa: S102 - our own generated code
         return ns[name]
@@ -377,7 +413,7 @@ class CodeGen:
         """The exact-path function of one instruction; trace bookkeeping runs when the
         ``tw`` argument is not None. Compiled once per firmware image (see _CODE)."""
         key = _code_key(proc, "step", pc)
-        got = _CODE.get(key)
+        got = _CODE.get(key) or _from_disk(key, proc.image_key)
         if got is None:
             src = self._step_source(proc, pc)
             got = _remember(key, compile(src, "<afuc step>", "exec"), 1)
@@ -398,6 +434,9 @@ class CodeGen:
                 guarded.append(f"{indent}{cond} and tw is not None: {act}")
             else:
                 guarded.append(f"{indent}if tw is not None: {stripped}")
+        if _LOCALS.search("\n".join(guarded)):  # (inlined reads and writes use them)
+            guarded.insert(0, "rb = m.rb; gpu = m.gpu; app = m.fast_append; "
+                              "fr = m.fast_regs; nm = m.name")
         return "def step(m, g, tw):\n" + "".join(f"    {s}\n" for s in guarded)
 
     def _waitin_tail(self, proc: Processor, pc: int) -> list[str]:
@@ -411,7 +450,7 @@ class CodeGen:
         BLOCK_MAX instructions, or before an undecodable word. Compiled once per firmware
         image (see _CODE)."""
         key = _code_key(proc, "block", start)
-        got = _CODE.get(key)
+        got = _CODE.get(key) or _from_disk(key, proc.image_key)
         if got is None:
             src, n = self._block_source(proc, start)
             got = _remember(key, compile(src, "<afuc block>", "exec"), n)
@@ -424,8 +463,10 @@ class CodeGen:
         maybe_bt = False
         loops = has_branch = False
         n = 0
+        insns: list[tuple[str, dict]] = []
         while True:
             name, f, _ = proc.decode(pc)
+            insns.append((name, f))
             n += 1
             k_mark = f"@K{n}@"
             body = [s.replace("@K@", k_mark) for s in self.instr(name, f, pc, False, "nb", True)]
@@ -469,6 +510,11 @@ class CodeGen:
                 lines.append("m.bt = bt" if maybe_bt else "m.bt = None")
                 lines.append(NEXT)
                 break
+        batch = _type4_batch(proc, start, insns) if loops else None
+        if batch is not None:
+            lines[lines.index(BATCH)] = (
+                f"if not ph and fr and len(rb) > 1 and not m.ib_level and jt[p4] == {start}: "
+                "S, P, H = batch_(m, g, rb, S, L, P, H)")
         lines[:0] = [f"m.steps += {n}", f"if m.steps > m.limit: m.steps -= {n}; return None"]
         if not has_branch:
             lines.remove("bt = None")
@@ -488,7 +534,7 @@ class CodeGen:
         # (m.dispatch counted the packet itself: the finally clause must not undo it)
         body = body.replace("m.dispatch(hdr); return", "m.dispatch(hdr); P = m.packets; "
                             "H = m.header; return")
-        src = ("def block(m, g):\n"
+        src = ((batch or "") + "def block(m, g):\n"
                "    rb = m.rb; gpu = m.gpu; app = m.fast_append; fr = m.fast_regs; nm = m.name\n"
                "    jt = m.jmptbl; p4 = m.emu.pkt4_id; ph = m.emu.packet_hooks; HD = HEADERS\n"
                "    S = m.steps; L = m.limit; P = m.packets; H = m.header\n"
@@ -507,8 +553,18 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
         return [*out, "return"]
     if name in BRANCHES or f.get("REP") or proc.meq is not None:
         return [*out, "return"]
-    out = [f"if m.ib_level or not rb or m.steps >= m.limit: {'; '.join(out)}; return",
-           "hdr = rb[0]", WAIT_DONE, "m.steps += 1  @DS@"]
+    pend = "; ".join(out)
+    # the header: from the ring buffer, or from the IB that @IB_LEVEL reads (an IB with
+    # words left; its end, the SDS queue and idling are the exact path's)
+    out = [BATCH,
+           "if m.ib_level:",
+           "    q_ = m.ib.get(m.ib_level)",
+           f"    if q_.__class__ is not RQ or not q_.left or m.steps >= m.limit: {pend}; return",
+           "    hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop",
+           f"elif not rb or m.steps >= m.limit: {pend}; return",
+           "else:",
+           "    hdr = rb[0]; pop_ = rb.popleft",
+           WAIT_DONE, "m.steps += 1  @DS@"]
     gen.rb_ready = True
     try:
         slot = gen.body(name, f, pc + 1, False, "nb")
@@ -537,6 +593,95 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
     return out
 
 
+def _type4_batch(proc: Processor, start: int, insns: list[tuple[str, dict]]) -> str | None:
+    """The source of ``batch_``, which runs a whole run of type-4 packets at once, for the
+    block at ``start`` if it is a plain type-4 handler: ``waitin`` with ``mov $01, $data`` in
+    its delay slot, then (the handler) one ALU instruction setting ``$addr`` or ``$usraddr``
+    from ``$01`` and an immediate, and ``(rep)(xmovN)mov $data, $data`` (as a630's
+    ``ushr $usraddr, $01, 0x8`` and ``(rep)(xmov1)mov $data, $data``); else None.
+
+    ``batch_(m, g, rb, S, L, P, H)`` is called where the block's ``waitin`` has run and the
+    next header is not read yet, with the block's step count, limit, packet count and
+    header; it takes packets from the ring buffer as long as each is a type-4 packet seen
+    before (in HEADERS) whose registers lie below 0x10000, miss CP_LPAC_SQE_CNTL, and whose
+    steps stay below the limit with one to spare, and leaves everything (registers, steps,
+    (rep) iterations, effects) as the packet-by-packet blocks would at the same point; it
+    returns the new S, P and H. The packets it does not take are left to the block."""
+    if not proc_plain(proc) or [n for n, _ in insns][-1:] != ["waitin"] or len(insns) != 3:
+        return None
+    (alu_name, fa), (copy_name, fc) = insns[0], insns[1]
+    try:
+        slot_name, fs, _ = proc.decode(start + 3)
+    except EmulationError:
+        return None
+    if not (slot_name in ("or", "xor") and fs.get("SRC1") == 0 and fs.get("SRC2") == REG_DATA
+            and fs.get("DST") == 1 and not fs.get("REP") and not fs.get("XMOV")
+            and not fs.get("PEEK")):
+        return None  # the delay slot must be mov $01, $data
+    if not _is_data_copy(copy_name, fc):
+        return None
+    op = (alu_name[:-1] if alu_name[-1] == "i" and alu_name[:-1] in ALU_SRC
+          and alu_name != "setbiti" else alu_name)
+    src = ALU_SRC.get(op)
+    dst = fa.get("DST")
+    if (src is None or len(src) != 1 or "m." in src[0] or op in ("not", "msb")
+            or dst not in (REG_ADDR, REG_USRADDR) or fa.get("SRC1") != 1
+            or fa.get("REP") or fa.get("XMOV")):
+        return None
+    imm = fa.get("RIMMED", fa.get("IMMED"))
+    if imm is None:
+        return None
+    expr = _OPERAND.sub(lambda mo: {"a": "g1", "b": f"({imm:#x})"}[mo.group(0)], src[0][4:])
+    xm = fc.get("XMOV") or 0
+    mode = DATA_ADDR if dst == REG_ADDR else DATA_USRADDR
+    lpac = proc.lpac_cntl if proc.lpac_cntl is not None else -1
+    return f"""MEMO_ = {{}}  # header -> (count + 1, first register, steps, register after,
+#                     (rep) iterations, $01, header)
+
+
+def batch_(m, g, rb, S, L, P, H):
+    app = m.fast_append; gpu = m.gpu; nm = m.name; get = MEMO_.get
+    t = None; w = 64; Lm = L - 1; base = 0; S0 = S; log = app.__self__; k0 = len(log)
+    while True:
+        buf = array('I', islice(rb, base, base + w)); nb = len(buf); i = 0; cut = False
+        while i < nb:
+            got = get(buf[i])
+            if got is None:
+                hdr = buf[i]
+                h_ = HEADERS.get(hdr)
+                if h_ is None or not h_[0] or not h_[2]:
+                    break
+                n = h_[2]; g1 = hdr & 0x07ffffff; o = {expr}
+                if o + n > 0x10000 or o <= {lpac} < o + n:
+                    break
+                its = (n + {xm}) // {xm + 1}
+                got = MEMO_[hdr] = (n + 1, o, 3 + its, o + n, its, g1, hdr)
+            n1, o, st, e, _, _, _ = got
+            j = i + n1
+            if j > nb:
+                cut = nb == w  # (the window ends inside the packet: a larger one)
+                break
+            if S + st > Lm:  # (one step to spare, as the block checks)
+                break
+            vs = buf[i + 1:j]
+            gpu[o:e] = vs; app((o, vs, nm))
+            S += st; t = got; i = j
+        base += i
+        if not (cut or i == nb == w):
+            break
+        w *= 4
+    if base == len(rb):
+        rb.clear()
+    else:
+        consume(starmap(rb.popleft, repeat((), base)), 0)
+    if t is not None:
+        k = len(log) - k0  # (one entry per packet)
+        g[1] = t[5]; g[{dst}] = t[3]; g[{REG_REM}] = 0; m.data_mode = {mode}
+        m.reps += S - S0 - 4 * k; P += k; H = t[6]
+    return S, P, H
+"""
+
+
 # Compiled code by (kind, firmware image digest, what the code depends on, pc): emulators of
 # the same firmware in one process share it (tests, debugger sessions, repeated runs)
 _CODE: dict[tuple, tuple[CodeType, int]] = {}
@@ -551,7 +696,16 @@ def _remember(key: tuple, code: CodeType, n: int) -> tuple[CodeType, int]:
     if len(_CODE) >= _CODE_MAX:
         _CODE.clear()
     _CODE[key] = (code, n)
+    codecache.note(key[1], key, _CODE[key])
     return _CODE[key]
+
+
+def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
+    """The code of ``key`` from the disk cache (read once per image), when it is on."""
+    if not codecache.enabled():
+        return None
+    _CODE.update(codecache.load(image_key))
+    return _CODE.get(key)
 
 
 # "S - 1 - 1 < L" (Python does not fold it): only before a comparison, where it is safe
@@ -586,6 +740,7 @@ def _ends_block(proc: Processor, pc: int) -> bool:
     return False
 
 
+_LOCALS = re.compile(r"\b(rb|gpu|app|fr|nm)\b")
 _CHANGED_BY_READS = f"{REG_REM}|{REG_ADDR}|{REG_USRADDR}"  # $data, $regdata reads change them
 _PURE = re.compile(rf"0x[0-9a-f]+|[0-9]+|d[0-9]+|hdr|g\[(?!(?:{_CHANGED_BY_READS})\])[0-9]+\]")
 _OPERAND = re.compile(r"\b[ab]\b")

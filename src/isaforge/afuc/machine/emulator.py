@@ -29,7 +29,12 @@ an address range. The kinds and what their callbacks get (``emu`` is this :class
   takes effect at the next run.
 
 Effects (``emu.effects``) are recorded whether or not hooks are set (``record=False`` stops
-that); without hooks, the fast path appends them inline.
+that); without hooks, the fast path appends them inline. They are kept in a compact raw
+buffer (``emu.effect_log``: a ``(kind, addr, value, proc)`` tuple per single write, and a
+``(first_register, values, proc)`` triple per run of GPU registers written in a row by a bulk
+copy), made into records only when asked for: ``emu.effects_raw`` (tuples) and
+``emu.effects`` (:class:`Effect` records) expand it (once: later calls expand what is new);
+``emu.effect_count`` counts without expanding.
 
 Generations: a6xx SQE; a7xx BR, which starts BV and LPAC when its boot code writes
 ``@BV_CNTL``/``@LPAC_CNTL`` (each then runs its own image, from ``@BV_INSTR_BASE`` etc.);
@@ -39,11 +44,11 @@ is queued for the ME, which reads its packets from there (``Emulator(pfp, me_fir
 
 from __future__ import annotations
 
+import gc
 from array import array
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
-
-import numpy as np
+from itertools import islice, repeat
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...core.errors import EmulationError
 from ...core.hooks import Hook, Hooks
@@ -53,8 +58,12 @@ from ..regdb import RegDB
 from .codegen import CodeGen
 from .processor import M32, Idle, Processor
 from .queues import ListQueue
+from .replay import Type4Replay
 from .stream import Stream, packet_words, parse_stream, parse_text
 from .trace import TraceState
+
+if TYPE_CHECKING:  # (numpy is imported when gpu_regs is asked for: start-up time)
+    import numpy as np
 
 INSTR_BASE = 0x1000  # where the firmware image sits in GPU memory (as in Mesa's emulator)
 ME_INSTR_BASE = 0x100000  # the a5xx ME image
@@ -104,7 +113,12 @@ class Emulator:
         # a numpy view of the same memory
         self.gpu = array("I", bytes(4 * GPU_REGS))
         self.mem: dict[int, int] = {}
-        self.effects_raw: list[tuple[str, int, int, str]] = []
+        # the raw effects buffer (see the module docstring) and its expansion so far
+        self.effect_log: list[tuple] = []
+        self._flat: list[tuple[str, int, int, str]] = []
+        self._flat_upto = 0  # effect_log entries expanded into _flat
+        self._count = 0  # effects in effect_log[:_count_upto]
+        self._count_upto = 0
         self.record = record
         self.hooks = Hooks(HOOK_KINDS, self._hooks_changed)
         self.packet_hooks: list[Hook] = []  # (the compiled blocks read it: changed in place)
@@ -147,6 +161,8 @@ class Emulator:
     def gpu_regs(self) -> np.ndarray:
         """The GPU registers as a numpy uint32 array (a view: writes change the machine, but
         bypass the firmware's side effects; use :meth:`write_reg` for those)."""
+        import numpy as np
+
         return np.frombuffer(self.gpu, dtype=np.uint32)
 
     # -- set-up ---------------------------------------------------------------------------------
@@ -203,7 +219,7 @@ class Emulator:
         self.insn_hooks = hooks.callbacks("insn")
         regs, mems = hooks.callbacks("reg_write"), hooks.callbacks("mem_write")
         watched = bool(regs or mems)
-        self.fast_append = self.effects_raw.append if self.record and not watched else None
+        self.fast_append = self.effect_log.append if self.record and not watched else None
         for p in self.procs:
             p.fast_append = self.fast_append
             p.fast_regs = self.fast_append is not None
@@ -211,7 +227,7 @@ class Emulator:
         if not self.record and not watched:
             self.emit = None
             return
-        app = self.effects_raw.append
+        app = self.effect_log.append
         if not watched:
             self.emit = lambda kind, addr, value, proc: app((kind, addr, value, proc.name))
             return
@@ -269,6 +285,31 @@ class Emulator:
         return None
 
     @property
+    def effects_raw(self) -> list[tuple[str, int, int, str]]:
+        """Every effect so far as a ``(kind, addr, value, proc)`` tuple, in order (the
+        expansion of :attr:`effect_log`; a list kept and extended by later calls)."""
+        log, flat = self.effect_log, self._flat
+        if self._flat_upto < len(log):
+            for e in islice(log, self._flat_upto, None):
+                if len(e) == 4:
+                    flat.append(e)
+                else:
+                    o, vs, nm = e
+                    flat.extend(zip(repeat("reg"), range(o, o + len(vs)), vs, repeat(nm)))
+            self._flat_upto = len(log)
+        return flat
+
+    @property
+    def effect_count(self) -> int:
+        """How many effects there are so far (``len(emu.effects_raw)``, without expanding)."""
+        log = self.effect_log
+        if self._count_upto < len(log):
+            self._count += sum(1 if len(e) == 4 else len(e[1])
+                               for e in islice(log, self._count_upto, None))
+            self._count_upto = len(log)
+        return self._count
+
+    @property
     def effects(self) -> list[Effect]:
         return [Effect(k, a, self.name_of(k, a), v, p) for k, a, v, p in self.effects_raw]
 
@@ -293,10 +334,13 @@ class Emulator:
                 self.load_memory(addr, words)
             packets = packets.rb
         target = self.proc(proc)
-        for w in packets:
-            if not 0 <= w <= M32:
-                raise EmulationError(f"stream dword {w} does not fit in 32 bits")
-            target.rb.append(w)
+        words = packets if isinstance(packets, list) else list(packets)
+        if words and not (0 <= min(words) and max(words) <= M32):
+            for i, w in enumerate(words):  # (the words before a bad one are queued)
+                if not 0 <= w <= M32:
+                    target.rb.extend(words[:i])
+                    raise EmulationError(f"stream dword {w} does not fit in 32 bits")
+        target.rb.extend(words)
 
     def feed_file(self, data: bytes, filename: str = "<stream>") -> None:
         self.feed(parse_stream(data, self.db, filename))
@@ -364,13 +408,27 @@ class Emulator:
         ``exact`` runs, and runs with ``insn`` hooks, take the exact path; otherwise compiled
         blocks run. After an error (e.g. the stream ended inside a packet) only an exact run
         can continue: feed more and run again; a fast run stopped inside a block refuses to
-        continue."""
+        continue. A fast run pauses Python's cyclic garbage collector until it returns."""
         stops: set[int] = set()
         if isinstance(until, int):
             stops = {until}
         elif until is not None and until != "packet":
             stops = set(until)  # type: ignore[arg-type]
         slow = exact or self.tracer is not None or until is not None or bool(self.insn_hooks)
+        # the fast path allocates an effect-log tuple per packet and no cycles: the cyclic
+        # garbage collector, which such allocations would set off again and again over the
+        # whole heap, waits until the run ends (about a third of the time of a type-4 stream)
+        paused = not slow and gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return self._run(max_steps, stops, until, slow)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _run(self, max_steps: int, stops: set[int], until: int | Iterable[int] | str | None,
+             slow: bool) -> str:
         budget_end = self.steps + max_steps
         progress = True
         while progress:
@@ -395,10 +453,26 @@ class Emulator:
         p.limit = limit
         step = p.step_hooked if p.insn_hooks else p.step  # (hooks added meanwhile: next run)
         first = True
+        # a traced run of type-4 packets from templates (see .replay), where nothing stops
+        replay = None
+        if p.tw is not None and p.tw.joined and not stops and not at_packet:
+            replay = p.replay
+            if replay is None or replay.key != replay.key_of(p):  # (the jump table changed)
+                replay = p.replay = Type4Replay(p)
+        slot = replay.slot if replay is not None else -1
+        checked = p.packets
         while True:
             if not first and p is self.main and p.pc in stops:
                 return "breakpoint"
             first = False
+            if replay is not None and p.waitin_pending:
+                if p.pc != slot and p.packets != checked:  # (the boot code sets the table)
+                    checked = p.packets
+                    if replay.key != replay.key_of(p):
+                        replay = p.replay = Type4Replay(p)
+                        slot = replay.slot
+                if p.pc == slot and replay.run(p, limit):
+                    continue
             packets = p.packets
             if p.steps >= limit:
                 p.limit_hit()

@@ -24,8 +24,6 @@ from collections.abc import Callable
 from hashlib import blake2b
 from typing import Any, Protocol
 
-import numpy as np
-
 from ...core.errors import EmulationError
 from ...core.hooks import Hook
 from ...core.isa import ISA
@@ -102,8 +100,8 @@ class Processor:
                  "fast_regs", "gen", "gpr", "gpu", "header", "ib", "ib_level", "image",
                  "image_key", "insn_hooks", "is_me5", "jmptbl",
                  "limit", "lpac_cntl", "meq", "name", "nreads", "nrt_addr", "nrt_data",
-                 "packets", "pc", "pipe", "pipe_thresh", "pipe_void", "rb", "sp_reg", "sqe",
-                 "stack0",
+                 "packets", "pc", "pipe", "pipe_thresh", "pipe_void", "rb", "replay", "sp_reg",
+                 "sqe", "stack0",
                  "steps", "reps", "tw", "waitin_pending", "midblock")
 
     def __init__(self, emu: Host, name: str, image: list[int], base: int) -> None:
@@ -121,8 +119,10 @@ class Processor:
         self.waitin_pending = False
         self.nreads = 0
         self.data_mode = DATA_ADDR
-        self.control = np.zeros(0x1000, dtype=np.uint32)
-        self.sqe = np.zeros(0x100, dtype=np.uint32)
+        # uint32 arrays (array.array: item access costs a third of numpy's, and the CLI
+        # starts without importing numpy)
+        self.control = array("I", bytes(4 * 0x1000))
+        self.sqe = array("I", bytes(4 * 0x100))
         self.pipe = array("I", bytes(4 * 0x100))  # (item access: a third of numpy's cost)
         self.jmptbl = [0] * 0x80
         self.draw = DrawState()
@@ -132,6 +132,7 @@ class Processor:
         self.ib_level = 0  # @IB_LEVEL & 3: which ROQ queue $data reads
         self.bootq: BootQueue | None = None  # set for a boot-code run: $data reads end it
         self.gpu = emu.gpu
+        self.replay: Any = None  # the type-4 templates of traced runs (.replay.Type4Replay)
         self.fast_regs = False  # effects are only recorded: the fast path may inline writes
         self.fast_append: Callable | None = None
         self.is_me5 = False  # a5xx ME: memory and register reads through GPU registers

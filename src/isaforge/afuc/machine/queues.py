@@ -7,10 +7,9 @@ its ring buffer plus one queue per @IB_LEVEL (1, 2: IBs; 3: SDS).
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from typing import Any
-
-import numpy as np
 
 
 class RegionQueue:
@@ -52,7 +51,7 @@ class SdsQueue:
 
     __slots__ = ("control", "groups", "mem", "ready")
 
-    def __init__(self, mem: dict[int, int], control: np.ndarray, ready: int) -> None:
+    def __init__(self, mem: dict[int, int], control: array, ready: int) -> None:
         self.mem, self.control, self.ready = mem, control, ready
         self.groups: deque[list[int]] = deque()  # [group, next address, dwords left]
 

@@ -14,6 +14,7 @@ at a register, by name or ``0x`` offset). ``;`` and ``#`` start comments; a line
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass, field
 
@@ -95,6 +96,21 @@ def _num(tok: str, loc: SourceLoc) -> int:
     return v & 0xFFFFFFFF
 
 
+def _nums(toks: list[str], loc: SourceLoc) -> list[int]:
+    """:func:`_num` of each token (one pass when they are all plain 32-bit numbers)."""
+    try:
+        vals = [int(t, 0) for t in toks]
+    except ValueError:
+        vals = []
+    if vals and min(vals) >= 0 and max(vals) <= 0xFFFFFFFF:
+        return vals
+    return [_num(t, loc) for t in toks]
+
+
+# any character but tab, newline, carriage return and printable ASCII: a binary stream
+_NOT_TEXT = re.compile(r"[^\t\n\r\x20-\x7e]")
+
+
 def packet_words(name: str, payload: list[int], db: RegDB,
                  loc: SourceLoc | None = None) -> list[int]:
     """Header + payload of one packet written as Mesa's prompt takes it."""
@@ -122,8 +138,28 @@ def packet_words(name: str, payload: list[int], db: RegDB,
     return [pkt4_header(reg, len(payload)), *payload]
 
 
+def _raw_words(text: str) -> list[int] | None:
+    """The dwords of a text stream of only ``raw`` lines of plain 32-bit numbers (as
+    benchmarks and dumps write them), read at once; None for anything else."""
+    if any(c in text for c in ";#@/"):
+        return None
+    lines = [line for line in text.splitlines() if line and not line.isspace()]
+    if not all(line.split(None, 1)[0] == "raw" for line in lines):
+        return None
+    try:
+        words = [int(t, 0) for t in text.split() if t != "raw"]
+    except ValueError:
+        return None
+    if words and not (min(words) >= 0 and max(words) <= 0xFFFFFFFF):
+        return None
+    return words
+
+
 def parse_text(text: str, db: RegDB, filename: str = "<stream>") -> Stream:
     """A text stream: one packet a line (see the module docstring)."""
+    raw = _raw_words(text)
+    if raw is not None:
+        return Stream(raw)
     out = Stream()
     for lineno, line in enumerate(text.splitlines(), 1):
         body = line.split(";", 1)[0].split("//", 1)[0]
@@ -140,11 +176,11 @@ def parse_text(text: str, db: RegDB, filename: str = "<stream>") -> Stream:
             addr = _num(addr_text, loc)
             if addr % 4:
                 raise StreamFormatError(f"memory address {addr_text} is not 4-byte aligned", loc)
-            out.memory.setdefault(addr, []).extend(_num(t, loc) for t in toks[1:])
+            out.memory.setdefault(addr, []).extend(_nums(toks[1:], loc))
         elif head == "raw":
-            out.rb.extend(_num(t, loc) for t in toks[1:])
+            out.rb.extend(_nums(toks[1:], loc))
         else:
-            out.rb.extend(packet_words(head, [_num(t, loc) for t in toks[1:]], db, loc))
+            out.rb.extend(packet_words(head, _nums(toks[1:], loc), db, loc))
     return out
 
 
@@ -154,7 +190,7 @@ def parse_stream(data: bytes, db: RegDB, filename: str = "<stream>") -> Stream:
         text = data.decode("ascii")
     except UnicodeDecodeError:
         text = None
-    if text is not None and all(c.isprintable() or c in "\t\n\r" for c in text):
+    if text is not None and not _NOT_TEXT.search(text):
         return parse_text(text, db, filename)
     if len(data) % 4:
         raise StreamFormatError(f"{filename}: binary stream of {len(data)} bytes is not a "
