@@ -3,7 +3,7 @@
 
 Usage::
 
-    python tools/gen_tensix_soc.py [--wheel DIR] [--out DIR]
+    python tools/gen_tensix_soc.py [--wheel DIR] [--out DIR] [--check]
 
 ``--wheel`` is the unpacked ``ttnn`` wheel (the directory holding ``tt_metal/``; default
 ``../ttnn/wheel/ttnn`` next to the repository), ``--out`` the package data directory (default
@@ -11,6 +11,9 @@ Usage::
 and writes ``soc.json``: the NOC grid size, the worker tiles' NOC 0 coordinates (columns and
 rows), each DRAM bank's NOC 0 port coordinates, which port a worker uses on each NOC
 (``dram_views``' ``worker_endpoint``), the bank and L1 sizes. Deterministic output.
+``--check`` writes nothing: it regenerates the table and exits 1 when the bundled ``soc.json``
+differs (the test suite cannot do this: it never has the wheel, which is never downloaded in a
+test).
 """
 
 from __future__ import annotations
@@ -54,9 +57,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--wheel", type=Path, default=DEFAULT_WHEEL)
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--check", action="store_true",
+                    help="compare with the bundled soc.json instead of writing it")
     args = ap.parse_args()
-    table = generate(args.wheel)
-    (args.out / "soc.json").write_text(json.dumps(table, indent=1) + "\n", "utf-8")
+    text = json.dumps(generate(args.wheel), indent=1) + "\n"
+    out = args.out / "soc.json"
+    if args.check:
+        same = out.read_text("utf-8") == text
+        print(f"{out}: {'matches' if same else 'DIFFERS from'} {args.wheel / SOC}")
+        raise SystemExit(0 if same else 1)
+    out.write_text(text, "utf-8")
 
 
 if __name__ == "__main__":

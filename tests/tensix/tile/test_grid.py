@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-import yaml
 
 from isaforge import riscv
 from isaforge.tensix.tile import TileError
@@ -53,19 +52,6 @@ def test_dram_coordinates_are_distinct_and_use_the_views_ports() -> None:
     # bank 0's workers use port 2 on NOC 0 and port 1 on NOC 1 (dram_views of the yaml)
     assert s.dram_bank_xy(0, 0) == (17, 14) and s.dram_bank_xy(0, 1) == (17, 13)
     assert s.dram_bank_xy(1, 0) == (17, 15) and s.dram_bank_xy(4, 0) == (18, 14)
-
-
-def test_soc_json_is_what_the_descriptor_says() -> None:
-    from pathlib import Path
-    path = Path(__file__).resolve().parents[3].parent / "ttnn" / "wheel" / "ttnn" / \
-        "tt_metal" / "soc_descriptors" / "blackhole_140_arch.yaml"
-    if not path.exists():
-        pytest.skip("the ttnn wheel is not unpacked next to the repository")
-    d = yaml.safe_load(path.read_text())
-    s = soc()
-    workers = {tuple(int(v) for v in c.split("-")) for c in d["functional_workers"]}
-    assert workers == {(x, y) for x in s.worker_columns for y in s.worker_rows}
-    assert [tuple(int(v) for v in c.split("-")) for c in d["dram"][5]] == list(s.dram_ports[5])
 
 
 def test_the_firmware_copies_this_grids_tables() -> None:
