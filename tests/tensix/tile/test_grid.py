@@ -8,13 +8,13 @@ import hashlib
 
 import pytest
 
-from isaforge import riscv
 from isaforge.tensix.tile import TileError
 from isaforge.tensix.tile.grid import Grid, GridDeadlock, parse_grid
-from isaforge.tensix.tile.loader import Symbols, load_firmware_dir
+from isaforge.tensix.tile.loader import load_firmware_dir
 from isaforge.tensix.tile.noc import NocFault
 from isaforge.tensix.tile.soc import device_tables, noc_xy, soc
 from tests.refdata import refdata
+from tests.tensix.tile.test_scheduler import start
 
 FW = ("tensix", "firmware", "bh-10503743232459396191")
 
@@ -155,21 +155,11 @@ loop:
 """
 
 
-def _start(tile, core: str, text: str, base: int, **regs: int) -> None:  # noqa: ANN001
-    code = riscv.assemble(text, address=base)
-    tile.l1.write(base, code)
-    tile.symbols[core] = Symbols([(base, len(code), f"{core}_test")])
-    c = tile.cores[core]
-    c.leave_reset(base)
-    for name, value in regs.items():
-        c.hart.reg_write(name, value)
-
-
 def test_a_posted_write_from_another_tile_wakes_a_parked_poller_at_round_end() -> None:
     g = Grid(2, 1)
     dst = g.tile(1, 0)
     sig = dst.msgs.addr("go_messages[0].signal")  # a mailbox: polling it parks the core
-    _start(dst, "ncrisc", POLL, 0x20000, a0=sig, a1=0x30000)
+    start(dst, "ncrisc", POLL, 0x20000, a0=sig, a1=0x30000)
     r = g.run(max_steps=100_000)
     assert r.reason == "idle" and dst.cores["ncrisc"].state == "parked"
     g.noc.post(g.tile(0, 0).grid_index, lambda: g.noc.at((2, 2)).noc_write(sig, b"\x80"))
@@ -182,7 +172,7 @@ def test_a_grid_deadlock_names_the_tile_core_and_pc() -> None:
     g = Grid(2, 1)
     dst = g.tile(1, 0)
     sig = dst.msgs.addr("go_messages[0].signal")
-    _start(dst, "brisc", POLL, 0x20000, a0=sig, a1=0x30000)
+    start(dst, "brisc", POLL, 0x20000, a0=sig, a1=0x30000)
     with pytest.raises(GridDeadlock, match=r"tile \(1, 0\) brisc: pc 0x20004 "
                                            r"<brisc_test\+0x4>: polling"):
         g.run(max_steps=100_000, until=lambda: False)
@@ -218,7 +208,7 @@ def test_cli_bad_grid_is_one_line_and_status_1(grid: str, msg: str) -> None:
 def test_a_grid_step_limit_names_the_busy_core() -> None:
     from isaforge.tensix.tile import TileStepLimit
     g = Grid(2, 1)
-    _start(g.tile(1, 0), "trisc1", "spin:\n    j spin\n", 0x20000)
+    start(g.tile(1, 0), "trisc1", "spin:\n    j spin\n", 0x20000)
     with pytest.raises(TileStepLimit, match=r"within 5000 RISC-V instructions.*"
                                             r"tile \(1, 0\) trisc1: pc 0x20000 <trisc1_test>: "
                                             r"running"):

@@ -17,9 +17,10 @@ CODE = {"brisc": 0x20000, "ncrisc": 0x21000, "trisc0": 0x22000, "trisc1": 0x2300
         "trisc2": 0x24000}
 
 
-def start(tile: Tile, core: str, text: str, **regs: int) -> None:
-    """Assemble ``text`` at the core's code address, name its labels, and start the core."""
-    base = CODE[core]
+def start(tile: Tile, core: str, text: str, base: int | None = None, **regs: int) -> None:
+    """Assemble ``text`` at ``base`` (the core's code address by default), name its labels,
+    and start the core with ``regs`` set."""
+    base = CODE[core] if base is None else base
     code = riscv.assemble(text, address=base)
     tile.l1.write(base, code)
     tile.symbols[core] = Symbols([(base, len(code), f"{core}_test")])
