@@ -230,17 +230,10 @@ def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: 
     outdir.mkdir(parents=True, exist_ok=True)
     for i in result.dumped:
         vp = gpu.vps[i]
-        (outdir / f"rf.vp.{i}.log").write_text(format_rf(vp.registers, vp.written))
-        (outdir / f"OMEM.vp.{i}.log").write_text(format_omem(vp.omem, vp.omem_written))
         state = "finished" if i in result.finished else f"stopped at PC {vp.pc[0]}"
-        click.echo(f"VP{i}: {vp.instructions} instructions, {state}; "
-                   f"wrote rf.vp.{i}.log OMEM.vp.{i}.log")
-        if omem_image is not None:
-            path = omem_image
-            if len(result.dumped) > 1:
-                path = omem_image.with_name(f"{omem_image.stem}.vp{i}{omem_image.suffix}")
-            save_omem_image(path, vp.omem, vp.omem_written, image_width)
-            click.echo(f"VP{i}: OMEM image {path}")
+        _write_dumps(outdir, i, (vp.registers, vp.written), (vp.omem, vp.omem_written),
+                     f"{vp.instructions} instructions, {state}", omem_image, image_width,
+                     several=len(result.dumped) > 1)
     if cycles or vcd is not None:
         from .cycle.runner import quirks_from_names, write_cycle_outputs
 
@@ -256,6 +249,22 @@ def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: 
             notes.append(note)
     for note in notes:
         click.echo(f"note: {note}", err=True)
+
+
+def _write_dumps(outdir: Path, i: int, rf: tuple[Any, Any], omem: tuple[Any, Any],
+                 summary: str, omem_image: Path | None, image_width: int,
+                 several: bool) -> None:
+    """VP ``i``'s ``rf.vp.N.log`` and ``OMEM.vp.N.log`` from (values, written) pairs, its
+    summary line, and its OMEM image (one per VP, numbered, when ``several`` are dumped)."""
+    (outdir / f"rf.vp.{i}.log").write_text(format_rf(*rf))
+    (outdir / f"OMEM.vp.{i}.log").write_text(format_omem(*omem))
+    click.echo(f"VP{i}: {summary}; wrote rf.vp.{i}.log OMEM.vp.{i}.log")
+    if omem_image is not None:
+        path = omem_image
+        if several:
+            path = omem_image.with_name(f"{omem_image.stem}.vp{i}{omem_image.suffix}")
+        save_omem_image(path, *omem, image_width)
+        click.echo(f"VP{i}: OMEM image {path}")
 
 
 def _rtl_div_note(program: Any, cores: int, max_cycles: int) -> str | None:
@@ -316,17 +325,11 @@ def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
             f.close()
     for i in run.dumped:
         m = run.models[i]
-        (outdir / f"rf.vp.{i}.log").write_text(format_rf(m.registers(), run.written(i)))
-        (outdir / f"OMEM.vp.{i}.log").write_text(format_omem(m.omem, m.omem_written))
         end = run.start_ns(i) + 20 * (m.finished_at or 0)
-        click.echo(f"VP{i}: {m.issues} issues, {m.commits} commits, ended at {end} ns "
-                   f"(started at {run.start_ns(i)} ns); wrote rf.vp.{i}.log OMEM.vp.{i}.log")
-        if omem_image is not None:
-            path = omem_image
-            if len(run.dumped) > 1:
-                path = omem_image.with_name(f"{omem_image.stem}.vp{i}{omem_image.suffix}")
-            save_omem_image(path, m.omem, m.omem_written, image_width)
-            click.echo(f"VP{i}: OMEM image {path}")
+        _write_dumps(outdir, i, (m.registers(), run.written(i)), (m.omem, m.omem_written),
+                     f"{m.issues} issues, {m.commits} commits, ended at {end} ns "
+                     f"(started at {run.start_ns(i)} ns)", omem_image, image_width,
+                     several=len(run.dumped) > 1)
     if trace:
         click.echo(f"wrote {', '.join(f'vp.{i}.log' for i in range(cores))}")
     if vcd is not None and run.models:
