@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +50,17 @@ class BootResult:
         return self.init_done and self.go_done
 
     def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"init_done": self.init_done, "go_done": self.go_done,
-                               "cores": self.cores, "go_signals": self.go_signals,
-                               "instructions": self.instructions,
-                               "tensix_instructions": self.tensix_instructions,
-                               "wall_seconds": round(self.wall_seconds, 6)}
-        if self.error is not None:
-            out["error"] = self.error
-        return out
+        return result_json(self)
+
+
+def result_json(result: Any) -> dict[str, Any]:
+    """A boot result dataclass as JSON: its fields in order, ``wall_seconds`` rounded to the
+    microsecond, ``error`` only when there is one."""
+    out: dict[str, Any] = {f.name: getattr(result, f.name) for f in fields(result)}
+    out["wall_seconds"] = round(out["wall_seconds"], 6)
+    if out["error"] is None:
+        del out["error"]
+    return out
 
 
 def boot(firmware: str | Path | Mapping[str, Firmware], max_steps: int | None = 2_000_000,

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .boot import result_json
 from .devmsgs import DevMsgs
 from .errors import NocError, TileDeadlock, TileError, TileStepLimit
 from .host import Host
@@ -407,14 +408,7 @@ class GridBootResult:
         return self.init_done and self.go_done
 
     def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"init_done": self.init_done, "go_done": self.go_done,
-                               "tiles": self.tiles, "instructions": self.instructions,
-                               "tensix_instructions": self.tensix_instructions,
-                               "cycles": self.cycles,
-                               "wall_seconds": round(self.wall_seconds, 6)}
-        if self.error is not None:
-            out["error"] = self.error
-        return out
+        return result_json(self)
 
 
 def boot_grid(firmware: str | Mapping[str, Firmware], cols: int, rows: int,
