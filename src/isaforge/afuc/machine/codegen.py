@@ -80,11 +80,10 @@ class CodeGen:
     nr = ""  # in a fast (rep) body: "nr_ = 1; ", the local count of $data reads
     rb_ready = False  # the next inlined $data read takes the header waitin found (pop_)
 
-    def wr_data_inline(self, expr: str) -> list[str]:
-        """A $data write of a GPU or pipe register in the fast path, inlined (a write of
-        NRT_DATA also writes its memory dword and moves NRT_ADDR on, as
-        :meth:`Processor.wr_pipe` does); anything else (side effects, hooks) goes through
-        :meth:`Processor.wr_data`."""
+    def _wr_gpu_reg(self, expr: str) -> list[str]:
+        """The start both inlined $data writes share: the value, the address register
+        ($addr or $usraddr), and the branch that writes a GPU register (not LPAC_CNTL) and
+        moves the address on."""
         lpac = self.proc.lpac_cntl if self.proc is not None else None
         return [
             f"v_ = {expr}",
@@ -92,6 +91,15 @@ class CodeGen:
             "o_ = g[r_]",
             f"if o_ <= 0xffff and o_ != {lpac if lpac is not None else -1} and fr:",
             "    g[r_] = o_ + 1; gpu[o_] = v_; app(('reg', o_, v_, nm))",
+        ]
+
+    def wr_data_inline(self, expr: str) -> list[str]:
+        """A $data write of a GPU or pipe register in the fast path, inlined (a write of
+        NRT_DATA also writes its memory dword and moves NRT_ADDR on, as
+        :meth:`Processor.wr_pipe` does); anything else (side effects, hooks) goes through
+        :meth:`Processor.wr_data`."""
+        return [
+            *self._wr_gpu_reg(expr),
             "elif o_ > 0xffff and fr:",  # a pipe register (NRT_DATA: also a memory dword)
             "    n_ = o_ >> 24; pp_ = m.pipe",
             "    if not o_ & 0x40000: g[r_] = (o_ + 0x01000000) & M",
@@ -108,13 +116,8 @@ class CodeGen:
         """A $data write of a GPU register in the exact path, inlined with the trace's
         bookkeeping (as :meth:`Processor.wr_data` and :meth:`Processor.wr_gpu` do it when
         effects are only recorded); anything else goes through :meth:`Processor.wr_data`."""
-        lpac = self.proc.lpac_cntl if self.proc is not None else None
         return [
-            f"v_ = {expr}",
-            f"r_ = {REG_USRADDR} if m.data_mode == {DATA_USRADDR} else {REG_ADDR}",
-            "o_ = g[r_]",
-            f"if o_ <= 0xffff and o_ != {lpac if lpac is not None else -1} and fr:",
-            "    g[r_] = o_ + 1; gpu[o_] = v_; app(('reg', o_, v_, nm))",
+            *self._wr_gpu_reg(expr),
             "    tw.gpr.add(r_)",
             "    tw.gpu.add(o_)",
             "else:",
