@@ -151,9 +151,7 @@ class Add1Device:
         ks["writer"].runtime_args = [dst.address, n]
         for k in ("compute_trisc0", "compute_trisc1", "compute_trisc2"):
             ks[k].runtime_args = [n, ONE_F32]
-        cbs = [CircularBuffer(CB_IN, CB_BASE, CB_PAGES, TILE_BYTES),
-               CircularBuffer(CB_OUT, CB_BASE + CB_PAGES * TILE_BYTES, CB_PAGES, TILE_BYTES)]
-        return ks, cbs
+        return ks, add1_cbs()
 
     def _noc_counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -162,6 +160,13 @@ class Add1Device:
                 for k, v in w.issued.items():
                     out[k] = out.get(k, 0) + v
         return out
+
+
+def add1_cbs() -> list[CircularBuffer]:
+    """add1's two circular buffers: CB 0 (input) and CB 16 (output), CB_PAGES tiles each,
+    one after the other from CB_BASE."""
+    return [CircularBuffer(CB_IN, CB_BASE, CB_PAGES, TILE_BYTES),
+            CircularBuffer(CB_OUT, CB_BASE + CB_PAGES * TILE_BYTES, CB_PAGES, TILE_BYTES)]
 
 
 def check_tiles(tiles: np.ndarray) -> np.ndarray:

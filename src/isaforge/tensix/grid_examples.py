@@ -17,15 +17,12 @@ import time
 import numpy as np
 
 from .examples import (
-    CB_BASE,
-    CB_IN,
-    CB_OUT,
-    CB_PAGES,
     DRAM_BASE,
     DRAM_COORDS,
     ONE_F32,
     TILE_BYTES,
     RunStats,
+    add1_cbs,
     check_tiles,
 )
 from .tile.add1_build import (
@@ -41,7 +38,6 @@ from .tile.add1_build import (
 from .tile.errors import TileError
 from .tile.grid import Grid
 from .tile.layout import deinterleave, interleave, tilize, untilize
-from .tile.program import CircularBuffer
 from .tile.soc import noc_xy
 
 
@@ -144,9 +140,7 @@ class Add1Grid:
             src, dst, count = jobs[y * g.cols + x]
             return {"ncrisc": [src, count], "brisc": [dst, count],
                     **{t: [count, ONE_F32] for t in ("trisc0", "trisc1", "trisc2")}}
-        cbs = [CircularBuffer(CB_IN, CB_BASE, CB_PAGES, TILE_BYTES),
-               CircularBuffer(CB_OUT, CB_BASE + CB_PAGES * TILE_BYTES, CB_PAGES, TILE_BYTES)]
-        g.launch(ks, cbs, KERNEL_CONFIG_BASE, runtime_args=args)
+        g.launch(ks, add1_cbs(), KERNEL_CONFIG_BASE, runtime_args=args)
         g.run_program(max_steps)
         g.run(max_steps)  # until every core waits for the next go
         out = np.concatenate([
