@@ -37,7 +37,8 @@ from .tile.add1_build import (
 )
 from .tile.errors import TileError
 from .tile.grid import Grid
-from .tile.layout import deinterleave, interleave, tilize, untilize
+from .tile.layout import tilize, untilize
+from .tile.program import DramBuffer, read_interleaved, write_interleaved
 from .tile.soc import noc_xy
 
 
@@ -92,21 +93,11 @@ class Add1Grid:
 
     # -- running ------------------------------------------------------------------------------
 
-    def _buffer(self, pages: int) -> int:
-        addr = self._next_dram
+    def _buffer(self, pages: int) -> DramBuffer:
+        buf = DramBuffer(self._next_dram, TILE_BYTES, pages)
         per_bank = -(-max(pages, 1) // len(DRAM_COORDS)) * TILE_BYTES
         self._next_dram += (per_bank + 0xFFF) & ~0xFFF
-        return addr
-
-    def _write(self, base: int, data: bytes) -> None:
-        banks = self.grid.dram
-        for bank, addr, page in interleave(data, TILE_BYTES, len(banks), base):
-            banks[bank].noc_write(addr, page)
-
-    def _read(self, base: int, pages: int) -> bytes:
-        banks = self.grid.dram
-        return deinterleave(lambda b, a, n: banks[b].noc_read(a, n), pages, TILE_BYTES,
-                            len(banks), base)
+        return buf
 
     def shares(self, n: int) -> list[tuple[int, int]]:
         """(first tile, count) of each grid tile's share of ``n`` input tiles, row by row."""
@@ -129,7 +120,7 @@ class Add1Grid:
         for first, count in self.shares(a.shape[0]):
             src, dst = self._buffer(count), self._buffer(count)
             if count:
-                self._write(src, flat[first:first + count].tobytes())
+                write_interleaved(g.noc, src, flat[first:first + count].tobytes())
             jobs.append((src, dst, count))
         riscv0 = self._riscv()
         tensix0 = sum(t.cp.steps for t in g.tiles)
@@ -138,13 +129,13 @@ class Add1Grid:
 
         def args(x: int, y: int) -> dict[str, list[int]]:
             src, dst, count = jobs[y * g.cols + x]
-            return {"ncrisc": [src, count], "brisc": [dst, count],
+            return {"ncrisc": [src.address, count], "brisc": [dst.address, count],
                     **{t: [count, ONE_F32] for t in ("trisc0", "trisc1", "trisc2")}}
         g.launch(ks, add1_cbs(), KERNEL_CONFIG_BASE, runtime_args=args)
         g.run_program(max_steps)
         g.run(max_steps)  # until every core waits for the next go
         out = np.concatenate([
-            np.frombuffer(self._read(dst, count), dtype="<u2").reshape(count, 1024)
+            np.frombuffer(read_interleaved(g.noc, dst), dtype="<u2").reshape(count, 1024)
             for src, dst, count in jobs if count])
         self.stats = RunStats(a.shape[0], self._riscv() - riscv0,
                               sum(t.cp.steps for t in g.tiles) - tensix0,
