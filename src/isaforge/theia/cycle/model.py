@@ -36,6 +36,7 @@ from ..machine.alu import (
     result_known,
 )
 from . import events as ev
+from . import replay
 from .cbus import Arbiter
 from .iiu import IssueUnit
 from .quirks import DESIGNED, Quirks
@@ -96,7 +97,7 @@ class VPCycleModel:
 
     def __init__(self, code: Sequence[int], *, quirks: Quirks = DESIGNED,
                  tmem: Sequence[int] | np.ndarray | None = None, omem_words: int = OMEM_WORDS,
-                 trace: bool = True, vp: int = 2, clock0: int = 1) -> None:
+                 trace: bool = True, vp: int = 2, clock0: int = 1, fast: bool = False) -> None:
         self.code = [int(w) & MASK64 for w in code]
         self.ncode = len(self.code)
         self.quirks = quirks
@@ -146,10 +147,17 @@ class VPCycleModel:
         self.dropped = 0
         self.n_waiting = 0  # stations holding an op that waits for an operand
         self.idle_hint = False  # set by an issue unit that waits (stall, branch, end)
+        self._stalled = False  # _quiet_until: the cycles skipped are a structural stall
         self._addr_cache: dict[tuple[int, int, int], Addressing] = {}
         self._rtl_sb = quirks.rtl_scoreboard
         self._plans: dict[int, Plan] = {}
         self._div_latency = quirks.timing.div
+        # loop replay (:mod:`.replay`; RTL scoreboard only): when to look for loop heads
+        # next, how long to wait after a search that found none, the iterations recorded
+        self.fast = fast and quirks.rtl_scoreboard
+        self.replay_next = 0
+        self.replay_backoff = replay.SEARCH
+        self.replay_templates: dict[tuple, replay.Template] = {}
 
     # ---------------------------------------------------------------------------------------
     # State the issue unit reads
@@ -584,6 +592,7 @@ class VPCycleModel:
 
     def _quiet_until(self, t: int) -> int:
         """The first cycle >= t in which something can happen (t itself if unsure)."""
+        self._stalled = False
         iiu = self.iius[0]
         if iiu.fifo or iiu.bubble or self.rf[2][2] & 1:
             return t
@@ -603,8 +612,7 @@ class VPCycleModel:
                 return t
             free = self._free_at(w)
             target = min(nxt, free, iiu.resume_at)
-            if target > t:
-                iiu.stall_cycles += target - t
+            self._stalled = target > t  # (the loop counts the cycles it skips)
             return target
         if st == UPDATE_PC:
             bop = iiu.branch_op
@@ -629,7 +637,18 @@ class VPCycleModel:
         """Run until the program ends (EOF and, as designed, everything committed).
 
         ``max_cycles`` guards against runaway programs (an error when reached); ``until``
-        pauses the run quietly before that cycle (``run`` again to continue).
+        pauses the run quietly before that cycle (``run`` again to continue). With ``fast``
+        (the RTL's scoreboard only) the iterations of loops are replayed (:mod:`.replay`):
+        same records, state and cycle count, fewer cycles stepped.
+        """
+        if self.fast and not self.done:
+            replay.run(self, max_cycles, until, self.step_cycles)
+            return self
+        return self.step_cycles(max_cycles, until)
+
+    def step_cycles(self, max_cycles: int = DEFAULT_MAX_CYCLES,
+                    until: int | None = None) -> VPCycleModel:
+        """The cycle loop itself (``run`` without loop replay).
 
         Each cycle: the arbiter grants the commit bus; the issue unit (both, with SMT) takes
         one step of its state machine, written here once (see :mod:`.states`); the granted
@@ -1026,7 +1045,11 @@ class VPCycleModel:
                         self.finish(t)
                         break
                     if nt > t:
-                        t = min(nt, stop)
+                        nt = min(nt, stop)
+                        if self._stalled:  # (a paused run counts the same stalls)
+                            self._stalled = False
+                            i0.stall_cycles += nt - t
+                        t = nt
         self.steps = steps
         self.cycle = t
         return self
@@ -1052,14 +1075,16 @@ class VPCycleModel:
 def run_cycles(code: Sequence[int], *, quirks: Quirks = DESIGNED,
                tmem: Sequence[int] | np.ndarray | None = None,
                max_cycles: int = DEFAULT_MAX_CYCLES, until: int | None = None,
-               trace: bool = True, vp: int = 2, clock0: int = 1) -> VPCycleModel:
+               trace: bool = True, vp: int = 2, clock0: int = 1,
+               fast: bool = False) -> VPCycleModel:
     """Run a VP program (64-bit words) on the cycle model; returns the finished model.
 
     ``model.events`` is the issue/commit trace (see :mod:`.events`), ``model.finished_at``
     the last cycle, ``model.rf`` / ``model.omem`` the final state. ``quirks=Quirks.rtl()``
     reproduces the beta_2.0 RTL (its vp.N.log) instead of the designed machine. ``clock0``:
     the test bench's cycle number at the model's cycle 0 (``Boot.enable_cycle``; only its
-    parity matters, for the SMT slots).
+    parity matters, for the SMT slots). ``fast``: replay loop iterations (:mod:`.replay`).
     """
-    model = VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace, vp=vp, clock0=clock0)
+    model = VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace, vp=vp, clock0=clock0,
+                         fast=fast)
     return model.run(max_cycles, until)
