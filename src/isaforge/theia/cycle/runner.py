@@ -147,7 +147,8 @@ def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: It
                         outdir: Path, *, quirks: Quirks = DESIGNED, vcd: Path | None = None,
                         max_cycles: int = DEFAULT_CYCLE_LIMIT,
                         control: Sequence[int] | None = None, cores: int = 4,
-                        trace: bool = True, window: int = STREAM_WINDOW) -> list[str]:
+                        trace: bool = True, window: int = STREAM_WINDOW,
+                        fast: bool = True) -> list[str]:
     """Run the cycle model and write ``vp.N.log`` (and, if asked, the waveforms), and the
     model's final registers and OMEM as ``rf.vp.N.cycles.log`` / ``OMEM.vp.N.cycles.log``;
     returns one line per file for the user. ``trace=False``: no ``vp.N.log`` (the model
@@ -160,7 +161,8 @@ def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: It
     logs carry the RTL's absolute stamps (reset at 0 ns); with ``stop_at_eof`` the logs end
     where the first EOF of any VP ended the RTL's run, and the other VPs stop there too.
     Without one (or when it starts no VP) ``code`` runs on each VP in ``vps`` from cycle 0
-    (one model, its log written for each)."""
+    (one model, its log written for each). ``fast``: loop iterations are replayed
+    (:mod:`.replay`; same files), except for the model the waveforms draw."""
     from ..machine.dumps import format_omem, format_rf
     from .waves import write_vcd
 
@@ -176,15 +178,17 @@ def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: It
         else:
             for i in sorted(b.starts):
                 models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, vp=i,
-                                         trace=trace, clock0=b.enable_cycle(i))
+                                         trace=trace, clock0=b.enable_cycle(i), fast=fast)
                 starts[i] = b.start_ns(i)
                 names[i] = [i]
     if not models:
         vps = list(vps) or [0]
-        models[vps[0]] = VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace)
+        models[vps[0]] = VPCycleModel(code, quirks=quirks, tmem=tmem, trace=trace, fast=fast)
         starts[vps[0]] = 0
         names[vps[0]] = vps
     keep = None if vcd is None else min(models)  # the model whose trace the VCD draws
+    if keep is not None:
+        models[keep].fast = False  # (its busy windows are drawn: every cycle stepped)
     files: dict[int, list[TextIO]] = {}
     formatters: dict[int, list[LogFormatter]] = {}
     if trace:
@@ -306,7 +310,8 @@ def run_timed(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] |
               quirks: Quirks = DESIGNED, cores: int = RTL_VPS,
               max_cycles: int = DEFAULT_CYCLE_LIMIT, trace: bool = True,
               sink: Callable[[int, int, list[ev.Event]], None] | None = None,
-              keep: Iterable[int] = (), window: int = STREAM_WINDOW) -> TimedRun:
+              keep: Iterable[int] = (), window: int = STREAM_WINDOW,
+              fast: bool = True) -> TimedRun:
     """The test bench from reset on the cycle model: the CP program starts the VPs
     (:mod:`.boot`), each runs on its model from its own start (its cycle 0 at the test
     bench's cycle ``Boot.enable_cycle``), side by side. With ``stop_at_eof`` the run ends at
@@ -316,18 +321,20 @@ def run_timed(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] |
     With ``trace``, ``sink(vp, start_ns, events)`` receives each VP's trace records (stamps
     from the VP's start, ``start_ns``) as they are produced (those after the run's end left
     out), every ``window`` cycles; the models keep only the records of the VPs in ``keep``
-    (for waveforms), so memory stays flat."""
+    (for waveforms), so memory stays flat. ``fast``: the models of the VPs not in ``keep``
+    replay loop iterations (:mod:`.replay`; same records and state)."""
     b = boot(control, code, cores=cores)
     run = TimedRun(b, {}, quirks, max_cycles)
     starts = {}
+    kept = set(keep)
     for i in sorted(b.starts):
         if 0 not in b.written.get(i, ()):
             run.stuck.append(i)
             continue
         run.models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, trace=trace,
-                                     vp=i, clock0=b.enable_cycle(i))
+                                     vp=i, clock0=b.enable_cycle(i),
+                                     fast=fast and i not in kept)
         starts[i] = b.start_ns(i)
-    kept = set(keep)
     sent = dict.fromkeys(starts, 0)  # records of the kept models already sent
 
     def drain(i: int, m: VPCycleModel, end_ns: int | None) -> None:
