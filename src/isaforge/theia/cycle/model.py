@@ -158,6 +158,8 @@ class VPCycleModel:
         self.replay_next = 0
         self.replay_backoff = replay.SEARCH
         self.replay_templates: dict[tuple, replay.Template] = {}
+        # while recording an iteration: the cycles whose commit decided a branch (its flags)
+        self.flag_probes: set[int] | None = None
 
     # ---------------------------------------------------------------------------------------
     # State the issue unit reads
@@ -697,14 +699,14 @@ class VPCycleModel:
             self._smt_off()
             mt_on = False
         watch = trace or smt  # a commit may be traced under a branch, or filtered (SMT)
+        probes = self.flag_probes
         while True:
             if t >= bound:
                 if t >= stop:
                     break
                 self.cycle = t
                 self.steps = steps
-                raise EmulationError(f"cycle limit reached ({max_cycles} cycles) at PC "
-                                     f"{i0.pc}; use a larger limit or check for a livelock")
+                raise self.limit_error(max_cycles)
             # -- the commit bus ------------------------------------------------------------
             c = None
             if arb.pending:
@@ -759,6 +761,8 @@ class VPCycleModel:
                 cu = c  # the commit this unit sees
                 if watch and c is not None and st != RESET:
                     if trace and w >> 57 & 1 and c.rs == iiu.station_for(w, t)[0]:
+                        if probes is not None:
+                            probes.add(t)
                         zero, sign = flags(c.result)
                         if branch_taken(w >> 54 & 7, zero, sign):
                             self.branch_taken(t, iiu.thread)
@@ -930,6 +934,8 @@ class VPCycleModel:
                     bop = iiu.branch_op
                     if (c is not None and w >> 57 & 1
                             and c.rs == iiu.station_for(w, t)[0]):
+                        if probes is not None:
+                            probes.add(t)
                         zero, sign = flags(c.result)
                         if branch_taken(w >> 54 & 7, zero, sign):
                             setpc = iiu.target(w)
@@ -1053,6 +1059,11 @@ class VPCycleModel:
         self.steps = steps
         self.cycle = t
         return self
+
+    def limit_error(self, max_cycles: int) -> EmulationError:
+        """The error of a run that reached its cycle limit."""
+        return EmulationError(f"cycle limit reached ({max_cycles} cycles) at PC "
+                              f"{self.iius[0].pc}; use a larger limit or check for a livelock")
 
     def _smt_off(self) -> None:
         """Multithreading off: thread 0 owns the issue bus, the second unit is held in

@@ -16,13 +16,15 @@ replays them without stepping their cycles:
   results, execution, the commits' writes);
 * the function is checked on the recorded iteration itself (every operand, result and the
   registers at the next head must come out equal), then the following iterations are replayed
-  with it as long as every result's ZERO and SIGN flags are the template's: those are the
-  only way register values reach the timing here (branch decisions), because a template is
-  refused when the iteration writes R2 or R3, uses the IO station, a destination indexed by a
-  register, a branch whose target is a register, or an operand read as x.
+  with it as long as the ZERO and SIGN flags of every result that decided a branch (the model
+  notes those cycles while it records: ``flag_probes``) are the template's: those are the
+  only way register values reach the timing here, because a template is refused when the
+  iteration writes R2 or R3, uses the IO station, a destination indexed by a register, a
+  branch whose target is a register, or an operand read as x.
 
 A replayed iteration moves the cycle and every busy window by ``P``, adds the template's
-counts (issues, commits, steps, stalls, grants) and, with a trace, appends the template's
+counts (issues, commits, stalls, grants; ``steps`` counts only the cycles stepped) and,
+with a trace, appends the template's
 records with the new values and stamps. The first iteration whose flags differ (the loop's
 exit) is stepped cycle by cycle as usual. Only the RTL's scoreboard (``rtl_scoreboard``) is
 replayed; the designed machine's per-lane renaming always steps.
@@ -53,10 +55,11 @@ class Template:
     """One recorded iteration: its length, what it adds to the counters, its records, and
     the generated function computing its values."""
 
-    __slots__ = ("period", "deltas", "events", "values", "step", "nvals")
+    __slots__ = ("head", "period", "deltas", "events", "values", "step", "nvals")
 
-    def __init__(self, period: int, deltas: dict[str, int], events: list[ev.Event],
+    def __init__(self, head: int, period: int, deltas: dict[str, int], events: list[ev.Event],
                  values: Callable[..., Any], step: Callable[..., Any], nvals: int) -> None:
+        self.head = head  # the cycle of the recorded iteration's head (its records' base)
         self.period = period
         self.deltas = deltas
         self.events = events
@@ -98,7 +101,7 @@ def head_key(m: Any, t: int) -> tuple | None:
             bytes(m.known), tuple(i0.sb))
 
 
-_COUNTERS = ("seq", "commits", "steps", "fifo_overflows", "dropped")
+_COUNTERS = ("seq", "commits", "fifo_overflows", "dropped")  # (not steps: cycles stepped)
 
 
 def counters(m: Any) -> dict[str, int]:
@@ -114,10 +117,12 @@ def counters(m: Any) -> dict[str, int]:
     return c
 
 
-def build(m: Any, events: list[ev.Event], rf_a: list, rf_b: list, period: int,
-          deltas: dict[str, int]) -> Template | None:
-    """The template of the iteration whose records are ``events`` (registers ``rf_a`` at its
-    head, ``rf_b`` at the next), or None when it cannot be replayed."""
+def build(events: list[ev.Event], rf_a: list, rf_b: list, head: int, period: int,
+          deltas: dict[str, int], probes: set[int]) -> Template | None:
+    """The template of the iteration from the head at cycle ``head`` to the next, ``period``
+    cycles later, whose records are ``events`` (registers ``rf_a`` at its head, ``rf_b`` at
+    the next), or None when it cannot be replayed. ``probes``: the cycles in which a branch
+    decision read the commit's flags (the replay checks those flags)."""
     if deltas["dropped"] or deltas["fifo_overflows"]:
         return None
     src: list[str] = []  # the generated function's body
@@ -139,7 +144,6 @@ def build(m: Any, events: list[ev.Event], rf_a: list, rf_b: list, period: int,
     pending: dict[int, list[dict]] = {}  # station -> issued ops not committed yet, in order
     waiting: list[dict] = []  # issued ops waiting for an operand
     vals: list[str] = []  # per record, the locals holding its values (for the trace)
-    checks: list[tuple[str, tuple[bool, bool]]] = []
     for e in events:
         if type(e) is ev.Issue:
             w = e.word
@@ -199,8 +203,8 @@ def build(m: Any, events: list[ev.Event], rf_a: list, rf_b: list, period: int,
             if any(x is op for x in waiting):  # committed before it started: cannot be
                 return None
             res = op["res"]
-            checks.append((res, flags(e.result)))
-            src.append(f"if flags({res}) != {flags(e.result)!r}: return None")
+            if e.cycle in probes:  # a branch was decided by this result's flags
+                src.append(f"if flags({res}) != {flags(e.result)!r}: return None")
             we = e.we
             if we:
                 d = e.dst
@@ -244,17 +248,17 @@ def build(m: Any, events: list[ev.Event], rf_a: list, rf_b: list, period: int,
     if waiting or any(pending.values()):
         return None
     writes = sorted(r for r, n in reg.items() if reads.get(r) != n)
-    head = "".join(f"    H{r} = rf[{r}]\n" for r in sorted(reads))
+    loads = "".join(f"    H{r} = rf[{r}]\n" for r in sorted(reads))
     body = "".join(f"    {line}\n" for line in src)
     store = "".join(f"    rf[{r}] = {reg[r]}\n" for r in writes)
-    step_src = f"def step(rf):\n{head}{body.replace('return None', 'return False')}{store}" \
+    step_src = f"def step(rf):\n{loads}{body.replace('return None', 'return False')}{store}" \
                "    return True\n"
-    vals_src = (f"def values(rf):\n{head}{body}    return ("
+    vals_src = (f"def values(rf):\n{loads}{body}    return ("
                 + "".join(f"({r}, {reg[r]}), " for r in writes) + "), ("
                 + "".join(f"{v}, " for v in vals) + ")\n")
     ns: dict[str, Any] = dict(_GLOBALS)
     exec(compile(step_src + vals_src, "<theia loop template>", "exec"), ns)  # noqa: S102
-    tpl = Template(period, deltas, events, ns["values"], ns["step"], len(vals))
+    tpl = Template(head, period, deltas, events, ns["values"], ns["step"], len(vals))
     # check the function on the recorded iteration itself
     out = tpl.values(list(rf_a))
     if out is None:
@@ -292,7 +296,7 @@ def replay(m: Any, tpl: Template, t: int, bound: int, trace: bool) -> int:
         events = m.events
         Issue, Commit = ev.Issue, ev.Commit
         recs = tpl.events
-        base = recs[0].cycle if recs else 0
+        base = tpl.head
         while t + P * (n + 1) <= bound:
             out = values(rf)
             if out is None:
@@ -360,18 +364,19 @@ def run(m: Any, max_cycles: int, until: int | None,
     while not m.done and m.cycle < bound:
         t = m.cycle
         if t < m.replay_next:
-            step(limit - t, min(stop, m.replay_next))
+            step(limit - t + 1, min(bound, m.replay_next))
             continue
-        if _search(m, bound, limit, step):
+        if _search(m, bound, step):
             m.replay_next = m.cycle
             m.replay_backoff = SEARCH
         else:
             m.replay_next = m.cycle + m.replay_backoff
             m.replay_backoff = min(2 * m.replay_backoff, BACKOFF_MAX)
-    step(limit - m.cycle, until)
+    if not m.done and stop > m.cycle >= limit:
+        raise m.limit_error(max_cycles)
 
 
-def _search(m: Any, bound: int, limit: int, step: Callable[[int, int | None], Any]) -> bool:
+def _search(m: Any, bound: int, step: Callable[[int, int | None], Any]) -> bool:
     """Step one cycle at a time looking for loop heads, replaying the iterations of a known
     one; True if anything was replayed."""
     traced = m.trace
@@ -379,6 +384,8 @@ def _search(m: Any, bound: int, limit: int, step: Callable[[int, int | None], An
     n_events = len(events)
     n_busy = len(m.busy_log)
     m.trace = True  # (the records make the templates; without a trace they are dropped)
+    probes: set[int] = set()
+    m.flag_probes = probes
     seen: dict[tuple, tuple[int, list, int, dict[str, int]]] = {}
     templates = m.replay_templates
     replayed = False
@@ -399,16 +406,17 @@ def _search(m: Any, bound: int, limit: int, step: Callable[[int, int | None], An
                     prev = seen.get(key)
                     if prev is not None:
                         ta, rf_a, ia, ca = prev
-                        tpl = build(m, events[ia:], rf_a, list(m.rf), t - ta,
-                                    _deltas(counters(m), ca))
+                        tpl = build(events[ia:], rf_a, list(m.rf), ta, t - ta,
+                                    _deltas(counters(m), ca), probes)
                         if tpl is not None:
                             if len(templates) >= 64:
                                 templates.clear()
                             templates[key] = tpl
                             continue
                     seen[key] = (t, list(m.rf), len(events), counters(m))
-            step(limit - t, t + 1)
+            step(2, t + 1)
     finally:
+        m.flag_probes = None
         m.trace = traced
         if not traced:
             del events[n_events:]
