@@ -166,7 +166,7 @@ def timed_run(code: list[int], control: list[int], out: Path, trace: bool) -> in
         logs[i].write("".join(fmt.lines(events)))
 
     try:
-        run = run_timed(code, control, TMEM, quirks=RTL, trace=trace, sink=sink)
+        run = run_timed(code, control, TMEM, quirks=RTL, trace=trace, sink=sink, blocks=True)
     finally:
         for f in logs.values():
             f.close()

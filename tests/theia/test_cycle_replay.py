@@ -12,6 +12,7 @@ import pytest
 from isaforge.theia import assemble
 from isaforge.theia.compiler import compile_programs
 from isaforge.theia.cycle import Quirks
+from isaforge.theia.cycle.events import Replayed, expand
 from isaforge.theia.cycle.model import VPCycleModel
 from isaforge.theia.cycle.runner import run_timed
 from isaforge.theia.cycle.vplog import LogFormatter, format_log
@@ -59,6 +60,12 @@ def _same(code: list[int], tmem: list[int] | None = None, **kw: object) -> VPCyc
     assert _state(a) == _state(b)
     assert format_log(a.events) == format_log(b.events)
     assert _state(c) == _state(d) == _state(a)
+    e = VPCycleModel(code, quirks=RTL, tmem=tmem, fast=True, **kw)  # type: ignore[arg-type]
+    e.blocks = True  # the replayed iterations as blocks: LogFormatter prints the same
+    e.run(max_cycles=400_000)
+    assert _state(e) == _state(a)
+    assert "".join(LogFormatter(2, 0).lines(e.events)) == format_log(a.events)
+    assert format_log(expand(e.events)) == format_log(a.events)
     return b
 
 
@@ -123,9 +130,17 @@ def test_random_loops_replayed_equal_plain(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_loops_are_replayed(seed: int) -> None:
     # (the comparisons above would pass without replay: the fast path must be taken)
-    m = _same(_random_loop(random.Random(seed), 300, div=False))
+    code = _random_loop(random.Random(seed), 300, div=False)
+    m = _same(code)
     assert m.done and m.replay_templates
     assert m.steps < m.cycle // 4
+    b = VPCycleModel(code, quirks=RTL, fast=True)
+    b.blocks = True
+    b.run()
+    assert any(type(e) is Replayed for e in b.events)
+    fmt = LogFormatter(2, 0)
+    assert "".join(fmt.lines(b.events)) == format_log(m.events)
+    assert fmt._blocks and all(fmt._blocks.values())  # printed from the blocks' templates
 
 
 LOOP_VP = """vector i = (0,0,0);
@@ -155,7 +170,8 @@ LOOP_CP = """#include "code_block_header.thh"
 
 
 def _timed(code: list[int], control: list[int], trace: bool, fast: bool,
-           window: int) -> tuple[int | None, dict[int, str], dict[int, tuple]]:
+           window: int, blocks: bool = False) -> tuple[int | None, dict[int, str],
+                                                        dict[int, tuple]]:
     texts: dict[int, list[str]] = {}
     fmts: dict[int, LogFormatter] = {}
 
@@ -164,7 +180,7 @@ def _timed(code: list[int], control: list[int], trace: bool, fast: bool,
         texts.setdefault(i, []).extend(fmt.lines(events))
 
     run = run_timed(code, control, TMEM, quirks=RTL, trace=trace, sink=sink, fast=fast,
-                    window=window)
+                    window=window, blocks=blocks)
     return (run.end_ns, {i: "".join(t) for i, t in texts.items()},
             {i: _state(m) for i, m in run.models.items()})
 
@@ -180,7 +196,8 @@ def test_rtl_loop_replayed_equal_plain(tmp_path: Path, n: int) -> None:
     code, control = out.vp.words, out.cp.words
     plain = _timed(code, control, True, False, 1 << 15)
     for window in (1 << 15, 333):
-        assert _timed(code, control, True, True, window) == plain
+        for blocks in (False, True):  # (replayed iterations as records, or as blocks)
+            assert _timed(code, control, True, True, window, blocks) == plain
     quiet = _timed(code, control, False, True, 1 << 15)
     assert quiet[0] == plain[0] and quiet[2] == plain[2]
     assert plain[0] is not None and plain[1][2].count("COMMIT MUL") >= n

@@ -318,7 +318,7 @@ def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
 
     try:
         run = run_timed(program.code, program.control, program.tmem, quirks=q, cores=cores,
-                        max_cycles=max_cycles, trace=trace, sink=sink,
+                        max_cycles=max_cycles, trace=trace, sink=sink, blocks=True,
                         keep=range(cores) if vcd is not None else ())
     finally:
         for f in logs.values():

@@ -7,6 +7,7 @@ lines) and what the VCD writer draws. Cycle numbers count from the model's first
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..machine.alu import Lanes
 
@@ -60,4 +61,38 @@ class BranchTaken:
     thread: int
 
 
-Event = Issue | Commit | BranchTaken
+@dataclass(slots=True)
+class Replayed:
+    """Iterations of a loop replayed from a recorded one (``cycle.replay``; only in the
+    records of a model made with ``blocks``): iteration ``k`` has the records of
+    ``template.events`` moved by ``cycle + k * template.period`` cycles, with the values
+    ``values[k]``. :meth:`expand` gives them as plain records; ``vplog.LogFormatter`` prints
+    them directly."""
+
+    cycle: int  # the shift of the first iteration from the recorded one
+    thread: int
+    template: Any
+    values: list[tuple]
+
+    def expand(self) -> list[Issue | Commit | BranchTaken]:
+        out: list[Issue | Commit | BranchTaken] = []
+        p = self.template.period
+        for k, v in enumerate(self.values):
+            out += self.template.records(self.cycle + k * p, v)
+        return out
+
+
+def expand(events: list[Event]) -> list[Issue | Commit | BranchTaken]:
+    """``events`` with every :class:`Replayed` block replaced by its records."""
+    if not any(type(e) is Replayed for e in events):
+        return events  # type: ignore[return-value]
+    out: list[Issue | Commit | BranchTaken] = []
+    for e in events:
+        if type(e) is Replayed:
+            out += e.expand()
+        else:
+            out.append(e)
+    return out
+
+
+Event = Issue | Commit | BranchTaken | Replayed

@@ -158,6 +158,7 @@ class VPCycleModel:
         self.replay_next = 0
         self.replay_backoff = replay.SEARCH
         self.replay_templates: dict[tuple, replay.Template] = {}
+        self.blocks = False  # traced: replayed iterations recorded as ev.Replayed blocks
         # while recording an iteration: the cycles whose commit decided a branch (its flags)
         self.flag_probes: set[int] | None = None
 

@@ -67,6 +67,25 @@ class Template:
         self.step = step  # rf -> True (rf updated) or False (flags differ, rf untouched)
         self.nvals = nvals
 
+    def records(self, shift: int, values: tuple) -> list[ev.Event]:
+        """The records of an iteration ``shift`` cycles after the recorded one, with the
+        values ``values`` (one entry per record, from :attr:`values`)."""
+        out: list[ev.Event] = []
+        Issue, Commit = ev.Issue, ev.Commit
+        for e, v in zip(self.events, values, strict=True):
+            k = type(e)
+            if k is Issue:
+                out.append(Issue(
+                    e.cycle + shift, e.thread, e.ip, e.address, e.word, e.rs, e.dst, e.we,
+                    e.offset, e.index, e.dep1, e.dep0, v[0], v[1], e.known1, e.known0, v[2],
+                    v[3], v[4], e.src1_addr, e.src0_addr))
+            elif k is Commit:
+                out.append(Commit(e.cycle + shift, e.thread, e.rs, e.word, e.dst, e.we, v,
+                                  e.known))
+            else:
+                out.append(ev.BranchTaken(e.cycle + shift, e.thread))
+        return out
+
 
 def _rel(v: int, t: int) -> int | None:
     """A cycle number relative to ``t`` (None: in the past, or never)."""
@@ -198,7 +217,7 @@ def build(events: list[ev.Event], rf_a: list, rf_b: list, head: int, period: int
             if not q:
                 return None
             op = q.pop(0)
-            if op["word"] != e.word or op["dst"] != e.dst or op["we"] != e.we:
+            if op["word"] != e.word or op["dst"] != e.dst or op["we"] != e.we or e.known != 7:
                 return None
             if any(x is op for x in waiting):  # committed before it started: cannot be
                 return None
@@ -291,32 +310,29 @@ def replay(m: Any, tpl: Template, t: int, bound: int, trace: bool) -> int:
         step = tpl.step
         while t + P * (n + 1) <= bound and step(rf):
             n += 1
-    else:
+    elif m.blocks:  # one record for all the iterations (LogFormatter prints them)
         values = tpl.values
-        events = m.events
-        Issue, Commit = ev.Issue, ev.Commit
-        recs = tpl.events
-        base = tpl.head
+        per = []
         while t + P * (n + 1) <= bound:
             out = values(rf)
             if out is None:
                 break
-            wr, per = out
-            for r, v in wr:
+            for r, v in out[0]:
                 rf[r] = v
-            shift = t + P * n - base
-            for e, v in zip(recs, per, strict=True):
-                k = type(e)
-                if k is Issue:
-                    events.append(Issue(
-                        e.cycle + shift, e.thread, e.ip, e.address, e.word, e.rs, e.dst,
-                        e.we, e.offset, e.index, e.dep1, e.dep0, v[0], v[1], e.known1,
-                        e.known0, v[2], v[3], v[4], e.src1_addr, e.src0_addr))
-                elif k is Commit:
-                    events.append(Commit(e.cycle + shift, e.thread, e.rs, e.word, e.dst,
-                                         e.we, v, e.known))
-                else:
-                    events.append(ev.BranchTaken(e.cycle + shift, e.thread))
+            per.append(out[1])
+            n += 1
+        if n:
+            m.events.append(ev.Replayed(t - tpl.head, 0, tpl, per))
+    else:
+        values = tpl.values
+        events = m.events
+        while t + P * (n + 1) <= bound:
+            out = values(rf)
+            if out is None:
+                break
+            for r, v in out[0]:
+                rf[r] = v
+            events += tpl.records(t + P * n - tpl.head, out[1])
             n += 1
     if not n:
         return 0

@@ -189,6 +189,8 @@ def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: It
     keep = None if vcd is None else min(models)  # the model whose trace the VCD draws
     if keep is not None:
         models[keep].fast = False  # (its busy windows are drawn: every cycle stepped)
+    for model in models.values():
+        model.blocks = True  # (the records go to LogFormatter only)
     files: dict[int, list[TextIO]] = {}
     formatters: dict[int, list[LogFormatter]] = {}
     if trace:
@@ -203,7 +205,7 @@ def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: It
         new = events
         if end_ns is not None:
             cut = starts[key]
-            new = [e for e in events if cut + CLOCK_NS * e.cycle < end_ns]
+            new = [e for e in ev.expand(events) if cut + CLOCK_NS * e.cycle < end_ns]
         for f, fmt in zip(files[key], formatters[key], strict=True):
             f.write("".join(fmt.lines(new)))
         if key != keep:
@@ -311,7 +313,7 @@ def run_timed(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] |
               max_cycles: int = DEFAULT_CYCLE_LIMIT, trace: bool = True,
               sink: Callable[[int, int, list[ev.Event]], None] | None = None,
               keep: Iterable[int] = (), window: int = STREAM_WINDOW,
-              fast: bool = True) -> TimedRun:
+              fast: bool = True, blocks: bool = False) -> TimedRun:
     """The test bench from reset on the cycle model: the CP program starts the VPs
     (:mod:`.boot`), each runs on its model from its own start (its cycle 0 at the test
     bench's cycle ``Boot.enable_cycle``), side by side. With ``stop_at_eof`` the run ends at
@@ -322,7 +324,9 @@ def run_timed(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] |
     from the VP's start, ``start_ns``) as they are produced (those after the run's end left
     out), every ``window`` cycles; the models keep only the records of the VPs in ``keep``
     (for waveforms), so memory stays flat. ``fast``: the models of the VPs not in ``keep``
-    replay loop iterations (:mod:`.replay`; same records and state)."""
+    replay loop iterations (:mod:`.replay`; same records and state); ``blocks``: the records
+    of replayed iterations reach ``sink`` as ``events.Replayed`` blocks (which
+    ``vplog.LogFormatter`` prints, and ``events.expand`` expands), not one by one."""
     b = boot(control, code, cores=cores)
     run = TimedRun(b, {}, quirks, max_cycles)
     starts = {}
@@ -334,6 +338,7 @@ def run_timed(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] |
         run.models[i] = VPCycleModel(b.code.get(i, []), quirks=quirks, tmem=tmem, trace=trace,
                                      vp=i, clock0=b.enable_cycle(i),
                                      fast=fast and i not in kept)
+        run.models[i].blocks = blocks
         starts[i] = b.start_ns(i)
     sent = dict.fromkeys(starts, 0)  # records of the kept models already sent
 
@@ -343,7 +348,7 @@ def run_timed(code: Sequence[int], control: Sequence[int], tmem: Sequence[int] |
             return
         new = events[sent[i]:] if i in kept else events
         if end_ns is not None:
-            new = [e for e in new if starts[i] + CLOCK_NS * e.cycle < end_ns]
+            new = [e for e in ev.expand(new) if starts[i] + CLOCK_NS * e.cycle < end_ns]
         if sink is not None and new:
             sink(i, starts[i], new)
         if i in kept:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..machine.alu import ZERO, Lanes
 from . import events as ev
@@ -156,6 +157,10 @@ def format_log(events: Iterable[ev.Event], vp: int = 2, start_ns: int = 0) -> st
 _CACHE_LIMIT = 1024
 
 
+def _pct(text: str) -> str:
+    return text.replace("%", "%%")
+
+
 class LogFormatter:
     """vp.N.log records, fast: what :func:`format_issue` and :func:`format_commit` print,
     with the parts that depend only on the instruction and its addressing formatted once
@@ -170,6 +175,7 @@ class LogFormatter:
         self._lanes: dict[tuple[Lanes, int], str] = {}
         self._defined: dict[Lanes, str] = {}  # every lane defined (known = 7)
         self._spaced: dict[tuple[Lanes, int], str] = {}  # a commit's " X Y Z"
+        self._blocks: dict[Any, Any] = {}  # replay template -> its text function (or False)
 
     def lanes(self, v: Lanes, known: int = 7) -> str:
         """``_lanes``, cached by value."""
@@ -245,7 +251,7 @@ class LogFormatter:
         defined, spaced = self._defined, self._spaced
         lanes = self.lanes
         start = self.start_ns
-        Issue, Commit = ev.Issue, ev.Commit
+        Issue, Commit, Replayed = ev.Issue, ev.Commit, ev.Replayed
         for e in events:
             k = type(e)
             if k is Issue:
@@ -286,8 +292,68 @@ class LogFormatter:
                 parts = commits.get(key) or self._commit_parts(e, key)  # type: ignore
                 v = spaced.get((e.result, e.known)) or self._spaced_lanes(e.result, e.known)
                 yield f"{parts[0]}{start + CLOCK_NS * e.cycle:20d}{parts[1]}{v}{parts[2]}"
+            elif k is Replayed:
+                yield from self._replayed(e)  # type: ignore[arg-type]
             else:
                 yield f"\nTHREAD {e.thread}: BRANCH TAKEN "
+
+    def _replayed(self, e: ev.Replayed) -> Iterator[str]:
+        """The text of replayed iterations: one format string per recorded iteration, filled
+        with each iteration's stamps and values (checked once against the record-by-record
+        text of the recorded iteration; a template that does not match is expanded)."""
+        tpl = e.template
+        fn = self._blocks.get(tpl)
+        if fn is None:
+            if len(self._blocks) > _CACHE_LIMIT:
+                self._blocks.clear()
+            fn = self._blocks[tpl] = self._block_text(tpl)
+        if fn is False:
+            yield from self.lines(e.expand())
+            return
+        step = CLOCK_NS * tpl.period
+        b = self.start_ns + CLOCK_NS * e.cycle
+        for v in e.values:
+            yield fn(b, v)
+            b += step
+
+    def _block_text(self, tpl: Any) -> Any:
+        fmt: list[str] = []
+        args: list[str] = []
+        recorded: list[object] = []
+        for i, e in enumerate(tpl.events):
+            k = type(e)
+            c = CLOCK_NS * e.cycle
+            if k is ev.Issue:
+                if e.thread or e.known1 != 7 or e.known0 != 7 or e.dep1 < 0 or e.dep0 < 0:
+                    return False
+                head, mid, sw1, sw0 = self._issue_parts(e)
+                fmt.append(_pct(head) + "%20dns" + _pct(mid) + "%08x%08x%08x" + _pct(sw1)
+                           + "%08x%08x%08x" + _pct(sw0) + "%08x%08x%08x | %08x%08x%08x")
+                args.append(f"B + {c}")
+                args += [f"V[{i}][{j}][{lane}]" for j in range(4) for lane in range(3)]
+                recorded.append((e.raw1, e.raw0, e.mod1, e.mod0, e.src1_x))
+            elif k is ev.Commit:
+                if e.known != 7:
+                    return False
+                rs = e.rs
+                key = (rs, e.word >> 59 & 3 if rs == RS_LOGIC else 0, e.dst, e.we)
+                p0, p1, p2 = self._commit_parts(e, key)
+                fmt.append(_pct(p0) + "%20d" + _pct(p1) + " %08x %08x %08x" + _pct(p2))
+                args.append(f"B + {c}")
+                args += [f"V[{i}][{lane}]" for lane in range(3)]
+                recorded.append(e.result)
+            elif k is ev.BranchTaken:
+                fmt.append(_pct(f"\nTHREAD {e.thread}: BRANCH TAKEN "))
+                recorded.append(None)
+            else:
+                return False
+        ns: dict[str, Any] = {"FMT": "".join(fmt)}
+        src = f"def text(B, V):\n    return FMT % ({', '.join(args)}{',' if args else ''})\n"
+        exec(compile(src, "<theia log template>", "exec"), ns)  # noqa: S102
+        fn = ns["text"]
+        if fn(self.start_ns, tuple(recorded)) != "".join(self.lines(tpl.events)):
+            return False
+        return fn
 
 
 # --------------------------------------------------------------------------------------------
