@@ -176,6 +176,7 @@ class LogFormatter:
         self._defined: dict[Lanes, str] = {}  # every lane defined (known = 7)
         self._spaced: dict[tuple[Lanes, int], str] = {}  # a commit's " X Y Z"
         self._blocks: dict[Any, Any] = {}  # replay template -> its text function (or False)
+        self._spaced7: dict[Lanes, str] = {}  # a commit's " X Y Z", every lane defined
 
     def lanes(self, v: Lanes, known: int = 7) -> str:
         """``_lanes``, cached by value."""
@@ -327,10 +328,10 @@ class LogFormatter:
                 if e.thread or e.known1 != 7 or e.known0 != 7 or e.dep1 < 0 or e.dep0 < 0:
                     return False
                 head, mid, sw1, sw0 = self._issue_parts(e)
-                fmt.append(_pct(head) + "%20dns" + _pct(mid) + "%08x%08x%08x" + _pct(sw1)
-                           + "%08x%08x%08x" + _pct(sw0) + "%08x%08x%08x | %08x%08x%08x")
+                fmt.append(_pct(head) + "%20dns" + _pct(mid) + "%s" + _pct(sw1) + "%s"
+                           + _pct(sw0) + "%s | %s")
                 args.append(f"B + {c}")
-                args += [f"V[{i}][{j}][{lane}]" for j in range(4) for lane in range(3)]
+                args += [f"D.get(V[{i}][{j}]) or H(V[{i}][{j}])" for j in range(4)]
                 recorded.append((e.raw1, e.raw0, e.mod1, e.mod0, e.src1_x))
             elif k is ev.Commit:
                 if e.known != 7:
@@ -338,16 +339,31 @@ class LogFormatter:
                 rs = e.rs
                 key = (rs, e.word >> 59 & 3 if rs == RS_LOGIC else 0, e.dst, e.we)
                 p0, p1, p2 = self._commit_parts(e, key)
-                fmt.append(_pct(p0) + "%20d" + _pct(p1) + " %08x %08x %08x" + _pct(p2))
+                fmt.append(_pct(p0) + "%20d" + _pct(p1) + "%s" + _pct(p2))
                 args.append(f"B + {c}")
-                args += [f"V[{i}][{lane}]" for lane in range(3)]
+                args.append(f"S.get(V[{i}]) or HS(V[{i}])")
                 recorded.append(e.result)
             elif k is ev.BranchTaken:
                 fmt.append(_pct(f"\nTHREAD {e.thread}: BRANCH TAKEN "))
                 recorded.append(None)
             else:
                 return False
-        ns: dict[str, Any] = {"FMT": "".join(fmt)}
+        defined, spaced = self._defined, self._spaced7
+
+        def hexes(v: Lanes) -> str:  # (the caches stay small: values of a counter change)
+            if len(defined) > _CACHE_LIMIT:
+                defined.clear()
+            x = defined[v] = _lanes(v)
+            return x
+
+        def spaced_hexes(v: Lanes) -> str:
+            if len(spaced) > _CACHE_LIMIT:
+                spaced.clear()
+            x = spaced[v] = f" {v[0]:08x} {v[1]:08x} {v[2]:08x}"
+            return x
+
+        ns: dict[str, Any] = {"FMT": "".join(fmt), "D": defined, "H": hexes,
+                              "S": spaced, "HS": spaced_hexes}
         src = f"def text(B, V):\n    return FMT % ({', '.join(args)}{',' if args else ''})\n"
         exec(compile(src, "<theia log template>", "exec"), ns)  # noqa: S102
         fn = ns["text"]
