@@ -154,7 +154,8 @@ class VPCycleModel:
         self._div_latency = quirks.timing.div
         # loop replay (:mod:`.replay`; RTL scoreboard only): when to look for loop heads
         # next, how long to wait after a search that found none, the iterations recorded
-        self.fast = fast and quirks.rtl_scoreboard
+        # (with the RTL's branch decision only: the designed one reads the flags elsewhere)
+        self.fast = fast and quirks.rtl_scoreboard and quirks.branch_next_cycle
         self.replay_next = 0
         self.replay_backoff = replay.SEARCH
         self.replay_templates: dict[tuple, replay.Template] = {}
@@ -282,6 +283,8 @@ class VPCycleModel:
                         d0 = next(iter(p0.values())).rs
         if dix:  # IMM mode 011: the raw SRC1.x indexes the destination
             dst = (dst + raw1_reg[0]) & 0xFF
+            if self.flag_probes is not None:  # (a value decides a row: no loop replay)
+                self.flag_probes.add(-1)
         if not sid:
             if rtl_sb and not branch:
                 iiu.sb[dst] = 0

@@ -27,7 +27,8 @@ counts (issues, commits, stalls, grants; ``steps`` counts only the cycles steppe
 with a trace, appends the template's
 records with the new values and stamps. The first iteration whose flags differ (the loop's
 exit) is stepped cycle by cycle as usual. Only the RTL's scoreboard (``rtl_scoreboard``) is
-replayed; the designed machine's per-lane renaming always steps.
+replayed, with the RTL's branch decision (``branch_next_cycle``); the designed machine
+always steps.
 
 Heads are searched for by stepping one cycle at a time for a while (``SEARCH`` cycles); a
 search that finds nothing waits twice as long before the next one, so code without loops
@@ -142,7 +143,7 @@ def build(events: list[ev.Event], rf_a: list, rf_b: list, head: int, period: int
     cycles later, whose records are ``events`` (registers ``rf_a`` at its head, ``rf_b`` at
     the next), or None when it cannot be replayed. ``probes``: the cycles in which a branch
     decision read the commit's flags (the replay checks those flags)."""
-    if deltas["dropped"] or deltas["fifo_overflows"]:
+    if deltas["dropped"] or deltas["fifo_overflows"] or -1 in probes:
         return None
     src: list[str] = []  # the generated function's body
     reg: dict[int, str] = {}  # register -> the local holding its current value
