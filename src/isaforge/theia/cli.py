@@ -294,7 +294,6 @@ def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
     vp.N.log (the RTL's 4, empty for a VP never started)."""
     from .cycle.runner import RTL_VPS, quirks_from_names, run_timed
     from .cycle.vplog import LogFormatter
-    from .cycle.waves import write_vcd
 
     if cores > RTL_VPS:
         raise IsaforgeError(f"the RTL has {RTL_VPS} VPs; --rtl and the pipeline quirks run at "
@@ -333,6 +332,8 @@ def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
     if trace:
         click.echo(f"wrote {', '.join(f'vp.{i}.log' for i in range(cores))}")
     if vcd is not None and run.models:
+        from .cycle.waves import write_vcd  # (pyvcd: imported only for waveforms)
+
         i = run.dumped[0] if run.dumped else min(run.models)
         with open(vcd, "w") as f:
             write_vcd(run.models[i], f, start_ns=run.start_ns(i))
