@@ -397,8 +397,7 @@ class Gpu:
         self.last_result = result
         if not run.ended:
             raise EmulationError(f"the run does not end within {max_cycles} cycles: "
-                                 f"{run.still_running()} (the RTL's test bench would not "
-                                 "finish it)")
+                                 f"{run.still_running()}")
         return result
 
     def _runaway(self, max_steps: int) -> str:

@@ -228,9 +228,6 @@ def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str],
                 reload = "    o = r[9] & 255; ix = r[11] & 255"
                 out.append(reload if row == "3" else f"    if e{tag} == 3:\n    {reload}")
     op = word >> 48 & 7
-    if op == alu.OP_DIV and "div-reissue" in quirks:
-        out.append(f"    return {pc}")
-        return True
     if not branch:
         return False
     nxt = (pc + 1) & 0xFFFF

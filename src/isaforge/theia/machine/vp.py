@@ -320,8 +320,6 @@ class VectorProcessor:
             known = alu.result_known(word, alu.operand_known(word, 1, k1),
                                      alu.operand_known(word, 0, k0))
             self.write_row(dst, result, word >> 42 & 7, known)
-        if op == alu.OP_DIV and "div-reissue" in self.quirks:
-            return pc
         nxt = (pc + 1) & 0xFFFF
         if word >> 57 & 1:
             if result is not None:
