@@ -82,6 +82,16 @@ def test_api_rtl_is_the_rtl_and_the_cli(parts: tuple[str, ...], tmp_path: Path) 
     _same_as_cli(gpu, result, tmp_path, _cli(d, tmp_path, "--rtl"))
 
 
+def test_the_api_and_the_cli_time_the_same_quirks() -> None:
+    from isaforge.theia.cli import QUIRK_CHOICES
+    from isaforge.theia.cycle.runner import TIMED_QUIRKS as RUNNER_TIMED
+
+    assert {*TIMED_QUIRKS, *QUIRK_ALIASES} == set(RUNNER_TIMED)
+    for name in QUIRK_CHOICES:  # every --rtl-quirk name is a Gpu quirk, timed alike
+        assert (Gpu(quirks={name}).timed_quirks is not None) == (name in RUNNER_TIMED
+                                                                 or name == "all")
+
+
 def test_the_spellings_of_the_rtl_are_one_run() -> None:
     d = refdata("theia", "regressions", "test_branches_1", "vp.2.log").parent
     runs = [_api(d, **kw) for kw in ({"rtl": True}, {"quirks": {"all"}},
