@@ -126,6 +126,21 @@ def test_single_timed_quirk_is_the_clis(quirk: str, tmp_path: Path) -> None:
         assert str(e.value).endswith(m[1])
 
 
+@pytest.mark.parametrize("quirk", ["tmem-row0", "first-eof", "cp-exit-noop", "cp-not-noop"])
+def test_single_instruction_level_quirk_is_the_clis(quirk: str, tmp_path: Path) -> None:
+    for name in REGRESSIONS:
+        d = refdata("theia", "regressions", name, "vp.2.log").parent
+        out = tmp_path / name
+        printed = _cli(d, out, "--rtl-quirk", quirk)
+        gpu, result = _api(d, (quirk,))
+        assert result.timed is None
+        assert f"run ended: {result.ended}" in printed
+        for i in result.dumped:
+            assert f"VP{i}: {gpu.vps[i].instructions} instructions" in printed
+            assert _dumps(gpu, i) == ((out / f"rf.vp.{i}.log").read_text(),
+                                      (out / f"OMEM.vp.{i}.log").read_text())
+
+
 def test_div_reissue_alone_ends_like_the_cli_and_all_does_not(tmp_path: Path) -> None:
     # the probe's DIV: re-issued only on the path the RTL takes; div-reissue alone ends it
     # (the old instruction-level quirk re-executed every DIV forever), the RTL does not
