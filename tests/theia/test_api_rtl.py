@@ -261,3 +261,34 @@ def test_step_and_missing_control_program_are_refused() -> None:
     isa = Gpu(quirks={"tmem-row0", "first-eof"})
     isa.load(prog.code, prog.control, prog.tmem)
     assert isa.timed_quirks is None and isa.run().timed is None
+
+
+DATA_COPY_CP = """#define VP_DST_CODE_MEM (1<<31)
+  scalar SrcOffset = 0,DstOffset,DataOffset;
+  DstOffset = (0x0 | ({n}<<20) | VP_DST_CODE_MEM );
+  DataOffset = (0x0 | (1<<20) | 40 );
+  copy_data_block < 2 , DstOffset  ,SrcOffset>;
+  while ( block_transfer_in_progress ) {{}}
+  copy_data_block < 2 , DataOffset  ,SrcOffset>;
+  while ( block_transfer_in_progress ) {{}}
+  start <2>;
+  exit ;
+"""
+
+
+def test_a_data_copy_is_said_not_modelled_by_a_timed_run() -> None:
+    from isaforge.theia.compiler import compile_cp
+    from isaforge.theia.demo import loop_program
+
+    code = loop_program("mul", 3)
+    control = compile_cp(DATA_COPY_CP.format(n=len(code)), "data.cp").words
+    isa = Gpu()
+    isa.load(code, control)
+    isa.run()
+    assert isa.register(2, 40) != (0, 0, 0)  # the instruction level copies the row
+    gpu = Gpu(rtl=True)
+    gpu.load(code, control)
+    result = gpu.run()
+    # (the RTL's CP runs on past EXIT: the copies are made again until the VP is started)
+    assert any(re.match(r"\d+ COPYBLOCK\(s\) of data", n) for n in result.notes)
+    assert gpu.register(2, 66) == isa.register(2, 66) and gpu.register(2, 10) == (3, 3, 3)

@@ -12,19 +12,18 @@ model from its own start cycle), and the final state is copied back into the GPU
 
 What a timed run gives through the GPU's API (and how it differs from an instruction-level
 run): :meth:`~.gpu.Gpu.run` always starts from reset with the images given to
-:meth:`~.gpu.Gpu.load` (a control program is needed; ``load_vp``/``write_register`` before
-it are not seen); registers, written lanes, OMEM, code memory and PCs are the model's at the
-end; :class:`~.gpu.RunResult` carries the cycle counts (``cp_instructions``: the CP cycles
-simulated until the VPs were started; ``gpu.cp`` itself is not run, and the MCU's data
-copies into registers are not modelled: a note says when a program makes some).
-``step()`` cannot be exact (the unit of a timed run is a clock cycle, not an instruction)
-and raises. Hooks: ``insn`` fires for each
-*issue* a VP makes (a re-issued instruction fires again), ``reg_write`` for each result on a
-VP's commit bus with ``value`` the committed lanes ``(x, y, z)`` (the lanes outside
-``info.we`` are not written), each VP's events in cycle order, the VPs' events reported VP
-after VP every :data:`~isaforge.theia.cycle.runner.STREAM_WINDOW` cycles; the CP's
-instructions are not reported, and a ``mem_write`` hook is refused (the model does not
-report its OMEM and code-memory writes one by one).
+:meth:`~.gpu.Gpu.load` (a control program is needed; ``load_vp``/``write_register`` before it
+are not seen); registers, written lanes, OMEM, code memory and PCs are the model's at the end;
+:class:`~.gpu.RunResult` carries the cycle counts (``cp_instructions``: the CP cycles
+simulated until the VPs were started; ``gpu.cp`` itself is not run, and the MCU's data copies
+into registers are not modelled: a note says when a program makes some). ``step()`` cannot be
+exact (the unit of a timed run is a clock cycle, not an instruction) and raises. Hooks:
+``insn`` fires for each *issue* a VP makes (a re-issued instruction fires again),
+``reg_write`` for each result on a VP's commit bus with ``value`` the committed lanes
+``(x, y, z)`` (the lanes outside ``info.we`` are not written), each VP's events in cycle order, the
+VPs' events reported VP after VP every :data:`~isaforge.theia.cycle.runner.STREAM_WINDOW`
+cycles; the CP's instructions are not reported, and a ``mem_write`` hook is refused (the model
+does not report its OMEM and code-memory writes one by one).
 """
 
 from __future__ import annotations
