@@ -1,9 +1,10 @@
 """Speed of the THEIA VP cycle model: simulated cycles per second on long-running programs.
 
-Two loops of ours, each run as designed and with every RTL defect switched on:
+Two loops of ours (:func:`isaforge.theia.demo.loop_program`), each run as designed and with
+every RTL defect switched on:
 
-* ``alu``: ADD / MUL / LOGIC / ADD per iteration, every cycle does work (2 cycles per
-  issue), so nothing can be skipped: the model's raw per-cycle speed;
+* ``alu``: MUL / ADD / LOGIC / ADD and the loop's ADD per iteration, every cycle does work
+  (2 cycles per issue), so nothing can be skipped: the model's raw per-cycle speed;
 * ``div``: a DIV (66 cycles) that the next iteration waits for: most cycles are idle and
   skipped (the RTL with its defects livelocks on it, re-issuing the DIV every 69 cycles, so
   that variant is run for a fixed number of cycles).
@@ -36,47 +37,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from isaforge.theia import assemble
 from isaforge.theia.compiler import compile_programs
 from isaforge.theia.cycle import DESIGNED, RTL, run_cycles
 from isaforge.theia.cycle.runner import run_timed
 from isaforge.theia.cycle.vplog import LogFormatter
-
-PROLOGUE = """ADD R[0].x__ I(0) 0
-ADD R[0]._y_ I(1) 0
-ADD R[0].__z I(2) 0
-ADD R[2].__z I(0) 0
-ADD R[3].xyz I(0) 0
-ADD R[10].xyz I(0) 0
-ADD R[14].xyz I({n:x}) 0
-ADD R[11].xyz I(3) 0
-ADD R[12].xyz I(5) 0
-"""
-
-# 9: loop test, 10..: body, then i++ and the jump back; EXIT after the loop
-ALU_BODY = """ADD <BRANCH.ZERO_OR_NOT_SIGN> @16.___ R10.xxx R14.-x-y-z
-MUL R13.xyz R11.xyz R12.xyz
-ADD R15.xyz R13.xyz R11.xyz
-LOGIC R16.xyz R15.xyz R12.xyz
-ADD R10.xyz R10.xyz R0.yyy
-ADD <BRANCH.ALWAYS> @9.___ R0.xyz R0.xyz
-ADD R66.xyz R16.xyz R0.xxx
-ADD R0.___ R0.xyz R0.xyz {EOF=1}
-"""
-
-DIV_BODY = """ADD <BRANCH.ZERO_OR_NOT_SIGN> @16.___ R10.xxx R14.-x-y-z
-MUL R13.xyz R11.xyz R12.xyz
-DIV R13.xyz R13.xyz R12.xyz
-ADD R15.xyz R13.xyz R11.xyz
-ADD R10.xyz R10.xyz R0.yyy
-ADD <BRANCH.ALWAYS> @9.___ R0.xyz R0.xyz
-ADD R66.xyz R15.xyz R0.xxx
-ADD R0.___ R0.xyz R0.xyz {EOF=1}
-"""
-
-
-def program(body: str, n: int) -> list[int]:
-    return assemble(PROLOGUE.format(n=n) + body)
+from isaforge.theia.demo import loop_program
 
 
 def measure(name: str, code: list[int], quirks: object, until: int | None,
@@ -286,8 +251,8 @@ def main() -> None:
     n, r = args.iterations, args.repeat
     print(f"calibration: 10M-step Python loop {calibrate():.2f} CPU s")
     if not args.loop_only:
-        alu = program(ALU_BODY, n)
-        div = program(DIV_BODY, n // 4)
+        alu = loop_program("alu", n)
+        div = loop_program("div", n // 4)
         measure("alu loop, designed", alu, DESIGNED, None, r)
         measure("alu loop, RTL defects", alu, RTL, None, r)
         measure("div loop, designed", div, DESIGNED, None, r)

@@ -35,6 +35,25 @@ def spin_inputs(d: Path) -> tuple[Path, Path]:
     return write(d / "spin.vp", SPIN_VP), write(d / "spin.cp", SPIN_CP)
 
 
+def spin_job(job_id: str, timeout: float, isolate: bool | None = None) -> str:
+    """A manifest's ``[[job]]`` running spin.vp (see :func:`spin_inputs`) until ``timeout``."""
+    iso = "" if isolate is None else f"isolate = {str(isolate).lower()}\n"
+    return (f'[[job]]\nid = "{job_id}"\n'
+            f'args = ["theia", "run", "spin.vp", "--max-steps", "2000000000"]\n'
+            f'inputs = ["spin.vp", "spin.cp"]\n{iso}timeout = {timeout}\n\n')
+
+
+def sum_loop_jobs(job_id: str, n: int | None = None) -> str:
+    """A ``[[job]]`` running the bundled sum_loop example, or with ``n`` a ``[[sweep]]`` of
+    ``n`` copies of it (``{job_id}-1`` ...)."""
+    kind = "job" if n is None else "sweep"
+    text = (f'[[{kind}]]\nid = "{job_id}"\nargs = ["theia", "run", "sum_loop.vp", "-o", "out"]\n'
+            f'inputs = ["{PROGRAMS}/sum_loop.vp", "{PROGRAMS}/sum_loop.cp"]\n')
+    if n is not None:
+        text += f"[sweep.over]\nn = {list(range(1, n + 1))}\n"
+    return text + "\n"
+
+
 def mixed_manifest(d: Path) -> Path:
     """The three architectures, in-process and subprocess jobs, a sweep, a multi-step job and
     a failing one, on the bundled example inputs only."""

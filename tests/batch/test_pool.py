@@ -27,6 +27,8 @@ from .helpers import (
     run_batch_cli,
     same_tree,
     spin_inputs,
+    spin_job,
+    sum_loop_jobs,
     wait_for,
     write,
 )
@@ -153,20 +155,7 @@ def test_cli_exit_status_summary_and_progress_without_a_terminal(tmp_path: Path)
 
 def test_timeouts_are_retried_then_recorded_and_the_rest_runs(tmp_path: Path) -> None:
     spin_inputs(tmp_path)
-    m = write(tmp_path / "m.toml", f"""
-        [[job]]
-        id = "hang"
-        args = ["theia", "run", "spin.vp", "--max-steps", "2000000000"]
-        inputs = ["spin.vp", "spin.cp"]
-        timeout = 1.5
-
-        [[sweep]]
-        id = "fine"
-        args = ["theia", "run", "sum_loop.vp", "-o", "out"]
-        inputs = ["{PROGRAMS}/sum_loop.vp", "{PROGRAMS}/sum_loop.cp"]
-        [sweep.over]
-        n = [1, 2, 3]
-        """)
+    m = write(tmp_path / "m.toml", spin_job("hang", 1.5) + sum_loop_jobs("fine", 3))
     out = tmp_path / "out"
     start = time.monotonic()
     report = run(m, out, workers=2, retries=1)
@@ -187,19 +176,7 @@ def test_timeouts_are_retried_then_recorded_and_the_rest_runs(tmp_path: Path) ->
 def _crash_run(tmp_path: Path, isolate: bool) -> tuple[dict, list[dict]]:
     """A runner (its own process) whose job is killed by a signal from outside."""
     spin_inputs(tmp_path)
-    m = write(tmp_path / "m.toml", f"""
-        [[job]]
-        id = "victim"
-        args = ["theia", "run", "spin.vp", "--max-steps", "2000000000"]
-        inputs = ["spin.vp", "spin.cp"]
-        isolate = {str(isolate).lower()}
-        timeout = 120
-
-        [[job]]
-        id = "after"
-        args = ["theia", "run", "sum_loop.vp", "-o", "out"]
-        inputs = ["{PROGRAMS}/sum_loop.vp", "{PROGRAMS}/sum_loop.cp"]
-        """)
+    m = write(tmp_path / "m.toml", spin_job("victim", 120, isolate) + sum_loop_jobs("after"))
     out = tmp_path / "out"
     runner = batch_process(str(m), "-o", str(out), "--workers", "1", "--retries", "1")
     try:

@@ -25,13 +25,14 @@ from tests.refdata import requires
 
 from .helpers import (
     BATCH_EXAMPLE,
-    PROGRAMS,
     comparable,
     processes_where,
     results,
     run_batch_cli,
     same_tree,
     spin_inputs,
+    spin_job,
+    sum_loop_jobs,
     wait_for,
     write,
 )
@@ -100,26 +101,8 @@ def _ray_job_processes(job_id: str) -> list[int]:
 
 def test_ray_timeouts_crashes_and_retries(tmp_path: Path, local_ray) -> None:
     spin_inputs(tmp_path)
-    m = write(tmp_path / "m.toml", f"""
-        [[job]]
-        id = "ray-hang"
-        args = ["theia", "run", "spin.vp", "--max-steps", "2000000000"]
-        inputs = ["spin.vp", "spin.cp"]
-        timeout = 2
-
-        [[job]]
-        id = "ray-victim"
-        args = ["theia", "run", "spin.vp", "--max-steps", "2000000000"]
-        inputs = ["spin.vp", "spin.cp"]
-        timeout = 120
-
-        [[sweep]]
-        id = "fine"
-        args = ["theia", "run", "sum_loop.vp", "-o", "out"]
-        inputs = ["{PROGRAMS}/sum_loop.vp", "{PROGRAMS}/sum_loop.cp"]
-        [sweep.over]
-        n = [1, 2]
-        """)
+    m = write(tmp_path / "m.toml", spin_job("ray-hang", 2) + spin_job("ray-victim", 120)
+              + sum_loop_jobs("fine", 2))
     plan = load_manifest(m, command_checker(main))
     out = tmp_path / "out"
     box: dict = {}

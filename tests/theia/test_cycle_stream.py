@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from isaforge.cli import main
-from isaforge.theia import assemble
 from isaforge.theia.cycle import DESIGNED, Quirks
 from isaforge.theia.cycle import events as ev
 from isaforge.theia.cycle.runner import run_system, write_cycle_outputs
 from isaforge.theia.cycle.vplog import LogFormatter, format_commit, format_issue
+from isaforge.theia.demo import loop_program
 from isaforge.theia.image import read_mem, read_tmem
 from tests.refdata import refdata
 
@@ -118,26 +118,8 @@ def test_untraced_outputs_equal_traced_outputs(tmp_path: Path, name: str,
         assert (traced / n).read_text() == (untraced / n).read_text(), n
 
 
-LOOP = """ADD R[0].x__ I(0) 0
-ADD R[0]._y_ I(1) 0
-ADD R[0].__z I(2) 0
-ADD R[2].__z I(0) 0
-ADD R[3].xyz I(0) 0
-ADD R[10].xyz I(0) 0
-ADD R[14].xyz I({n:x}) 0
-ADD R[11].xyz I(3) 0
-ADD R[12].xyz I(5) 0
-ADD <BRANCH.ZERO_OR_NOT_SIGN> @14.___ R10.xxx R14.-x-y-z
-MUL R13.xyz R11.xyz R12.xyz
-ADD R10.xyz R10.xyz R0.yyy
-ADD <BRANCH.ALWAYS> @9.___ R0.xyz R0.xyz
-ADD R66.xyz R13.xyz R0.xxx
-ADD R0.___ R0.xyz R0.xyz {{EOF=1}}
-"""
-
-
 def _peak(tmp_path: Path, n: int) -> tuple[int, int]:
-    code = assemble(LOOP.format(n=n))
+    code = loop_program("mul", n)
     tracemalloc.start()
     try:
         write_cycle_outputs(code, None, [2], tmp_path, quirks=Quirks.rtl(), window=512)

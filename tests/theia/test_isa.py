@@ -78,7 +78,11 @@ def test_labels() -> None:
           "done: ADD R0.___ R0.xyz R0.xyz {EOF=1}\n"
     words = theia.assemble(src)
     assert (words[0] >> 34) & 0xFF == 2
-    assert next(theia.disassemble(words, labels={2: "done"})).text.split()[2] == "@done.___"
+    # labels are keyed by byte address, as Instruction.address is
+    assert next(theia.disassemble(words, labels={16: "done"})).text.split()[2] == "@done.___"
+    assert "@done.___" in theia.listing(words, labels={16: "done"}).splitlines()[0]
+    with pytest.raises(DecodeError, match="byte address 2: labels are keyed by byte"):
+        next(theia.disassemble(words, labels={2: "done"}))  # an instruction index: caught
 
 
 def test_disassemble_yields_the_core_record_lazily() -> None:

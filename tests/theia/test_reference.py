@@ -73,7 +73,7 @@ def _vp_listing(parts: tuple[str, ...]) -> tuple[list[tuple[int, str, str, str]]
         elif (f := _FUNC.match(line)) is not None:
             heads[f.group(1)] = len(out)
     symbols = {h for _, _, raw, _ in out for h in re.findall(r"@(\w+)", raw)}
-    return out, {addr: name for name, addr in heads.items() if name in symbols}
+    return out, {8 * index: name for name, index in heads.items() if name in symbols}
 
 
 @pytest.mark.parametrize("parts", VP_PROGRAMS, ids=_ids(VP_PROGRAMS))

@@ -44,8 +44,9 @@ def _state(gpu: Gpu) -> tuple[Any, ...]:
                   vp.instructions, vp.stopped) for vp in gpu.vps) + (gpu.cp.regs, gpu.cp.steps)
 
 
-@pytest.mark.parametrize("quirks", [(), ("reissue-after-branch", "tmem-row0", "first-eof")],
-                         ids=["designed", "rtl"])
+# (the instruction-level quirks; the hooks of a timed run: test_api_rtl)
+@pytest.mark.parametrize("quirks", [(), ("tmem-row0", "first-eof", "cp-not-noop")],
+                         ids=["designed", "quirks"])
 @pytest.mark.parametrize("test", REGRESSIONS)
 def test_a_hooked_run_is_the_same_run(test: str, quirks: tuple[str, ...]) -> None:
     directory = refdata("theia", "regressions", test)

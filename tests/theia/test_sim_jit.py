@@ -53,20 +53,6 @@ def test_compiled_block_equals_reference(program: list[int], regs: int) -> None:
     assert _state(fast) == _state(ref)
 
 
-@settings(max_examples=150, deadline=None)
-@given(words, rows)
-def test_reissue_after_branch_equals_reference(word: int, regs: int) -> None:
-    fast = _vp(regs, ("reissue-after-branch",))
-    fast.load_code([word])
-    ref = copy.deepcopy(fast)
-    ref.after_branch[0] = True
-    blk = compile_block(fast.fetch, 0, 1, fast.quirks, reissue_first=True)
-    assert blk is not None
-    fast.pc[0] = blk[0](fast.r, fast.w, fast)
-    ref.step_reference(0)
-    assert _state(fast) == _state(ref)
-
-
 def test_eof_word_is_not_a_block() -> None:
     vp = _vp(0)
     vp.load_code([EOF_BIT | 1 << 48])

@@ -274,8 +274,8 @@ def _read_npy(path: str) -> np.ndarray:
 @guarded
 def run_cmd(program: str, loads: tuple[str, ...], dumps: tuple[str, ...], trace: str | None,
             max_steps: int, ub: str, mopcfgs: tuple[str, ...], thread: int | None) -> None:
-    """Run PROG.s (.thread sections of instructions plus .mopcfg/.gpr/.semaphore/.config
-    directives) on the Tensix coprocessor's three threads. PROG may also be an objdump
+    """Run PROG.s (.thread sections of instructions plus .mopcfg/.gpr/.semaphore/.config/
+    .threadconfig/.include directives) on the Tensix coprocessor's three threads. PROG may also be an objdump
     listing of TRISC compute kernels (as 'disasm' reads them): the Tensix words it shows, in
     listing order, are the stream of the thread its TRISC section names."""
     writes = [_mopcfg_write(item) for item in mopcfgs]

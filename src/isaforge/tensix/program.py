@@ -11,6 +11,7 @@ One statement per line; ``#`` or ``//`` start a comment::
     ttsetc16 12,0x0808           # an instruction, objdump form ...
     TTI_MVMUL(0, 0, 0, 0)        # ... or LLK macro form
     .word 0x26000000             # a raw Tensix word
+    .include "matmul_kernel.s"   # another PROG.s, here (next to this file, else bundled)
 
 Errors name the file, line and column. The result is data (:class:`Program`): the three
 instruction streams and the setup the directives ask for, which
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..core.errors import AsmError, DecodeError, EmulationError, SourceLoc
 from .asm import assemble
@@ -75,10 +77,36 @@ def _int(tok: str, loc: SourceLoc, what: str, limit: int) -> int:
     return v
 
 
+# where ``.include "FILE"`` looks after the including file's own directory: the bundled
+# kernels (``isaforge/tensix/data``)
+_BUNDLED = Path(__file__).resolve().parent / "data"
+_MAX_INCLUDE_DEPTH = 16
+
+
 def parse_program(text: str, filename: str = "<program>") -> Program:
     """Parse PROG.s text; :class:`AsmError` with a location on any mistake."""
     prog = Program()
-    thread = 0
+    root = () if filename.startswith("<") else (str(Path(filename).resolve()),)
+    _parse_into(prog, text, filename, 0, root)
+    return prog
+
+
+def _include_path(name: str, filename: str, loc: SourceLoc) -> Path:
+    """The file ``.include "name"`` in ``filename`` means: ``name`` relative to that file's
+    directory, else one of the bundled kernels."""
+    here = Path(filename).parent if not filename.startswith("<") else Path()
+    for cand in (here / name, _BUNDLED / name):
+        if cand.is_file():
+            return cand
+    raise AsmError(f".include: no file '{name}' next to {filename} or among the bundled "
+                   f"kernels ({', '.join(sorted(p.name for p in _BUNDLED.glob('*.s')))})", loc)
+
+
+def _parse_into(prog: Program, text: str, filename: str, thread: int,
+                including: tuple[str, ...]) -> int:
+    """Parse ``text`` into ``prog``, starting in ``thread``; the thread current at the end
+    (an included file continues the includer's thread and leaves its own ``.thread``, as a
+    textual include does)."""
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = _strip(raw)
         body = line.strip()
@@ -130,9 +158,22 @@ def parse_program(text: str, filename: str = "<program>") -> Program:
                 raise AsmError(f".word {word:#010x}: {e.message}", loc) from None
             prog.streams[thread].append(word)
             prog.lines[thread].append(lineno)
+        elif d == ".include":
+            m = re.fullmatch(r'\.include\s+"([^"]+)"', body, re.IGNORECASE)
+            if m is None:
+                raise AsmError('.include takes one quoted file name (.include "FILE")', loc)
+            path = _include_path(m.group(1), filename, loc)
+            key = str(path.resolve())
+            if key in including or len(including) >= _MAX_INCLUDE_DEPTH:
+                raise AsmError(f".include: '{m.group(1)}' includes itself", loc)
+            try:
+                sub = path.read_text("utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise AsmError(f".include: cannot read {path}: {e}", loc) from None
+            thread = _parse_into(prog, sub, str(path), thread, (*including, key))
         elif d.startswith(".") and d != ".ttinsn":
             raise AsmError(f"unknown directive '{toks[0]}' (.thread, .mopcfg, .gpr, "
-                           f".semaphore, .config, .threadconfig, .word)", loc)
+                           f".semaphore, .config, .threadconfig, .word, .include)", loc)
         else:
             try:
                 words = assemble(line, filename)
@@ -141,7 +182,7 @@ def parse_program(text: str, filename: str = "<program>") -> Program:
                 raise AsmError(e.message, SourceLoc(filename, lineno, c)) from None
             prog.streams[thread].extend(words)
             prog.lines[thread].extend([lineno] * len(words))
-    return prog
+    return thread
 
 
 # a listing's section header: objdump's "…/trisc1.elf:  file format …" line, or the

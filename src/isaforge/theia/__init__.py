@@ -15,8 +15,12 @@ Python API (Capstone/Keystone/Unicorn style)::
         ins.detail.lossless_asm       # the round-trip form: reads back to exactly the word
     text = theia.write_mem(words)                           # code.mem text
     cp_words = theia.read_mem(open("control_code.mem").read(), cp=True)
-    gpu = theia.Gpu(cores=4)
+    theia.disassemble(words, labels={16: "done"})            # labels by byte address
+    gpu = theia.Gpu(cores=4)                                # the designed machine
     handle = gpu.hook_add("insn", lambda gpu, address, size, info: ...)
+    rtl = theia.Gpu(rtl=True)           # the RTL, as `isaforge theia run --rtl` (cycle model)
+    rtl.load(code_words, control_words, tmem_words)
+    result = rtl.run()                  # registers/OMEM as the RTL's dumps; result.cycles
 """
 
 from ..core.insn import Instruction

@@ -121,11 +121,27 @@ def disassemble(words: Iterable[int], cp: bool = False,
     """Decode a program, one record per word, lazily (like Capstone's ``disasm``).
 
     ``address`` is the byte address of the first word; ``labels`` names VP branch targets
-    (instruction index, as ``@N`` prints it -> name)."""
-    ctx = FormatContext(dict(labels)) if labels else None
+    by byte address, as :attr:`Instruction.address` and the GPU's hooks number code
+    (``{8 * N: "name"}`` prints ``@N`` as ``@name``). Until issue 16 the keys were
+    instruction indexes: a key that is not a multiple of the word size is an error, so old
+    index keys other than multiples of 8 are caught."""
     size = CP_SIZE if cp else VP_SIZE
+    ctx = FormatContext(label_indexes(labels, size)) if labels else None
     for i, w in enumerate(words):
         yield decode_one(w, address + size * i, cp, ctx)
+
+
+def label_indexes(labels: Mapping[int, str], size: int) -> dict[int, str]:
+    """``labels`` (byte address -> name) keyed by instruction index, as branch fields hold
+    targets."""
+    out = {}
+    for addr, name in labels.items():
+        if addr % size:
+            raise DecodeError(f"label '{name}' at byte address {addr}: labels are keyed by "
+                              f"byte address, a multiple of {size} (instruction N is at "
+                              f"{size} * N)")
+        out[addr // size] = name
+    return out
 
 
 def _lossless(text: str, word: int, vals: Mapping[str, int], ctx: FormatContext | None,

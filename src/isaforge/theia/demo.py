@@ -1,4 +1,5 @@
-"""``isaforge demo`` for theia: assemble the bundled programs, disassemble, reassemble."""
+"""``isaforge demo`` for theia: assemble the bundled programs, disassemble, reassemble; and
+the counted loop the benchmarks and tests run (:func:`loop_program`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,62 @@ from ..core.demo import show_word_round_trips
 from ..core.insn import Instruction
 from .asm import assemble
 from .decode import disassemble
+
+# The counted loop: R0 = (0, 1, 2), R2.z = 0 (one thread), R3 = 0 (offset, index), R10 the
+# counter, R14 = n, R11 = (3, 3, 3), R12 = (5, 5, 5); at PC 9 the loop test leaves the loop
+# once R10.x - n is zero or positive, then the body, R10 += 1 and the jump back to PC 9;
+# after the loop R66 = the body's result register, then EOF.
+LOOP_HEAD = """ADD R[0].x__ I(0) 0
+ADD R[0]._y_ I(1) 0
+ADD R[0].__z I(2) 0
+ADD R[2].__z I(0) 0
+ADD R[3].xyz I(0) 0
+ADD R[10].xyz I(0) 0
+ADD R[14].xyz I({n:x}) 0
+ADD R[11].xyz I(3) 0
+ADD R[12].xyz I(5) 0
+ADD <BRANCH.ZERO_OR_NOT_SIGN> @{end}.___ R10.xxx R14.-x-y-z
+"""
+LOOP_TAIL = """ADD R10.xyz R10.xyz R0.yyy
+ADD <BRANCH.ALWAYS> @9.___ R0.xyz R0.xyz
+ADD R66.xyz {result}.xyz R0.xxx
+ADD R0.___ R0.xyz R0.xyz {{EOF=1}}
+"""
+#: loop bodies: (VP assembly, the register holding the result)
+LOOP_BODIES: dict[str, tuple[str, str]] = {
+    # one MUL per iteration
+    "mul": ("MUL R13.xyz R11.xyz R12.xyz\n", "R13"),
+    # ADD / MUL / ADD / LOGIC / ADD and the loop branches: 8 instructions per iteration
+    "alu": ("""MUL R13.xyz R11.xyz R12.xyz
+ADD R15.xyz R13.xyz R11.xyz
+LOGIC R16.xyz R15.xyz R12.xyz
+ADD R17.xyz R16.xyz R15.-x-y-z
+""", "R16"),
+    # 32 ADDs with swizzles, signs and offsets: long straight-line code
+    "vector": ("".join(
+        f"ADD R{20 + i % 8}.xyz R{11 + i % 3}.{'xyz' if i % 2 else 'yzx'} "
+        f"R{20 + (i + 3) % 8}.{'-x-y-z' if i % 3 else 'zxy'}\n" for i in range(31)
+    ) + "ADD R16.xyz R20.xyz R21.xyz\n", "R16"),
+    # a DIV (66 cycles in the RTL) that the next iteration waits for
+    "div": ("""MUL R13.xyz R11.xyz R12.xyz
+DIV R13.xyz R13.xyz R12.xyz
+ADD R15.xyz R13.xyz R11.xyz
+LOGIC R16.xyz R15.xyz R12.xyz
+""", "R16"),
+}
+
+
+def loop_source(body: str, n: int) -> str:
+    """VP assembly of the counted loop running body ``body`` (a name of
+    :data:`LOOP_BODIES`) ``n`` times, for one VP started at PC 0 (no control program)."""
+    text, result = LOOP_BODIES[body]
+    end = len(LOOP_HEAD.splitlines()) + len(text.splitlines()) + 2  # the R66 line
+    return (LOOP_HEAD.format(n=n, end=end) + text + LOOP_TAIL.format(result=result))
+
+
+def loop_program(body: str, n: int) -> list[int]:
+    """The words of :func:`loop_source` ``(body, n)``."""
+    return assemble(loop_source(body, n))
 
 
 def demo(console: Console, table: Table, lines: int) -> bool:

@@ -16,7 +16,8 @@ def vp_sections(word: int) -> str:
 
 def listing(words: Iterable[int], cp: bool = False,
             labels: Mapping[int, str] | None = None) -> str:
-    """Listing lines in the compiler's ``code.list`` (or ``cp_code.list``) layout."""
+    """Listing lines in the compiler's ``code.list`` (or ``cp_code.list``) layout; ``labels``
+    names branch targets by byte address, as in :func:`.decode.disassemble`."""
     size = word_size(cp)
     out = []
     for ins in disassemble(words, cp, labels):

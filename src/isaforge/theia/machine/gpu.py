@@ -19,6 +19,21 @@ with an :class:`~isaforge.core.errors.EmulationError`.
 By default the machine is the one the design describes. The RTL's known defects are modelled
 only when asked for (``quirks``, see :data:`QUIRKS`); :attr:`RunResult.notes` says where the
 default run differs from what the RTL would do.
+
+The RTL itself, exactly (what ``isaforge theia run --rtl`` runs)::
+
+    gpu = Gpu(quirks={"all"})            # or Gpu(rtl=True), or Gpu(quirks=Quirks.rtl())
+    gpu.load(code_words, control_words, tmem_words)
+    result = gpu.run()                   # final state as the RTL's dumps; result.cycles
+    Gpu(quirks={"div-reissue"})          # one timed defect, as --rtl-quirk div-reissue
+
+The defects that depend on when results commit (:data:`TIMED_QUIRKS`: the issue unit's
+re-issues, the pipeline's defects, the MCU's lost counters) have no instruction-level rule:
+with any of them, or ``"all"``, ``run()`` is a *timed run*: the cycle model runs the test
+bench from reset and decides what each VP issues, exactly as the command line's ``--rtl`` /
+``--rtl-quirk NAME`` (:mod:`.timed` says what ``step()`` and the hooks do then). The other
+quirks (``tmem-row0``, ``first-eof``, ``cp-exit-noop``, ``cp-not-noop``) alone keep the
+instruction-level run, as on the command line.
 """
 
 from __future__ import annotations
@@ -54,14 +69,13 @@ VP_SLICE = 4096
 CP_IDLE_LIMIT = 4096  # CP instructions without a copy or command while no VP runs
 
 QUIRKS: dict[str, str] = {
-    "reissue-after-branch": "the RTL's IIU issues the first instruction after a branch (taken "
-                            "or not) twice; the second issue reads its sources again (what "
-                            "RUN.md saw as 'MUL/TMREAD issued twice')",
-    "div-reissue": "the RTL's IIU re-issues a DIV forever (livelock)",
-    "mcu-lost": "a copy request made while another is in flight is dropped (this level's "
-                "approximation; the RTL's MCU re-loads its address counters from it, so the "
-                "copies land shifted or elsewhere: the command line's --rtl-quirk mcu-lost "
-                "runs that MCU, isaforge.theia.cycle.mcu)",
+    "reissue-after-branch": "the RTL's IIU re-fetches after resuming through its commit FIFO: "
+                            "the instruction after a branch is issued twice (what RUN.md saw "
+                            "as 'MUL/TMREAD issued twice'); a timed run",
+    "div-reissue": "the RTL's IIU re-issues an instruction that waited for a busy station "
+                   "(some DIV loops livelock); a timed run",
+    "mcu-lost": "the RTL's MCU re-loads its address counters from a request made during a "
+                "copy, so back-to-back copies land shifted or elsewhere; a timed run",
     "tmem-row0": "the RTL's TMREAD returns row 0 of TMEM banks 0, 1, 2 whatever the address",
     "first-eof": "the RTL test bench ends the run at the first EOF of any VP (thread 0) and "
                  "dumps only that VP",
@@ -71,6 +85,12 @@ QUIRKS: dict[str, str] = {
 }
 
 QUIRK_ALIASES = {"mul-twice": "reissue-after-branch"}
+#: the quirks whose effect depends on when results commit: with any of them (or "all") the
+#: cycle model runs the GPU (the pipeline's own defects are named in
+#: :data:`isaforge.theia.cycle.runner.PIPELINE_QUIRKS`)
+TIMED_QUIRKS = ("reissue-after-branch", "div-reissue", "mcu-lost", "branch-dep-reissue",
+                "branch-next-cycle", "no-smu-stall", "rtl-scoreboard", "rtl-structural")
+DEFAULT_MAX_CYCLES = 20_000_000  # a timed run: cycles of its own after which a VP is stopped
 
 
 @dataclass
@@ -84,6 +104,13 @@ class RunResult:
     started: list[int]  # VPs the CP started
     first_eof: int | None  # the VP whose EOF ended a "first-eof" run
     notes: list[str] = field(default_factory=list)  # where the RTL would differ
+    # a timed run (RTL quirks): VP -> its cycles from its start to its end (or to where it
+    # was stopped), the stamp in ns of each VP's first cycle (the RTL's time base, reset at
+    # 0 ns), the stamp where the first EOF ended the run (first-eof), and the runner's record
+    cycles: dict[int, int] = field(default_factory=dict)
+    start_ns: dict[int, int] = field(default_factory=dict)
+    end_ns: int | None = None
+    timed: Any = field(default=None, repr=False, compare=False)
 
     @property
     def dumped(self) -> list[int]:
@@ -96,24 +123,46 @@ class RunResult:
 class Gpu:
     """A THEIA GPU with ``cores`` VPs (1..16)."""
 
-    def __init__(self, cores: int = 4, quirks: Iterable[str] = (),
-                 omem_size: int = OMEM_SIZE) -> None:
+    def __init__(self, cores: int = 4, quirks: Iterable[str] | Any = (),
+                 omem_size: int = OMEM_SIZE, *, rtl: bool = False) -> None:
+        """``quirks``: names from :data:`QUIRKS` and :data:`TIMED_QUIRKS` (or ``"all"``: every
+        defect, the RTL), or a :class:`isaforge.theia.cycle.Quirks` (the cycle model's
+        flags, a timed run); ``rtl=True`` is ``quirks={"all"}``."""
+        from .timed import cycle_quirks
+
         if not 1 <= cores <= MAX_CORES:
             raise EmulationError(f"a THEIA GPU has 1 to {MAX_CORES} VPs, not {cores}")
         if not 1 <= omem_size <= MAX_OMEM:
             raise EmulationError(f"OMEM holds 1 to {MAX_OMEM} words, not {omem_size}")
-        self.quirks = frozenset(QUIRK_ALIASES.get(q, q) for q in quirks)
-        unknown = sorted(self.quirks - QUIRKS.keys())
+        if isinstance(quirks, str):
+            raise EmulationError(f"quirks is a collection of names: {{'{quirks}'}}, not "
+                                 f"'{quirks}'")
+        #: the cycle model's flags when the run is timed (see the module docstring), else None
+        self.timed_quirks: Any = None
+        if hasattr(quirks, "refetch_after_fifo"):  # a cycle model Quirks
+            self.timed_quirks, quirks = quirks, ()
+        names = {QUIRK_ALIASES.get(q, q) for q in quirks} | ({"all"} if rtl else set())
+        unknown = sorted(names - QUIRKS.keys() - set(TIMED_QUIRKS) - {"all"})
         if unknown:
             raise EmulationError(f"unknown RTL quirk '{unknown[0]}' (known: "
-                                 f"{', '.join(sorted(QUIRKS))})")
+                                 f"{', '.join(sorted({*QUIRKS, *TIMED_QUIRKS, 'all'}))})")
+        if self.timed_quirks is None:
+            self.timed_quirks = cycle_quirks(names)
+        self.quirks = frozenset(names)
+        # the instruction-level machine's quirks (a timed run's CP and MCU are the RTL's)
+        isa = frozenset(names & {"tmem-row0", "first-eof", "cp-exit-noop", "cp-not-noop"})
         self.cores = cores
         self.omem_size = omem_size
         self.memory = MainMemory()
         self.tmem = TMem()
-        self.mcu = MemoryController(self.memory, cores, "mcu-lost" in self.quirks)
+        self.code_image: list[int] = []
+        self.control_program: list[int] = []
+        self.tmem_image: list[int] | None = None
+        self._isa_quirks = isa
+        self.last_result: RunResult | None = None  # a timed run's, also when it raised
+        self.mcu = MemoryController(self.memory, cores)
         self.cp = self._new_cp(())
-        self.vps = [VectorProcessor(i, self.tmem, omem_size, self.quirks) for i in range(cores)]
+        self.vps = [VectorProcessor(i, self.tmem, omem_size, isa) for i in range(cores)]
         self.messages: list[Message] = []
         self.unrouted_messages: list[Message] = []
         self._hooks = Hooks(HOOK_KINDS, on_change=self._hooks_changed)
@@ -159,8 +208,8 @@ class Gpu:
             hooks.fire("reg_write", self, dst, cp.regs[dst], RegInfo("CP", None, 7, "insn"))
 
     def _new_cp(self, program: Sequence[int]) -> ControlProcessor:
-        cp = ControlProcessor(program, exit_is_noop="cp-exit-noop" in self.quirks,
-                              not_is_noop="cp-not-noop" in self.quirks)
+        cp = ControlProcessor(program, exit_is_noop="cp-exit-noop" in self._isa_quirks,
+                              not_is_noop="cp-not-noop" in self._isa_quirks)
         cp.exited = not program  # no control program: the CP stays idle
         return cp
 
@@ -171,13 +220,16 @@ class Gpu:
         """Load as the test bench does: the VP program (64-bit words) into main memory as
         32-bit words (high first), the CP program into the CP's RAM, ``tmem`` words into the
         TMEM banks (word a -> bank a % 4, row a // 4)."""
-        self.memory = MainMemory.from_vp_words(code)
+        self.code_image = [int(w) for w in code]
+        self.memory = MainMemory.from_vp_words(self.code_image)
         self.mcu.memory = self.memory
         if control is not None:
-            self.cp = self._new_cp(control)
+            self.control_program = [int(w) for w in control]
+            self.cp = self._new_cp(self.control_program)
             self._cp_step = self._cp_step_hooked if self._hooks.any() else self.cp.step
         if tmem is not None:
-            self.tmem = TMem(tmem)
+            self.tmem_image = [int(w) for w in tmem]
+            self.tmem = TMem(self.tmem_image)
             for vp in self.vps:
                 vp.tmem = self.tmem
 
@@ -246,7 +298,13 @@ class Gpu:
 
     def step(self) -> bool:
         """One CP instruction (if the CP runs) and one instruction of every running VP.
-        False when nothing could run."""
+        False when nothing could run. Not for a timed run (RTL quirks), whose unit is a
+        clock cycle: an :class:`EmulationError` says so."""
+        if self.timed_quirks is not None:
+            raise EmulationError("Gpu.step() executes one instruction of each core, which "
+                                 "cannot be exact with the RTL's timing quirks ("
+                                 f"{', '.join(sorted(self.quirks)) or 'a cycle model Quirks'}"
+                                 "): the cycle model decides what is issued when; use run()")
         progressed = False
         if not self.cp.exited:
             self._cp_step(self)
@@ -256,8 +314,17 @@ class Gpu:
                 progressed = True
         return progressed
 
-    def run(self, max_steps: int = DEFAULT_MAX_STEPS) -> RunResult:
-        """Run CP and VPs until the program is over; see the module docstring."""
+    def run(self, max_steps: int = DEFAULT_MAX_STEPS,
+            max_cycles: int = DEFAULT_MAX_CYCLES) -> RunResult:
+        """Run CP and VPs until the program is over; see the module docstring.
+
+        ``max_steps`` bounds an instruction-level run (an :class:`EmulationError` past it).
+        A timed run (RTL quirks) starts from reset and stops a VP that has not ended after
+        ``max_cycles`` cycles of its own; a run that does not end as the test bench's
+        does (the RTL never finishes it) raises an :class:`EmulationError` saying where
+        each VP is, the GPU left in the state reached."""
+        if self.timed_quirks is not None:
+            return self._run_timed(max_cycles)
         cp = self.cp
         steps = 0
         idle = 0
@@ -303,13 +370,38 @@ class Gpu:
         result.notes = self._notes(result)
         return result
 
+    def _run_timed(self, max_cycles: int) -> RunResult:
+        """``run`` on the cycle model (see :mod:`.timed`)."""
+        from .timed import run_gpu
+
+        run = run_gpu(self, self.timed_quirks, max_cycles)
+        models = run.models
+        started = sorted(i for i in run.boot.starts if i < self.cores)
+        result = RunResult(
+            "first-eof" if run.end_ns is not None else "done",
+            sum(m.issues for m in models.values()), run.boot.cycles,
+            [i for i, m in sorted(models.items()) if m.done], started, run.first_eof,
+            cycles={i: m.finished_at if m.done and m.finished_at is not None else m.cycle
+                    for i, m in sorted(models.items())},
+            start_ns={i: run.start_ns(i) for i in sorted(models)}, end_ns=run.end_ns,
+            timed=run)
+        unmodelled = sorted(self.quirks & {"cp-exit-noop", "cp-not-noop"})
+        if unmodelled:
+            result.notes.append(f"{', '.join(unmodelled)}: the timed run's CP always runs the "
+                                "RTL's way (EXIT and NOT doing nothing), and its MCU is the "
+                                "RTL's")
+        data = sum(not c.request.code for c in run.boot.copies)
+        if data:
+            result.notes.append(f"{data} COPYBLOCK(s) of data: the timed run does not model "
+                                "data copies into the VPs' registers (they stay as at reset)")
+        self.last_result = result
+        if not run.ended:
+            raise EmulationError(f"the run does not end within {max_cycles} cycles: "
+                                 f"{run.still_running()}")
+        return result
+
     def _runaway(self, max_steps: int) -> str:
         busy = [vp for vp in self.vps if vp.running]
-        if "div-reissue" in self.quirks:
-            for vp in busy:
-                if vp.fetch(vp.pc[0]) >> 48 & 7 == 2:  # DIV
-                    return (f"VP{vp.index} livelocked re-issuing the DIV at PC {vp.pc[0]} "
-                            f"(quirk div-reissue) after {max_steps} steps")
         if busy:
             where = ", ".join(f"VP{vp.index} at PC {vp.pc[0]}" for vp in busy)
             return (f"runaway program: still running after {max_steps} steps ({where}); "
@@ -324,22 +416,20 @@ class Gpu:
         if tmreads and "tmem-row0" not in q:
             notes.append(f"{tmreads} TMREAD(s) read the addressed TMEM words; the RTL returns "
                          "row 0 of banks 0..2 instead (--rtl-quirk tmem-row0)")
-        if "reissue-after-branch" not in q and any(vp.instructions for vp in self.vps):
+        if any(vp.instructions for vp in self.vps):
             notes.append("the RTL issues the instruction after each branch twice, which "
                          "changes results when that instruction reads its own destination "
                          "(--rtl-quirk reissue-after-branch)")
         divs = sum(vp.divs for vp in self.vps)
-        if divs and "div-reissue" not in q:
+        if divs:
             notes.append(f"{divs} DIV(s) completed; the RTL re-issues an instruction that "
                          "waited for a busy station, which makes some DIV loops livelock "
                          "(isaforge theia run --rtl runs its timing)")
-        if self.mcu.back_to_back and "mcu-lost" not in q:
+        if self.mcu.back_to_back:
             notes.append(f"{self.mcu.back_to_back} copy request(s) made while another was "
                          "pending were performed; the RTL's MCU re-loads its address counters "
                          "when a request arrives during a copy, so such copies land shifted "
                          "or elsewhere (--rtl-quirk mcu-lost)")
-        if self.mcu.lost:
-            notes.append(f"{len(self.mcu.lost)} copy request(s) lost (quirk mcu-lost)")
         if "first-eof" not in q and len(result.started) > 1:
             notes.append("the RTL test bench stops at the first VP's EOF and dumps only that VP "
                          "(--rtl-quirk first-eof); here every VP ran to its end")
@@ -368,4 +458,5 @@ class Gpu:
         return notes
 
 
-__all__ = ["DEFAULT_MAX_STEPS", "MAX_CORES", "QUIRKS", "Gpu", "RunResult"]
+__all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_MAX_STEPS", "MAX_CORES", "QUIRKS", "TIMED_QUIRKS",
+           "Gpu", "RunResult"]

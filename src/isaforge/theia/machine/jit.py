@@ -197,10 +197,9 @@ def _known(word: int, a: _Operand, b: _Operand) -> str:
 
 
 def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str],
-          hooks: frozenset[str] = frozenset(), first: bool = True) -> bool:
-    """Lines for one instruction; True if it ends the block with its own ``return``.
-    ``first``: not the re-issue of the instruction (which the ``insn`` hook does not see)."""
-    if first and "insn" in hooks:
+          hooks: frozenset[str] = frozenset()) -> bool:
+    """Lines for one instruction; True if it ends the block with its own ``return``."""
+    if "insn" in hooks:
         out.append(f"    h.insn({pc}, {word})")
     a, b, d = _operands(word, out, tag)
     res = _result(word, a, b, out, tag, hooks)
@@ -228,9 +227,6 @@ def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str],
                 reload = "    o = r[9] & 255; ix = r[11] & 255"
                 out.append(reload if row == "3" else f"    if e{tag} == 3:\n    {reload}")
     op = word >> 48 & 7
-    if op == alu.OP_DIV and "div-reissue" in quirks:
-        out.append(f"    return {pc}")
-        return True
     if not branch:
         return False
     nxt = (pc + 1) & 0xFFFF
@@ -255,12 +251,11 @@ def _emit(word: int, pc: int, out: list[str], tag: str, quirks: frozenset[str],
 
 
 def compile_block(fetch: Callable[[int], int], pc: int, max_len: int,
-                  quirks: frozenset[str] = frozenset(), reissue_first: bool = False,
+                  quirks: frozenset[str] = frozenset(),
                   hooks: frozenset[str] = frozenset()) -> tuple[BlockFn, int, bool] | None:
     """The block starting at ``pc``: ``(function, instructions, ends_in_branch)``; None if
-    ``pc`` holds an EOF word. ``reissue_first`` executes the first instruction twice (the
-    RTL's re-issue after a branch, quirk ``reissue-after-branch``); ``hooks``: the hook
-    kinds to call (see the module docstring)."""
+    ``pc`` holds an EOF word. ``hooks``: the hook kinds to call (see the module
+    docstring). (The RTL's re-issues are the cycle model's: a timed run of the GPU.)"""
     out = ["def _block(r, w, vp):"]
     if hooks:
         out.append("    h = vp.hook")
@@ -276,11 +271,7 @@ def compile_block(fetch: Callable[[int], int], pc: int, max_len: int,
             break
         n += 1
         branch = bool(word >> 57 & 1)
-        reps = 2 if n == 1 and reissue_first and not branch else 1
-        ended = False
-        for k in range(reps):
-            ended = _emit(word, p, out, f"{n}_{k}", quirks, hooks, k == 0)
-        if ended:
+        if _emit(word, p, out, str(n), quirks, hooks):
             break
         p = (p + 1) & 0xFFFF
     if any(re.search(r"\b(o|ix)\b", line) for line in out[1:]):

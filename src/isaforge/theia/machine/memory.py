@@ -10,9 +10,10 @@
   memory (2 words per block, one instruction), tag 0 = data memory (3 words per block, one
   register row x, y, z). The destination VP is ``DstId`` modulo the VP-select width, as the
   RTL's ``SELECT_1_TO_N`` decodes it (DstId 0 is the NULL destination). Copies complete at
-  once (the ISA-level view); the RTL's defect of losing a request that arrives while another
-  is in flight is modelled with ``lose_back_to_back``: a request made while a previous one is
-  still unobserved (no STATUS read since) is dropped.
+  once (the ISA-level view). The RTL's MCU mishandles a request that arrives while another
+  is in flight (it re-loads its address counters, the copies land shifted or elsewhere): that
+  is the cycle model's MCU (:mod:`isaforge.theia.cycle.mcu`, quirk ``mcu-lost``, a timed
+  run); here such requests are only counted (``back_to_back``, for the run's notes).
 """
 
 from __future__ import annotations
@@ -97,16 +98,15 @@ class CopyRequest:
 class MemoryController:
     """The MCU: executes copy requests into VP code or data memory."""
 
-    def __init__(self, memory: MainMemory, cores: int, lose_back_to_back: bool = False) -> None:
+    def __init__(self, memory: MainMemory, cores: int) -> None:
         self.memory = memory
         self.cores = cores
         self.select_mask = (1 << max(1, (cores - 1).bit_length())) - 1
-        self.lose_back_to_back = lose_back_to_back
         self.pending = False  # a request not yet observed complete by a STATUS read
         self.done: list[CopyRequest] = []
-        self.lost: list[CopyRequest] = []
         self.unrouted: list[CopyRequest] = []  # NULL destination or no such VP
-        self.back_to_back = 0  # requests made while another was pending (see quirk mcu-lost)
+        self.back_to_back = 0  # requests made while another was pending (the RTL's MCU
+        # mishandles them: quirk mcu-lost, a timed run of isaforge.theia.cycle)
 
     def target(self, request: CopyRequest) -> int | None:
         """The VP index a request writes, or None (NULL destination / no such VP)."""
@@ -118,7 +118,7 @@ class MemoryController:
     def request(self, req: CopyRequest,
                 write_code: Callable[[int, int, int], None],
                 write_data: Callable[[int, int, tuple[int, int, int]], None]) -> None:
-        """Perform (or, with the quirk, drop) a copy. ``write_code(vp, address, word)`` and
+        """Perform a copy. ``write_code(vp, address, word)`` and
         ``write_data(vp, row, lanes)`` store into the VPs."""
         vp = self.target(req)
         if vp is None:
@@ -126,9 +126,6 @@ class MemoryController:
             return
         if self.pending:
             self.back_to_back += 1
-            if self.lose_back_to_back:
-                self.lost.append(req)
-                return
         self.pending = True
         n = req.blocks or 2048
         src = req.src_offset

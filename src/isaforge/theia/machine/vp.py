@@ -69,9 +69,7 @@ class VectorProcessor:
         self.tmreads = 0
         self.omwrites = 0
         self.omem_dropped = 0  # OMWRITE lanes whose address is past the OMEM
-        self.reissue = "reissue-after-branch" in self.quirks
-        self.after_branch = [False, False]  # the next instruction is re-issued (quirk)
-        self._blocks: dict[int, tuple[BlockFn, int, int] | None] = {}
+        self._blocks: dict[int, tuple[BlockFn, int] | None] = {}
         self._turn = 0
         # hooks (see .hooks): the object the hooked blocks call, None without hooks, and
         # the thread running (set where the hooked blocks can read it, for their info)
@@ -169,16 +167,15 @@ class VectorProcessor:
             return False
         return not self.stopped[0] or (self.multithreaded and not self.stopped[1])
 
-    def _block(self, pc: int, single: bool, reissue: bool) -> tuple[BlockFn, int, int] | None:
-        """The compiled block at ``pc``: (function, length, 1 if the next instruction is to
-        be re-issued); None at an EOF word."""
-        key = pc | (single << 16) | (reissue << 17)
+    def _block(self, pc: int, single: bool) -> tuple[BlockFn, int] | None:
+        """The compiled block at ``pc``: (function, length); None at an EOF word."""
+        key = pc | (single << 16)
         try:
             return self._blocks[key]
         except KeyError:
             blk = compile_block(self.fetch, pc, 1 if single else BLOCK_LEN, self.quirks,
-                                reissue, self.hook_kinds)
-            entry = None if blk is None else (blk[0], blk[1], int(blk[2] and self.reissue))
+                                hooks=self.hook_kinds)
+            entry = None if blk is None else (blk[0], blk[1])
             self._blocks[key] = entry
             return entry
 
@@ -201,22 +198,19 @@ class VectorProcessor:
             if self.stopped[0]:
                 break
             pc = self.pc[0]
-            key = pc | self.after_branch[0] << 17
             self.thread = 0
             while n < budget:  # thread 0 alone: the fast path
-                blk = blocks.get(key)
+                blk = blocks.get(pc)
                 if blk is None:
-                    blk = self._block(key & 0xFFFF, False, bool(key >> 17))
+                    blk = self._block(pc, False)
                     if blk is None:
                         self.stopped[0] = True
                         break
                 pc = blk[0](r, w, self)
                 n += blk[1]
-                key = pc | blk[2] << 17
                 if r[R2Z] & 1:
                     break
             self.pc[0] = pc
-            self.after_branch[0] = bool(key >> 17)
             if self.stopped[0]:
                 break
             if r[R2Z] & 1:  # multithreading switched on: thread 1 starts
@@ -233,13 +227,12 @@ class VectorProcessor:
         else:
             done = None
             if not self.stopped[0]:
-                blk = self._block(self.pc[0], True, self.after_branch[0])
+                blk = self._block(self.pc[0], True)
                 if blk is None:
                     self.stopped[0] = True
                 else:
                     self.thread = 0
                     self.pc[0] = blk[0](self.r, self.w, self)
-                    self.after_branch[0] = bool(blk[2])
                     done = blk[1]
                     if self.r[R2Z] & 1:
                         self._reset_thread1()
@@ -251,7 +244,6 @@ class VectorProcessor:
     def _reset_thread1(self) -> None:
         self.pc[1] = self.thread1_offset
         self.stopped[1] = False
-        self.after_branch[1] = False
 
     def _step_mt(self) -> int | None:
         """One instruction of the next runnable thread (multithreading on)."""
@@ -260,13 +252,12 @@ class VectorProcessor:
             self._turn ^= 1
             if self.stopped[t]:
                 continue
-            blk = self._block(self.pc[t], True, self.after_branch[t])
+            blk = self._block(self.pc[t], True)
             if blk is None:
                 self.stopped[t] = True
                 continue
             self.thread = t
             self.pc[t] = blk[0](self.r, self.w, self)
-            self.after_branch[t] = bool(blk[2])
             return blk[1]
         return None
 
@@ -280,12 +271,7 @@ class VectorProcessor:
         if word >> 58 & 1:
             self.stopped[thread] = True
             return False
-        branch = bool(word >> 57 & 1)
-        reps = 2 if self.after_branch[thread] and not branch else 1
-        for _ in range(reps):
-            nxt = self._execute(word, pc)
-        self.pc[thread] = nxt
-        self.after_branch[thread] = self.reissue and branch
+        self.pc[thread] = self._execute(word, pc)
         self.instructions += 1
         return True
 
@@ -320,8 +306,6 @@ class VectorProcessor:
             known = alu.result_known(word, alu.operand_known(word, 1, k1),
                                      alu.operand_known(word, 0, k0))
             self.write_row(dst, result, word >> 42 & 7, known)
-        if op == alu.OP_DIV and "div-reissue" in self.quirks:
-            return pc
         nxt = (pc + 1) & 0xFFFF
         if word >> 57 & 1:
             if result is not None:

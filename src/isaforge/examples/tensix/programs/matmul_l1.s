@@ -46,47 +46,7 @@ TTI_SETADCXX(3, 1023, 0)                              # both unpackers: datums 0
 TTI_UNPACR(1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1)     # unpacker 1: A (0x10000) -> SrcB
 TTI_UNPACR(0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1)     # unpacker 0: B (0x20000) -> SrcA
 
-.thread 1
-.mopcfg 0 0x1
-.mopcfg 1 0x4
-.mopcfg 2 0x2000000
-.mopcfg 3 0x2000000
-.mopcfg 4 0x2000000
-.mopcfg 5 0x4040100
-.mopcfg 6 0x2000000
-.mopcfg 7 0x4040100
-.mopcfg 8 0x4040100
-
-ttsetc16 12,0x800
-ttsetc16 28,0x8
-ttsetc16 13,0x4010
-ttsetc16 29,0x8
-ttsetc16 14,0x6040
-ttsetc16 30,0x8
-ttsetc16 16,0x7060
-ttsetc16 32,0x400
-ttsetc16 17,0x8080
-ttsetc16 33,0x2800
-ttreplay 16,16,0,1
-ttmvmul 0,0,0,0
-ttmvmul 0,0,1,0
-ttmvmul 0,0,0,0
-ttmvmul 0,0,2,0
-ttmvmul 0,0,0,0
-ttmvmul 0,0,1,0
-ttmvmul 0,0,0,0
-ttmvmul 0,0,4,0
-ttmvmul 0,0,0,0
-ttmvmul 0,0,1,0
-ttmvmul 0,0,0,0
-ttmvmul 0,0,2,0
-ttmvmul 0,0,0,0
-ttmvmul 0,0,1,0
-ttmvmul 0,0,0,0
-ttmvmul 0,0,5,0
-ttsetrwc 0,0,0,0,0,15
-ttmop 1,0,0
-ttsetrwc 0,0,0,0,0,15
+.include "matmul_kernel.s"                            # thread 1: the bundled kernel (tensix/data)
 
 # ---- SFPU: each FP32 datum of Dst32b rows 0..63, its absolute value (SFPABS, float mode),
 # to BF16 in Dst16b (AddrMod section 3 moves no counter); four rows and eight columns (even,
