@@ -275,9 +275,9 @@ def _read_npy(path: str) -> np.ndarray:
 def run_cmd(program: str, loads: tuple[str, ...], dumps: tuple[str, ...], trace: str | None,
             max_steps: int, ub: str, mopcfgs: tuple[str, ...], thread: int | None) -> None:
     """Run PROG.s (.thread sections of instructions plus .mopcfg/.gpr/.semaphore/.config/
-    .threadconfig/.include directives) on the Tensix coprocessor's three threads. PROG may also be an objdump
-    listing of TRISC compute kernels (as 'disasm' reads them): the Tensix words it shows, in
-    listing order, are the stream of the thread its TRISC section names."""
+    .threadconfig/.include directives) on the Tensix coprocessor's three threads. PROG may
+    also be an objdump listing of TRISC compute kernels (as 'disasm' reads them): the Tensix
+    words it shows, in listing order, are the stream of the thread its TRISC section names."""
     writes = [_mopcfg_write(item) for item in mopcfgs]
     cp = Coprocessor(ub=ub)
     cp.load_program(load_file(program, thread))
