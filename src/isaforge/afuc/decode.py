@@ -92,6 +92,7 @@ class Decoder:
         self._plans: dict[tuple[int, str], tuple[list, tuple[int, int] | None]] = {}
         self._shown: dict[str, frozenset[str]] = {}  # template -> the fields it prints
         self._known: dict[bool, dict[int, tuple]] = {}  # see instructions()
+        self._lines: dict[bool, dict[int, str]] = {}  # see lines()
 
     def decode(self, word: int, ctx: LabelContext
                ) -> tuple[Instr | None, dict[str, int], str, str, str, str]:
@@ -229,6 +230,33 @@ class Decoder:
             dec, detail, name = got
             yield Instruction(address + 4 * n, 4, word, dec[2], dec[3], dec[4], name,
                               dict(dec[1]), detail)
+
+
+    def lines(self, words: Sequence[int], ctx: LabelContext) -> list[str]:
+        """The listing line (text and comment) of each of ``words``, as :meth:`instructions`
+        would make them, without the records: a word whose text does not depend on the pc
+        is formatted once."""
+        known = self._lines.setdefault(ctx.color, {})
+        decode = self._decode
+        memo = self._memo
+        color = ctx.color
+        out = []
+        append = out.append
+        for n, word in enumerate(words):
+            line = known.get(word)
+            if line is None:
+                ctx.pc = n
+                ctx.target = None
+                dec = memo.get((word, color))
+                if dec is None:
+                    dec = decode(word, ctx)
+                line = dec[4] + dec[5]
+                if ctx.target is None and len(known) < 1 << 16:
+                    known[word] = line
+                    if len(memo) < 1 << 16:
+                        memo[(word, color)] = dec
+            append(line)
+        return out
 
 
 def disassemble(data: bytes | Iterable[int], gpu: str | int | None = None,
