@@ -17,7 +17,10 @@ from ..core.guard import read_input, write_output
 def disasm(firmware: str, verbose: bool, raw: bool, color: bool, gpu: str | None,
            output: str | None) -> None:
     """Disassemble FIRMWARE as Mesa's afuc-disasm -u does."""
+    from . import bootcache
     from .listing import listing
+
+    bootcache.enable()  # a6xx/a7xx: the boot code's tables, kept from the last run
 
     write_output(output, listing(read_input(firmware), gpu=gpu, verbose=verbose, raw=raw,
                                  color=color))

@@ -142,18 +142,17 @@ def _parts(fw: Firmware, dec: Decoder) -> list[_Part]:
     if fw.gen < 6:
         table = _a5xx_table(image)
         return [_Part("main", image, len(image), _packet_names(dec.db, table))]
-    from .boot import boot_images, find_table  # the emulator: a6xx/a7xx only
+    from .bootcache import boot_tables  # (the emulator: a6xx/a7xx only)
 
     out = []
-    for img in boot_images(fw):
-        words = image[img.start : img.start + img.size]
-        offset = find_table(words, img.size, img.table)
-        num = img.size if offset is None else min(img.size, offset)
+    for name, start, size, table, offset in boot_tables(fw):
+        words = image[start : start + size]
+        num = size if offset is None else min(size, offset)
         literal = (nop_literal(offset, dec.gen) if offset is not None and offset < 1 << 24
                    else None)
-        rest = words[offset + JUMPTABLE_SIZE : img.size] if offset is not None else []
-        out.append(_Part("main" if img.name == "SQE" else img.name, words, num,
-                         _packet_names(dec.db, img.table), literal, offset, rest))
+        rest = words[offset + JUMPTABLE_SIZE : size] if offset is not None else []
+        out.append(_Part("main" if name == "SQE" else name, words, num,
+                         _packet_names(dec.db, table), literal, offset, rest))
     return out
 
 
