@@ -12,16 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import FirmwareError
-from ..core.insn import Instruction
 from ..core.isa import Instr, template_parts
 from .color import color_name
 from .image import generation, load_firmware, parse_gpu
 from .image import variant as variant_of
 from .isa import REG_ADDR, isa_for
 from .regdb import RegDB
+
+if TYPE_CHECKING:
+    from ..core.insn import Instruction
 
 LITERAL = "[literal]"  # the mnemonic of a word that is no instruction (printed [xxxxxxxx])
 
@@ -196,6 +198,8 @@ class Decoder:
                      address: int = 0) -> Iterator[Instruction]:
         """Each of ``words`` decoded once, at byte address ``address + 4 * index``; labels
         name targets inside ``words`` (or as ``ctx`` says)."""
+        from ..core.insn import Instruction  # (listings are made without the records)
+
         if ctx is None:
             ctx = LabelContext(self.db, len(words), color=self.color)
         # word -> (decoding, its Detail), for words whose text does not depend on the pc

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ..core.insn import Instruction
 from .decode import Decoder, LabelContext
 from .image import Firmware, load_firmware
 from .isa import nop_literal
 from .regdb import RegDB
+
+if TYPE_CHECKING:
+    from ..core.insn import Instruction
 
 JUMPTABLE_SIZE = 0x80
 
