@@ -72,8 +72,8 @@ def quick_start(args: Sequence[str]) -> bool:
     """Run ``isaforge ARGS`` without click if it is a plain command line of a quick
     command; False if it is not (nothing was run)."""
     where = QUICK_MODULES.get(tuple(args[:2]))  # type: ignore[call-overload]
-    if where is None or "_ISAFORGE_COMPLETE" in os.environ:
-        return False
+    if where is None or "_ISAFORGE_COMPLETE" in os.environ or os.name == "nt":
+        return False  # (shell completion; Windows, where click expands wildcards itself)
     cmd: Quick = importlib.import_module(where).QUICK[args[1]]
     kw = cmd.parse(args[2:])
     if kw is None:
