@@ -1,7 +1,7 @@
 """Disassembly and assembly throughput on the reference firmware, against Mesa (prints
 figures; not a test).
 
-    python benchmarks/afuc_disasm.py [--repeat N] [--src DIR]
+    python benchmarks/afuc_disasm.py [--repeat N] [--src DIR] [--script PATH]
 
 In-process: ``listing()`` (Mesa's text, including the a6xx boot-code run) and ``assemble()``
 of that text, over every firmware in refdata/afuc/firmware, CPU time of this process (so that
@@ -11,9 +11,14 @@ Whole process: ``isaforge afuc disasm`` / ``afuc asm`` once per firmware, as Mes
 are run: wall time of all of them (median of N, start-up included) and their CPU time. The
 processes run with Python's bytecode cache (in a temporary directory, filled by one run that
 is not counted), as an installed package has it: without it each process compiles every
-module it imports again (the session environment sets PYTHONDONTWRITEBYTECODE). The start-up
-of ``python -c pass`` and of ``isaforge --version`` (Python, click, our command group) is
-printed too: the floor under every whole-process figure.
+module it imports again (the session environment sets PYTHONDONTWRITEBYTECODE). The command
+lines are plain, so ``isaforge`` runs them without importing click (:mod:`isaforge.entry`).
+``afuc disasm`` keeps a6xx/a7xx boot-code tables on disk (:mod:`isaforge.afuc.bootcache`, in
+a temporary directory here, filled by the uncounted run): the "no cache" row runs with
+``ISAFORGE_NO_CACHE=1``, as a first listing of a file does. ``--script PATH`` runs an
+installed ``isaforge`` console script (pip's wrapper) instead of ``python -m isaforge``. The
+start-up of ``python -c pass`` and of ``isaforge --version`` (Python, click, our command
+group) is printed too: the floor under every whole-process figure.
 Mesa's tools are not installed here: its figures
 are issue 17's measurement (Mesa's afuc-disasm / afuc-asm built from source, same machine
 kind, the 5 Debian firmwares of 35,013 words; refdata holds 3 of them, so rates are compared
@@ -64,9 +69,12 @@ _ENV = dict(os.environ, PYTHONPATH=str(SRC))
 _ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
-def _cli(args: list[str]) -> None:
-    subprocess.run([sys.executable, "-m", "isaforge", *args], check=True, env=_ENV,
-                   stdout=subprocess.DEVNULL)
+_SCRIPT = ([sys.argv[sys.argv.index("--script") + 1]] if "--script" in sys.argv
+           else [sys.executable, "-m", "isaforge"])
+
+
+def _cli(args: list[str], env: dict[str, str] | None = None) -> None:
+    subprocess.run([*_SCRIPT, *args], check=True, env=env or _ENV, stdout=subprocess.DEVNULL)
 
 
 def _startup(cmd: list[str], repeat: int) -> tuple[float, float]:
@@ -90,6 +98,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--src", help="measure the isaforge sources in this directory instead")
+    ap.add_argument("--script", help="an installed isaforge console script to run")
     opt = ap.parse_args()
     fws = sorted(_firmware_dir().glob("*.fw"))
     data = {p: p.read_bytes() for p in fws}
@@ -103,15 +112,17 @@ def main() -> None:
     asm = _best(lambda: [assemble(t) for t in texts.values()], opt.repeat)
     with tempfile.TemporaryDirectory() as tmp:
         _ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        _ENV["ISAFORGE_CACHE_DIR"] = str(Path(tmp) / "cache")
+        cold_env = dict(_ENV, ISAFORGE_NO_CACHE="1")
         srcs = []
         for p, t in texts.items():
             src = Path(tmp) / f"{p.stem}.asm"
             src.write_text(t)
             srcs.append(src)
 
-        def run_dis() -> None:
+        def run_dis(env: dict[str, str] | None = None) -> None:
             for p in fws:
-                _cli(["afuc", "disasm", str(p), "-o", str(Path(tmp) / f"{p.stem}.txt")])
+                _cli(["afuc", "disasm", str(p), "-o", str(Path(tmp) / f"{p.stem}.txt")], env)
 
         def run_asm() -> None:
             for s in srcs:
@@ -121,8 +132,11 @@ def main() -> None:
         run_asm()
         py = _startup([sys.executable, "-c", "pass"], opt.repeat)
         cli = _startup([sys.executable, "-m", "isaforge", "--version"], opt.repeat)
-        cli_dis, cli_asm, cpu_dis, cpu_asm = [], [], [], []
+        cli_dis, cli_asm, cpu_dis, cpu_asm, cpu_cold = [], [], [], [], []
         for _ in range(opt.repeat):
+            c = _children_cpu()
+            run_dis(cold_env)
+            cpu_cold.append(_children_cpu() - c)
             t, c = time.perf_counter(), _children_cpu()
             run_dis()
             cli_dis.append(time.perf_counter() - t)
@@ -136,6 +150,7 @@ def main() -> None:
         ("disassemble, in-process (best, CPU)", dis, "disasm"),
         ("disassemble, CLI processes (median wall)", statistics.median(cli_dis), "disasm"),
         ("disassemble, CLI processes (median CPU)", statistics.median(cpu_dis), "disasm"),
+        ("disassemble, CLI, no cache (median CPU)", statistics.median(cpu_cold), "disasm"),
         ("assemble, in-process (first call, CPU)", asm_first, "asm"),
         ("assemble, in-process (best, CPU)", asm, "asm"),
         ("assemble, CLI processes (median wall)", statistics.median(cli_asm), "asm"),

@@ -1,5 +1,5 @@
 """``python -m isaforge`` is the ``isaforge`` command."""
 
-from .cli import main
+from .entry import main
 
-main(prog_name="isaforge")
+main()

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..core.cli import guarded, preset, read_input, write_output
-from ..core.errors import AsmError, EmulationError, FirmwareError
+from ..core.cli import guarded, preset, read_input
+from ..core.errors import EmulationError, FirmwareError
 
 if TYPE_CHECKING:
     from .machine import Effect, Emulator
@@ -54,10 +54,9 @@ def _use_code_cache() -> None:
 def disasm_cmd(firmware: str, verbose: bool, raw: bool, color: bool, gpu: str | None,
                output: str | None) -> None:
     """Disassemble FIRMWARE as Mesa's afuc-disasm -u does."""
-    from .listing import listing
+    from .commands import disasm
 
-    write_output(output, listing(read_input(firmware), gpu=gpu, verbose=verbose, raw=raw,
-                                 color=color))
+    disasm(firmware, verbose, raw, color, gpu, output)
 
 
 @afuc_cli.command("asm")
@@ -68,13 +67,9 @@ def disasm_cmd(firmware: str, verbose: bool, raw: bool, color: bool, gpu: str | 
 @guarded
 def asm_cmd(source: str, output: str, gpu: str | None) -> None:
     """Assemble SOURCE (Mesa afuc-asm syntax) into firmware."""
-    from .asm import assemble
+    from .commands import asm
 
-    try:
-        text = read_input(source).decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise AsmError(f"{source} is not a text file ({e.reason} at byte {e.start})") from None
-    write_output(output, assemble(text, gpu=gpu, filename=source))
+    asm(source, output, gpu)
 
 
 def _effect_text(e: Effect) -> str:

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import FirmwareError
-from ..core.insn import Instruction
 from ..core.isa import Instr, template_parts
 from .color import color_name
 from .image import generation, load_firmware, parse_gpu
 from .image import variant as variant_of
 from .isa import REG_ADDR, isa_for
 from .regdb import RegDB
+
+if TYPE_CHECKING:
+    from ..core.insn import Instruction
 
 LITERAL = "[literal]"  # the mnemonic of a word that is no instruction (printed [xxxxxxxx])
 
@@ -92,6 +94,7 @@ class Decoder:
         self._plans: dict[tuple[int, str], tuple[list, tuple[int, int] | None]] = {}
         self._shown: dict[str, frozenset[str]] = {}  # template -> the fields it prints
         self._known: dict[bool, dict[int, tuple]] = {}  # see instructions()
+        self._lines: dict[bool, dict[int, str]] = {}  # see lines()
 
     def decode(self, word: int, ctx: LabelContext
                ) -> tuple[Instr | None, dict[str, int], str, str, str, str]:
@@ -195,6 +198,8 @@ class Decoder:
                      address: int = 0) -> Iterator[Instruction]:
         """Each of ``words`` decoded once, at byte address ``address + 4 * index``; labels
         name targets inside ``words`` (or as ``ctx`` says)."""
+        from ..core.insn import Instruction  # (listings are made without the records)
+
         if ctx is None:
             ctx = LabelContext(self.db, len(words), color=self.color)
         # word -> (decoding, its Detail), for words whose text does not depend on the pc
@@ -229,6 +234,33 @@ class Decoder:
             dec, detail, name = got
             yield Instruction(address + 4 * n, 4, word, dec[2], dec[3], dec[4], name,
                               dict(dec[1]), detail)
+
+
+    def lines(self, words: Sequence[int], ctx: LabelContext) -> list[str]:
+        """The listing line (text and comment) of each of ``words``, as :meth:`instructions`
+        would make them, without the records: a word whose text does not depend on the pc
+        is formatted once."""
+        known = self._lines.setdefault(ctx.color, {})
+        decode = self._decode
+        memo = self._memo
+        color = ctx.color
+        out = []
+        append = out.append
+        for n, word in enumerate(words):
+            line = known.get(word)
+            if line is None:
+                ctx.pc = n
+                ctx.target = None
+                dec = memo.get((word, color))
+                if dec is None:
+                    dec = decode(word, ctx)
+                line = dec[4] + dec[5]
+                if ctx.target is None and len(known) < 1 << 16:
+                    known[word] = line
+                    if len(memo) < 1 << 16:
+                        memo[(word, color)] = dec
+            append(line)
+        return out
 
 
 def disassemble(data: bytes | Iterable[int], gpu: str | int | None = None,

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ..core.insn import Instruction
 from .decode import Decoder, LabelContext
 from .image import Firmware, load_firmware
 from .isa import nop_literal
 from .regdb import RegDB
+
+if TYPE_CHECKING:
+    from ..core.insn import Instruction
 
 JUMPTABLE_SIZE = 0x80
 
@@ -64,34 +67,66 @@ class Section:
         return ins.text + ins.detail.comment
 
 
-def _section(dec: Decoder, name: str, words: list[int], num: int,
-             entrypoints: Iterable[tuple[int, str]] = (), jumptbl: int | None = None
-             ) -> Section:
-    """Decode ``words[:num]`` once, noting the branch and call targets as labels."""
-    ctx = LabelContext(dec.db, num, color=dec.color)
-    insns = list(dec.instructions(words[:num], ctx))
-    entries: dict[int, list[str]] = {}
-    for off, ep in sorted(entrypoints, key=lambda e: (e[0], e[1].encode())):
-        entries.setdefault(off, []).append(ep)
-    return Section(name, insns, entries, ctx.call_targets, ctx.branch_targets, jumptbl)
+class _Part:
+    """One image to list, before decoding: its words, how many are code (``num``, the
+    words before its packet table), its packet handlers by word, and the table."""
+
+    __slots__ = ("name", "words", "num", "entries", "jumptbl", "table_offset", "rest")
+
+    def __init__(self, name: str, words: list[int], num: int,
+                 entrypoints: Iterable[tuple[int, str]] = (), jumptbl: int | None = None,
+                 table_offset: int | None = None, rest: list[int] | None = None) -> None:
+        self.name = name
+        self.words = words
+        self.num = num
+        self.entries: dict[int, list[str]] = {}
+        for off, ep in sorted(entrypoints, key=lambda e: (e[0], e[1].encode())):
+            self.entries.setdefault(off, []).append(ep)
+        self.jumptbl = jumptbl  # the NOP literal that holds the table offset ([#jumptbl])
+        self.table_offset = table_offset
+        self.rest = rest or []
 
 
-def _render(out: list[str], sec: Section, verbose: bool) -> None:
-    """Append Mesa's lines of ``sec`` (labels, entry points, comments) to ``out``."""
-    entries, calls, branches = sec.entries, sec.calls, sec.branches
-    for n, ins in enumerate(sec.insns):
-        prefix = f"\t{n:04x}: {ins.word:08x}  " if verbose else ""
+def _section(dec: Decoder, part: _Part) -> Section:
+    """Decode ``part``'s code once, noting the branch and call targets as labels."""
+    ctx = LabelContext(dec.db, part.num, color=dec.color)
+    insns = list(dec.instructions(part.words[: part.num], ctx))
+    return Section(part.name, insns, part.entries, ctx.call_targets, ctx.branch_targets,
+                   part.jumptbl, part.table_offset, part.rest)
+
+
+def _render(out: list[str], dec: Decoder, part: _Part, verbose: bool) -> None:
+    """Append Mesa's lines of ``part`` (labels, entry points, comments) to ``out``: the
+    text of :class:`Section` without its instruction records."""
+    words = part.words[: part.num]
+    ctx = LabelContext(dec.db, part.num, color=dec.color)
+    lines = dec.lines(words, ctx)
+    if part.jumptbl is not None and dec.isa.match(part.jumptbl) is None:
+        lit = part.jumptbl
+        lines = ["[#jumptbl]" if w == lit else t for w, t in zip(words, lines, strict=True)]
+    if verbose:
+        lines = [f"\t{n:04x}: {w:08x}  {t}"
+                 for n, (w, t) in enumerate(zip(words, lines, strict=True))]
+    entries, calls, branches = part.entries, ctx.call_targets, ctx.branch_targets
+    marks = sorted(n for n in {*entries, *calls, *branches} if n < part.num)
+    text: list[str] = []
+    prev = 0
+    for n in marks:  # the lines before word n, then its labels
+        text.extend(lines[prev:n])
+        prev = n
+        prefix = f"\t{n:04x}: {words[n]:08x}  " if verbose else ""
         here = entries.get(n, ())
         is_call = n in calls
         if (is_call or here) and n != 0:
-            out.append(prefix + "\n")
-        for name in here:
-            out.append(f"{prefix}{name}:\n")
+            text.append(prefix)
+        text.extend(f"{prefix}{name}:" for name in here)
         if is_call:
-            out.append(f"{prefix}fxn{n}:\n")
+            text.append(f"{prefix}fxn{n}:")
         if n in branches:
-            out.append(f"{prefix}l{n}:\n")
-        out.append(f"{prefix}{sec.line(ins)}\n")
+            text.append(f"{prefix}l{n}:")
+    text.extend(lines[prev:])
+    if text:
+        out.append("\n".join(text) + "\n")
 
 
 def _packet_names(db: RegDB, table: list[int]) -> list[tuple[int, str]]:
@@ -104,34 +139,31 @@ def _a5xx_table(image: list[int]) -> list[int]:
     return table + [0] * (JUMPTABLE_SIZE - len(table))
 
 
-def _analyse(fw: Firmware, dec: Decoder) -> list[Section]:
-    """The sections of a (non-raw) listing."""
+def _parts(fw: Firmware, dec: Decoder) -> list[_Part]:
+    """The images of a (non-raw) listing, with their packet tables."""
     image = fw.words[1:]
     if fw.gen < 6:
         table = _a5xx_table(image)
-        return [_section(dec, "main", image, len(image), _packet_names(dec.db, table))]
-    from .boot import boot_images, find_table  # the emulator: a6xx/a7xx only
+        return [_Part("main", image, len(image), _packet_names(dec.db, table))]
+    from .bootcache import boot_tables  # (the emulator: a6xx/a7xx only)
 
     out = []
-    for img in boot_images(fw):
-        words = image[img.start : img.start + img.size]
-        offset = find_table(words, img.size, img.table)
-        num = img.size if offset is None else min(img.size, offset)
+    for name, start, size, table, offset in boot_tables(fw):
+        words = image[start : start + size]
+        num = size if offset is None else min(size, offset)
         literal = (nop_literal(offset, dec.gen) if offset is not None and offset < 1 << 24
                    else None)
-        sec = _section(dec, "main" if img.name == "SQE" else img.name, words, num,
-                       _packet_names(dec.db, img.table), literal)
-        sec.table_offset = offset
-        if offset is not None:
-            sec.rest = words[offset + JUMPTABLE_SIZE : img.size]
-        out.append(sec)
+        rest = words[offset + JUMPTABLE_SIZE : size] if offset is not None else []
+        out.append(_Part("main" if name == "SQE" else name, words, num,
+                         _packet_names(dec.db, table), literal, offset, rest))
     return out
 
 
 def sections(data: bytes | Firmware, gpu: str | int | None = None) -> list[Section]:
     """What :func:`listing` shows, as data: the main image, then (a7xx) BV and LPAC."""
     fw = data if isinstance(data, Firmware) else load_firmware(data, gpu)
-    return _analyse(fw, Decoder(fw.gen, RegDB.for_variant(fw.variant)))
+    dec = Decoder(fw.gen, RegDB.for_variant(fw.variant))
+    return [_section(dec, part) for part in _parts(fw, dec)]
 
 
 def listing(data: bytes, gpu: str | int | None = None, verbose: bool = False,
@@ -143,11 +175,11 @@ def listing(data: bytes, gpu: str | int | None = None, verbose: bool = False,
     dec = Decoder(fw.gen, db, color)
     out = [f"; a{fw.gen}xx microcode\n", f"; Version: {fw.version:08x}\n\n"]
     if raw:
-        _render(out, _section(dec, "raw", fw.words, len(fw.words)), verbose)
+        _render(out, dec, _Part("raw", fw.words, len(fw.words)), verbose)
         return "".join(out)
-    secs = _analyse(fw, dec)
+    parts = _parts(fw, dec)
     if fw.gen < 6:
-        _render(out, secs[0], verbose)
+        _render(out, dec, parts[0], verbose)
         if verbose:
             table = _a5xx_table(fw.words[1:])
             out.append(";;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;\n; JUMP TABLE\n")
@@ -155,16 +187,16 @@ def listing(data: bytes, gpu: str | int | None = None, verbose: bool = False,
                 name = db.pm4_packet_name(i) or f"UNKN{i}"
                 out.append(f"{i:3d} {i:02x}: {table[i]:04x}   ; {name}\n")
         return "".join(out)
-    for sec in secs:
-        if sec.name != "main":
-            out.append(f"\n.section {sec.name}\n;\n; {sec.name} microcode:\n;\n")
-        _render(out, sec, verbose)
-        if sec.table_offset is not None:
+    for part in parts:
+        if part.name != "main":
+            out.append(f"\n.section {part.name}\n;\n; {part.name} microcode:\n;\n")
+        _render(out, dec, part, verbose)
+        if part.table_offset is not None:
             # a7xx aligns the table of the main and BV images (LPAC's is last in the file)
-            if fw.gen >= 7 and sec.name != "LPAC":
+            if fw.gen >= 7 and part.name != "LPAC":
                 out.append(".align 32\n")
             out.append("jumptbl:\n.jumptbl\n")
-            out.extend(f"[{w:08x}]\n" for w in sec.rest)
+            out.extend(f"[{w:08x}]\n" for w in part.rest)
     return "".join(out)
 
 

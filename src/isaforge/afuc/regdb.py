@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
-from pathlib import Path
 from typing import Any
 
 __all__ = ["RegDB", "VARIANTS"]
@@ -56,8 +56,9 @@ _Hit = tuple[str, str | None]
 @cache
 def _load_data() -> dict[str, Any]:
     # (a path next to this file, not importlib.resources: that import alone pulls in tempfile,
-    # shutil, zipfile, bz2, lzma and random, a few ms of every command's start-up)
-    blob = (Path(__file__).parent / "data" / DATA_FILE).read_bytes()
+    # shutil, zipfile, bz2, lzma and random, a few ms of every command's start-up; nor pathlib)
+    with open(os.path.join(os.path.dirname(__file__), "data", DATA_FILE), "rb") as f:
+        blob = f.read()
     data = json.loads(gzip.decompress(blob))
     if data.get("format") != 1:
         raise ValueError(f"{DATA_FILE}: unsupported format {data.get('format')!r}")

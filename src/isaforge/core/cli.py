@@ -3,56 +3,19 @@
 Commands are thin: they call the architecture's Python API and print. Any
 :class:`~isaforge.core.errors.IsaforgeError` ends the command with its one-line message on
 stderr and exit status 1; an unexpected exception is reported as an internal error (status
-2), never as a traceback.
+2), never as a traceback (:func:`guarded`, with the input and output helpers, is in
+:mod:`isaforge.core.guard`, which does not need click; it is re-exported here).
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
-import os
 import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from .errors import IsaforgeError
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def guarded(fn: F) -> F:
-    """Turn errors into one clear line on stderr and a non-zero exit."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except IsaforgeError as e:
-            click.echo(f"isaforge: {e}", err=True)
-            sys.exit(1)
-        except BrokenPipeError:
-            # the reader went away (``| head``): stop quietly with status 1, as Python's docs
-            # on SIGPIPE advise and rich does for its output
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            sys.exit(1)
-        except OSError as e:
-            click.echo(f"isaforge: error: {e.strerror or e}: {e.filename or ''}".rstrip(": "),
-                       err=True)
-            sys.exit(1)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
-            raise
-        except KeyboardInterrupt:
-            click.echo("isaforge: interrupted", err=True)
-            sys.exit(130)
-        except Exception as e:  # noqa: BLE001 - the promise is: no tracebacks
-            click.echo(f"isaforge: internal error: {type(e).__name__}: {e}", err=True)
-            sys.exit(2)
-
-    return wrapper  # type: ignore[return-value]
-
+from .guard import guarded, read_input, write_output
 
 _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
@@ -111,23 +74,6 @@ class LazyGroup(VoiceGroup):
         return super().get_command(ctx, cmd_name)
 
 
-def read_input(path: str) -> bytes:
-    """Bytes of a file, or of stdin for ``-``."""
-    if path == "-":
-        return sys.stdin.buffer.read()
-    return Path(path).read_bytes()
-
-
-def write_output(path: str | None, data: bytes | str) -> None:
-    """Write to a file, or to stdout when ``path`` is None or ``-``."""
-    raw = data.encode() if isinstance(data, str) else data
-    if path is None or path == "-":
-        sys.stdout.buffer.write(raw)
-        sys.stdout.flush()
-    else:
-        Path(path).write_bytes(raw)
-
-
 def preset(cmd: click.Command, name: str, help: str, **fixed: Any) -> click.Command:
     """A command that is ``cmd`` with some of its options fixed (``isaforge <arch> trace`` is
     ``run`` with tracing on): the same arguments and options, minus the fixed ones."""
@@ -139,3 +85,7 @@ def preset(cmd: click.Command, name: str, help: str, **fixed: Any) -> click.Comm
 
     params = [p for p in cmd.params if p.name not in fixed]
     return click.Command(name, params=params, callback=run, help=help)
+
+
+__all__ = ["LazyGroup", "VoiceGroup", "guarded", "preset", "read_input", "usage_line",
+           "write_output"]

@@ -21,7 +21,6 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from .errors import DecodeError, EncodeError
-from .tokens import BranchRef, parse_number_expr
 
 # --------------------------------------------------------------------------------------------
 # Operand kinds: how a field's value prints and parses.
@@ -44,6 +43,8 @@ class Kind:
         return str(value)
 
     def parse(self, ts: Any, ctx: Any) -> Any:
+        from .tokens import parse_number_expr  # (assembly only: disassembly starts without)
+
         return parse_number_expr(ts, ctx)
 
 
@@ -65,6 +66,8 @@ class UInt(Kind):
                 return None
             ts.next()
             return int(rest, 10)
+        from .tokens import parse_number_expr  # (assembly only: disassembly starts without)
+
         return parse_number_expr(ts, ctx)
 
 
@@ -159,6 +162,8 @@ class Branch(Kind):
         name = tok.text[len(self.prefix) :]
         if re.fullmatch(r"-?\d+", name):
             return int(name)  # a raw field value, as printed for out-of-range targets
+        from .tokens import BranchRef
+
         return BranchRef(name, self.relative, tok.loc)
 
 

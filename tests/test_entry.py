@@ -1,0 +1,125 @@
+"""The console script's quick start (:mod:`isaforge.entry`): ``afuc disasm`` / ``afuc asm``
+run without click when their command line is plain, and must then do exactly what the
+click command does; any other command line goes to click."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from isaforge import entry
+from isaforge.afuc.cli import afuc_cli
+from isaforge.afuc.commands import QUICK
+from isaforge.cli import main
+from tests.refdata import refdata
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("name", sorted(QUICK))
+def test_quick_commands_take_the_click_commands_options(name: str) -> None:
+    """Each quick command knows every option of the click command, under the same option
+    strings and keyword, flags as flags, and the same argument."""
+    cmd, quick = afuc_cli.commands[name], QUICK[name]
+    flags: dict[str, str] = {}
+    options: dict[str, str] = {}
+    required = []
+    args = []
+    for p in cmd.params:
+        if isinstance(p, click.Argument):
+            args.append(p.name)
+            continue
+        assert isinstance(p, click.Option)
+        if p.name == "help":
+            continue
+        target = flags if p.is_flag else options
+        target.update((o, p.name) for o in (*p.opts, *p.secondary_opts))
+        if p.required:
+            required.append(p.name)
+    assert args == [quick.positional]
+    assert quick.flags == flags
+    assert quick.options == options
+    assert sorted(quick.required) == sorted(required)
+
+
+@pytest.mark.parametrize("args, want", [
+    (["fw", "-v", "-o", "out", "--gpu", "a630"],
+     {"firmware": "fw", "verbose": True, "raw": False, "color": False, "gpu": "a630",
+      "output": "out"}),
+    (["-", "--color"],
+     {"firmware": "-", "verbose": False, "raw": False, "color": True, "gpu": None,
+      "output": None}),
+])
+def test_plain_command_lines_are_parsed(args: list[str], want: dict) -> None:
+    assert QUICK["disasm"].parse(args) == want
+
+
+@pytest.mark.parametrize("args", [
+    [], ["--help"], ["fw", "--help"], ["fw", "-vr"], ["fw", "--gpu=a630"], ["fw", "-ga630"],
+    ["fw", "-o"], ["fw", "-o", "--raw"], ["fw", "-v", "-v"], ["fw", "-o", "a", "-o", "b"],
+    ["fw", "fw2"], ["--", "fw"], ["fw", "--frob"],
+])
+def test_other_command_lines_go_to_click(args: list[str]) -> None:
+    assert QUICK["disasm"].parse(args) is None
+    assert QUICK["asm"].parse(["src.asm"]) is None  # -o is required: click says so
+    assert not entry.quick_start(["afuc", "disasm", *args])
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "isaforge", *args], capture_output=True,
+                          cwd=REPO, timeout=120)
+
+
+@pytest.mark.parametrize("extra", [[], ["-v"], ["-r", "-c"]])
+def test_quick_disasm_prints_what_click_prints(extra: list[str]) -> None:
+    fw = str(refdata("afuc", "firmware", "a530_pm4.fw"))
+    quick = _run("afuc", "disasm", fw, *extra)
+    slow = CliRunner().invoke(main, ["afuc", "disasm", fw, *extra])
+    assert quick.returncode == 0 == slow.exit_code
+    assert quick.stdout == slow.stdout_bytes and quick.stderr == b""
+
+
+def test_quick_asm_writes_what_click_writes(tmp_path: Path) -> None:
+    src = refdata("afuc", "disasm", "a530_pfp.asm")
+    assert _run("afuc", "asm", str(src), "-o", str(tmp_path / "q.fw")).returncode == 0
+    assert (tmp_path / "q.fw").read_bytes() == refdata("afuc", "firmware",
+                                                       "a530_pfp.fw").read_bytes()
+
+
+def test_quick_errors_are_the_click_commands_errors(tmp_path: Path) -> None:
+    missing = str(tmp_path / "missing.fw")
+    quick = _run("afuc", "disasm", missing)
+    slow = CliRunner().invoke(main, ["afuc", "disasm", missing])
+    assert quick.returncode == 1 == slow.exit_code
+    assert quick.stderr.decode() == slow.stderr
+    assert quick.stderr.decode().count("\n") == 1 and "Traceback" not in slow.stderr
+    bad = tmp_path / "bad.asm"
+    bad.write_bytes(b"\xff\xfe")
+    quick = _run("afuc", "asm", str(bad), "-o", str(tmp_path / "o.fw"))
+    assert quick.returncode == 1 and b"is not a text file" in quick.stderr
+
+
+def test_help_still_lists_every_command() -> None:
+    out = _run("afuc", "--help").stdout.decode()
+    for name in ("disasm", "asm", "run", "trace", "debug"):
+        assert name in out
+    assert "Usage: isaforge afuc disasm" in _run("afuc", "disasm", "--help").stdout.decode()
+    top = _run("--help").stdout.decode()
+    assert all(a in top for a in ("afuc", "tensix", "theia", "batch", "demo"))
+
+
+def test_plain_command_lines_run_without_click(tmp_path: Path) -> None:
+    fw = refdata("afuc", "firmware", "a530_pm4.fw")
+    out = tmp_path / "out.txt"
+    code = ("import sys; from isaforge.entry import quick_start; "
+            f"ran = quick_start(['afuc', 'disasm', {str(fw)!r}, '-o', {str(out)!r}]); "
+            "print(ran, 'click' in sys.modules)")
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=REPO, timeout=120)
+    assert got.stdout.split() == ["True", "False"], got.stderr
+    assert out.read_bytes() == refdata("afuc", "disasm", "a530_pm4.asm").read_bytes()
