@@ -30,7 +30,7 @@ from typing import Any
 from .boot import result_json
 from .devmsgs import DevMsgs
 from .errors import NocError, TileDeadlock, TileError, TileStepLimit
-from .grid_procs import Ranks, Txn, gather_waits, l1_reads, run_parallel, sync_tiles
+from .grid_procs import Ranks, Txn, gather, l1_reads, run_parallel, sync_tiles
 from .host import Host
 from .loader import Firmware, load_firmware_dir
 from .memmap import MemoryMap
@@ -290,11 +290,9 @@ class GridScheduler:
             x, y = self.grid.logical_xy(tile)
             return {f"tile ({x}, {y}) {k}": v for k, v in tile.scheduler.waits().items()
                     if v != "held in reset"}
-        if self.grid._ranks is not None:
-            return gather_waits(self.grid, self.grid._ranks, of)
-        out = {}
-        for tile in self.grid.tiles:
-            out.update(of(tile))
+        out: dict[str, str] = {}
+        for w in self.grid.per_tile(of):
+            out.update(w)
         return out
 
     def describe(self) -> str:
@@ -309,11 +307,15 @@ class GridScheduler:
 
 class TileCondition:
     """A condition on every tile of a grid (``tile_test(tile)`` for each), callable as a
-    run's ``until``."""
+    run's ``until``; ``ranges``: the L1 bytes (address, length) ``tile_test`` reads (a grid
+    in several processes sends them along each round, so that every process can test
+    every tile)."""
 
-    def __init__(self, grid: Grid, tile_test: Callable[[Tile], bool]) -> None:
+    def __init__(self, grid: Grid, tile_test: Callable[[Tile], bool],
+                 ranges: list[tuple[int, int]]) -> None:
         self.grid = grid
         self.tile_test = tile_test
+        self.ranges = ranges
 
     def __call__(self) -> bool:
         return all(self.tile_test(t) for t in self.grid.tiles)
@@ -394,9 +396,12 @@ class Grid:
     def done_condition(self, index: int = 0) -> TileCondition:
         """"Every tile's go signal ``index`` reads ``RUN_MSG_DONE``", as a run's ``until``
         that a grid in several processes can test tile by tile."""
-        done = self.tiles[0].msgs.const("RUN_MSG_DONE")
+        msgs = self.tiles[0].msgs
+        done = msgs.const("RUN_MSG_DONE")
         hosts = {id(t): h for t, h in zip(self.tiles, self.hosts, strict=True)}
-        return TileCondition(self, lambda t: hosts[id(t)].go_signal(index) == done)
+        off, size = msgs.locate(f"go_messages[{index}].signal")
+        return TileCondition(self, lambda t: hosts[id(t)].go_signal(index) == done,
+                             [(msgs.mailbox_base + off, size)])
 
     @contextmanager
     def processes(self, n: int) -> Iterator[int]:
@@ -489,12 +494,18 @@ class Grid:
             raise TileStepLimit(f"the program did not finish; {self.scheduler.describe()}")
         return result
 
+    def per_tile(self, fn: Callable[[Tile], Any]) -> list[Any]:
+        """``fn(tile)`` for every tile, in order; inside :meth:`processes`, each evaluated by
+        the process running that tile (which alone has its cores' state), in every
+        process."""
+        if self._ranks is None:
+            return [fn(t) for t in self.tiles]
+        return gather(self, self._ranks, fn)
+
     def report(self) -> dict[str, dict[str, Any]]:
-        out = {}
-        for tile in self.tiles:
-            x, y = self.logical_xy(tile)
-            out[f"{x},{y}"] = tile.core_report()
-        return out
+        reports = self.per_tile(lambda t: t.core_report())
+        return {"{},{}".format(*self.logical_xy(t)): r
+                for t, r in zip(self.tiles, reports, strict=True)}
 
 
 @dataclass

@@ -11,7 +11,10 @@ it sees in one process. A transaction reads the L1 of a tile another process own
 was at the round's end plus what earlier transactions of the round wrote: the bytes each
 transaction reads from tiles' L1 (:func:`l1_reads`, from its registers alone) are sent along
 by their owner and patched in first. After each run every process gets every tile's L1 and
-its instruction counts, so the host code between runs reads the same everywhere.
+its instruction counts, so the host code between runs reads the same everywhere. A run's
+``until`` is a :class:`~.grid.TileCondition`: the L1 bytes it reads are sent along with each
+round's transactions, so every process decides alone, the same way, when the run ends: one
+exchange per round.
 
 Results, instruction counts, cycles and rounds are those of the one-process grid (tests run
 both and compare). A core's error in any process is raised in every process, as the same
@@ -196,13 +199,11 @@ def run_parallel(sched: Any, ranks: Ranks, max_steps: int | None,
     grid = sched.grid
     noc, tiles = grid.noc, grid.tiles
     owned = ranks.owned
-    test = getattr(until, "tile_test", None)
-    if until is not None and test is None:
+    watched = getattr(until, "ranges", None)
+    if until is not None and watched is None:
         raise TileError("a grid run in several processes stops on a per-tile condition "
                         "(Grid.done_condition), not on any function")
-
-    def local_until() -> bool:
-        return all(test(tiles[i]) for i in owned)
+    watched = [(i, addr, n) for i in owned for addr, n in watched or ()]
 
     total = tensix = transactions = rounds = 0
     if until is not None and until():  # every process reads the same L1 between runs
@@ -223,7 +224,7 @@ def run_parallel(sched: Any, ranks: Ranks, max_steps: int | None,
                 if left is not None and done > left:
                     break
             txns = noc.take(owned)
-            wanted = [w for t in txns for w in noc.txn_reads(t)]
+            wanted = [w for t in txns for w in noc.txn_reads(t)] + watched
             patches = read_patches(tiles, wanted, owned)
         except TileError as e:
             err = pack_error(e)
@@ -253,19 +254,17 @@ def run_parallel(sched: Any, ranks: Ranks, max_steps: int | None,
         tensix += moved
         sched.advance(longest)
         rounds += 1
-        idle = longest == 0 and moved == 0 and delivered == 0
-        running = False
-        if idle:
+        # ``until`` reads what was sent along (as at the round's end) and what the round's
+        # transactions wrote since: the same in every process
+        if longest == 0 and moved == 0 and delivered == 0:
             for i in owned:
                 tiles[i].scheduler._check_stalls()
             running = any(tiles[i].scheduler.any_running() for i in owned)
-        flags = ranks.allgather((until is None or local_until(), running))
-        holds = all(f[0] for f in flags)
-        if idle and not any(f[1] for f in flags):
-            if until is None or holds:
-                return total, tensix, transactions, rounds, "until" if until else "idle"
-            raise sched.deadlock()
-        if until is not None and holds:
+            if not any(ranks.allgather(running)):
+                if until is None or until():
+                    return total, tensix, transactions, rounds, "until" if until else "idle"
+                raise sched.deadlock()
+        if until is not None and until():
             return total, tensix, transactions, rounds, "until"
 
 
@@ -286,16 +285,10 @@ def sync_tiles(grid: Any, ranks: Ranks) -> None:
             t.cp.steps = steps
 
 
-def gather_waits(grid: Any, ranks: Ranks, waits: Callable[[Any], dict[str, str]]
-                 ) -> dict[str, str]:
-    """``waits(tile)`` of every tile, from its owner, in tile order."""
-    parts = ranks.allgather({i: waits(grid.tiles[i]) for i in ranks.owned})
-    out: dict[str, str] = {}
-    for i in range(len(grid.tiles)):
-        for p in parts:
-            if i in p:
-                out.update(p[i])
-    return out
+def gather(grid: Any, ranks: Ranks, fn: Callable[[Any], Any]) -> list[Any]:
+    """``fn(tile)`` of every tile, from its owner, in tile order, in every process."""
+    parts = ranks.allgather({i: fn(grid.tiles[i]) for i in ranks.owned})
+    return [next(p[i] for p in parts if i in p) for i in range(len(grid.tiles))]
 
 
-__all__ = ["Ranks", "l1_reads", "run_parallel", "sync_tiles"]
+__all__ = ["Ranks", "gather", "l1_reads", "run_parallel", "sync_tiles"]
