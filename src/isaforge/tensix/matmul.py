@@ -226,10 +226,14 @@ def matmul(a: np.ndarray, b: np.ndarray, fidelity: str = "hifi4", grid: tuple[in
 
 def auto_processes(tiles: int, products: int) -> int:
     """Two processes for a grid of several tiles with at least :data:`AUTO_PRODUCTS` tile
-    products (M x K x N) on a machine with several cores, else one: forking and the round
-    exchanges cost tens of milliseconds."""
+    products (M x K x N) when a core is free for the second (this process's cores less the
+    load average, which counts this process, leave at least half a core); else one. Forking
+    and the exchanges cost tens of milliseconds, and the processes wait for each other every
+    round: on a machine whose cores are all busy, two are slower than one."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return 2 if tiles >= 2 and products >= AUTO_PRODUCTS and (cores or 1) >= 2 else 1
+    if tiles < 2 or products < AUTO_PRODUCTS or (cores or 1) < 2:
+        return 1
+    return 2 if (cores or 1) - os.getloadavg()[0] >= 0.5 else 1
 
 
 def _run(dev: Add1Grid, a: np.ndarray, b: np.ndarray, shape: tuple[int, int, int], phases: int,

@@ -36,6 +36,7 @@ from .noc import NocFault, TileL1
 from .noc_regs import (
     CMD_AT,
     CMD_BRCST_PACKET,
+    CMD_L1_ACC_AT_EN,
     CMD_WR,
     CMD_WR_INLINE,
     NODE_MASK,
@@ -179,6 +180,23 @@ def l1_reads(noc: Any, tile: Any, window: Any, regs: dict[int, int]) -> list[tup
     return [(tile.grid_index, regs[r["NOC_TARG_ADDR_LO"]], length)]
 
 
+def plain_read(noc: Any, tile: Any, window: Any, regs: dict[int, int]
+               ) -> tuple[int, int] | None:
+    """For a read (``NOC_CMD_WR`` clear) that cannot fail, the bytes of the issuer's L1 it
+    writes (address, length); None for anything else."""
+    r = window.reg
+    ctrl = regs[r["NOC_CTRL"]]
+    if ctrl & (CMD_AT | CMD_WR | CMD_L1_ACC_AT_EN):
+        return None
+    targ = ((regs[r["NOC_TARG_ADDR_MID"]] & 0xF) << 32) | regs[r["NOC_TARG_ADDR_LO"]]
+    targ_hi = regs[r["NOC_TARG_ADDR_HI"]]
+    ep = noc.endpoints.get((targ_hi & NODE_MASK, (targ_hi >> 6) & NODE_MASK))
+    length, ret = regs[r["NOC_AT_LEN_BE"]], regs[r["NOC_RET_ADDR_LO"]]
+    if ep is None or targ + length > ep.size or ret + length > tile.l1.size:
+        return None
+    return ret, length
+
+
 def read_patches(tiles: list[Any], wanted: list[tuple[int, int, int]],
                  owned: range) -> list[tuple[int, int, bytes]]:
     """The bytes of ``wanted`` ranges that lie in ``owned`` tiles' L1."""
@@ -240,8 +258,9 @@ def run_parallel(sched: Any, ranks: Ranks, max_steps: int | None,
         moved = sum(g[3] for g in got)
         merged = sorted((t for g in got for t in g[4]), key=lambda t: t[0])
         patches = [p for g in got for p in g[5]]
+        reads = [noc.txn_reads(t) for t in merged]
         # reads of a tile another process owns than the issuer's: its owner sends them
-        remote = [w for t in merged for w in noc.txn_reads(t)
+        remote = [w for t, ws in zip(merged, reads, strict=True) for w in ws
                   if ranks.owner(w[0]) != ranks.owner(t[0])]
         if remote:
             patches += [p for g in ranks.allgather(read_patches(tiles, remote, owned))
@@ -249,7 +268,9 @@ def run_parallel(sched: Any, ranks: Ranks, max_steps: int | None,
         for i, addr, data in patches:
             if i not in owned:
                 tiles[i].l1.write(addr, data)
-        delivered = noc.deliver(merged)
+        delivered = noc.deliver(_needed(noc, merged, reads, owned))
+        noc.delivered += len(merged) - delivered
+        delivered = len(merged)
         transactions += delivered
         tensix += moved
         sched.advance(longest)
@@ -266,6 +287,24 @@ def run_parallel(sched: Any, ranks: Ranks, max_steps: int | None,
                 raise sched.deadlock()
         if until is not None and until():
             return total, tensix, transactions, rounds, "until"
+
+
+def _needed(noc: Any, merged: list[Txn], reads: list[list[tuple[int, int, int]]],
+            owned: range) -> list[Txn]:
+    """The transactions this process carries out: all but the reads (from DRAM or a tile)
+    into a tile it does not run whose bytes no later transaction of the round reads (they
+    change nothing here that matters: that tile's owner carries them out)."""
+    out = []
+    for k, t in enumerate(merged):
+        if t[0] not in owned:
+            tile, window = noc._window(t)
+            w = plain_read(noc, tile, window, t[3])
+            if w is not None and not any(
+                    i == t[0] and a < w[0] + w[1] and w[0] < a + n
+                    for later in reads[k + 1:] for i, a, n in later):
+                continue
+        out.append(t)
+    return out
 
 
 def sync_tiles(grid: Any, ranks: Ranks) -> None:
