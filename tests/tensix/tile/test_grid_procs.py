@@ -154,3 +154,23 @@ def test_a_grid_in_processes_needs_a_per_tile_condition_and_cannot_run_after() -
         g.run(max_steps=10_000, until=lambda: True)
     with pytest.raises(TileError, match="cannot run again"):
         g.run(max_steps=10)
+
+
+def test_cli_matmul_in_two_processes(tmp_path) -> None:  # noqa: ANN001 - pytest's tmp_path
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(5)
+    a = to_bf16_bits(rng.standard_normal((2 * 32, 32)))
+    b = to_bf16_bits(rng.standard_normal((32, 2 * 32)))
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    src = Path(__file__).resolve().parents[3] / "src"
+    r = subprocess.run([sys.executable, "-m", "isaforge", "tensix", "example", "matmul",
+                        "--a", str(tmp_path / "a.npy"), "--b", str(tmp_path / "b.npy"),
+                        "--output", str(tmp_path / "c.npy"), "--grid", "2x1",
+                        "--processes", "2"], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(src)})
+    assert r.returncode == 0, r.stderr
+    assert "4 output tiles on 2x1 worker tile(s) (2 processes)" in r.stderr
+    assert np.array_equal(np.load(tmp_path / "c.npy"), matmul_reference(a, b))
