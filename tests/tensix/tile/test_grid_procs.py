@@ -17,12 +17,15 @@ from isaforge.tensix.matmul import matmul, matmul_reference
 from isaforge.tensix.tile.errors import NocError, TileError
 from isaforge.tensix.tile.grid import Grid
 from isaforge.tensix.tile.layout import to_bf16_bits
+from isaforge.tensix.tile.soc import soc
 from tests.tensix.tile.test_grid_noc import (
     BLOCK,
     CODE,
     DRAM_SRC,
+    LOADED,
     OWN,
     dram_words,
+    noc_read,
     noc_write,
     program,
     start,
@@ -174,3 +177,22 @@ def test_cli_matmul_in_two_processes(tmp_path) -> None:  # noqa: ANN001 - pytest
     assert r.returncode == 0, r.stderr
     assert "4 output tiles on 2x1 worker tile(s) (2 processes)" in r.stderr
     assert np.array_equal(np.load(tmp_path / "c.npy"), matmul_reference(a, b))
+
+
+def test_a_read_then_a_write_of_the_same_bytes_in_one_round_across_processes() -> None:
+    """Tile 1 (run by the worker) reads DRAM into its L1 and, in the same round, writes those
+    bytes to tile 0 (run by rank 0): rank 0 must carry out the read too, or tile 0 gets the
+    bytes as they were before it."""
+    results = []
+    for procs in (1, 2):
+        g = Grid(2, 1)
+        g.dram[1].noc_write(DRAM_SRC, bytes(range(64)))
+        g.tiles[1].l1.write(OWN, bytes([0xEE]) * 64)
+        text = (noc_read(soc().dram_bank_xy(1, 0), DRAM_SRC, OWN, BLOCK)
+                + noc_write(OWN, g.tiles[0].noc_virtual_xy, LOADED, BLOCK) + "    ebreak\n")
+        start(g, 1, text)
+        with g.processes(procs):
+            g.run(max_steps=10_000)
+        results.append((g.tiles[0].l1.read(LOADED, 64), g.scheduler.rounds))
+    assert results[0] == results[1]
+    assert results[1][0] == bytes(range(64))

@@ -221,7 +221,8 @@ def run_parallel(sched: Any, ranks: Ranks, max_steps: int | None,
     if until is not None and watched is None:
         raise TileError("a grid run in several processes stops on a per-tile condition "
                         "(Grid.done_condition), not on any function")
-    watched = [(i, addr, n) for i in owned for addr, n in watched or ()]
+    tested = list(watched or ())  # the L1 ranges ``until`` reads, on every tile
+    watched = [(i, addr, n) for i in owned for addr, n in tested]
 
     total = tensix = transactions = rounds = 0
     if until is not None and until():  # every process reads the same L1 between runs
@@ -268,7 +269,7 @@ def run_parallel(sched: Any, ranks: Ranks, max_steps: int | None,
         for i, addr, data in patches:
             if i not in owned:
                 tiles[i].l1.write(addr, data)
-        delivered = noc.deliver(_needed(noc, merged, reads, owned))
+        delivered = noc.deliver(_needed(noc, merged, reads, owned, tested))
         noc.delivered += len(merged) - delivered
         delivered = len(merged)
         transactions += delivered
@@ -290,16 +291,18 @@ def run_parallel(sched: Any, ranks: Ranks, max_steps: int | None,
 
 
 def _needed(noc: Any, merged: list[Txn], reads: list[list[tuple[int, int, int]]],
-            owned: range) -> list[Txn]:
+            owned: range, tested: list[tuple[int, int]]) -> list[Txn]:
     """The transactions this process carries out: all but the reads (from DRAM or a tile)
-    into a tile it does not run whose bytes no later transaction of the round reads (they
-    change nothing here that matters: that tile's owner carries them out)."""
+    into a tile it does not run whose bytes neither a later transaction of the round nor the
+    run's condition (``tested``: L1 ranges on every tile) reads (they change nothing here
+    that matters: that tile's owner carries them out)."""
     out = []
     for k, t in enumerate(merged):
         if t[0] not in owned:
             tile, window = noc._window(t)
             w = plain_read(noc, tile, window, t[3])
             if w is not None and not any(
+                    a < w[0] + w[1] and w[0] < a + n for a, n in tested) and not any(
                     i == t[0] and a < w[0] + w[1] and w[0] < a + n
                     for later in reads[k + 1:] for i, a, n in later):
                 continue
