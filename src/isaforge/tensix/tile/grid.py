@@ -15,6 +15,9 @@ rounds, so the order in which the tiles of a round are visited cannot change any
 ``order`` (``"fixed"``, ``"reverse"`` or an integer seed shuffling the tiles every round) exists
 to show that, and the tests run the same workload under several orders and compare every byte
 and count. One clock: every tile's wall clock is the grid's cycle count.
+
+:meth:`Grid.processes` runs a block with the tiles split over several processes, with the
+same results (:mod:`.grid_procs`).
 """
 
 from __future__ import annotations
