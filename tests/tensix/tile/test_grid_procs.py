@@ -196,3 +196,13 @@ def test_a_read_then_a_write_of_the_same_bytes_in_one_round_across_processes() -
         results.append((g.tiles[0].l1.read(LOADED, 64), g.scheduler.rounds))
     assert results[0] == results[1]
     assert results[1][0] == bytes(range(64))
+
+
+def test_a_worker_that_dies_is_reported() -> None:
+    g = Grid(2, 1)
+    main = os.getpid()
+    with pytest.raises(TileError, match="a process of the grid ended unexpectedly"), \
+            g.processes(2):
+        if os.getpid() != main:
+            os._exit(3)  # as if killed
+        g.run(max_steps=10_000)
