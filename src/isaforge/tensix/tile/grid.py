@@ -427,8 +427,7 @@ class Grid:
                 yield n
                 code = 0
             except BaseException as e:  # noqa: BLE001 - any failure ends the worker
-                if not isinstance(e, TileError):  # a TileError was raised everywhere
-                    ranks.fail(e)
+                ranks.fail(e)  # rank 0 reads it if it still waits for this worker
             finally:
                 os._exit(code)
         try:

@@ -25,12 +25,14 @@ others as a :class:`~.errors.TileError`; no worker outlives the block.
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
+from ...core.errors import IsaforgeError
 from .errors import TileError
 from .noc import NocFault, TileL1
 from .noc_regs import (
@@ -54,7 +56,15 @@ class _Failed:
 
 
 def pack_error(e: BaseException) -> tuple[type, tuple, dict]:
-    return type(e), e.args, dict(e.__dict__)
+    """``e`` as it can be sent to another process (its class, arguments and attributes; the
+    message alone if those do not pickle)."""
+    for packed in ((type(e), e.args, dict(e.__dict__)), (type(e), e.args, {})):
+        try:
+            pickle.dumps(packed)
+            return packed
+        except Exception:  # noqa: BLE001, S110 - anything unpicklable: try less
+            pass
+    return TileError, (str(e),), {"message": str(e)}
 
 
 def unpack_error(p: tuple[type, tuple, dict]) -> BaseException:
@@ -245,7 +255,7 @@ def run_parallel(sched: Any, ranks: Ranks, max_steps: int | None,
             txns = noc.take(owned)
             wanted = [w for t in txns for w in noc.txn_reads(t)] + watched
             patches = read_patches(tiles, wanted, owned)
-        except TileError as e:
+        except IsaforgeError as e:  # a kernel's error (tile, core, pc): raised everywhere
             err = pack_error(e)
         got = ranks.allgather((err, done, longest, moved, txns, patches))
         for g in got:
