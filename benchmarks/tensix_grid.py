@@ -12,7 +12,10 @@ traffic between tiles.
   transactions per second, bytes per second, grid rounds;
 * ``add1``: tt-metal's add1 from its real binaries on one tile (:class:`Add1Device`) and with
   the input tiles split over grids of 1x1, 2x1 and 2x2 tiles (:class:`Add1Grid`): tiles per
-  second end to end (boot excluded), best of three.
+  second end to end (boot excluded), best of three;
+* ``matmul``: the 20x20x20-tile matmul (6 with ``--quick``) on one tile, on a 2x2 grid in one
+  process and on a 2x2 grid in two (``Grid.processes``), side by side: wall and CPU time (the
+  worker's included), the speed relative to one tile; the results must be identical.
 
 Rates are wall-clock on this (shared, two-core) machine: read them as ranges.
 """
@@ -132,6 +135,38 @@ def add1_figures(n: int, reps: int) -> None:
         print(f"add1  {name}  {n} tiles  {t * 1000:8.1f} ms  {n / t:7.1f} tiles/s")
 
 
+def matmul_figures(n: int, reps: int) -> None:
+    """The n x n x n-tile matmul on one tile, on 2x2 in one process and in two, side by side
+    (interleaved ``reps`` times, the best of each); the results and counts must agree."""
+    import os
+
+    import numpy as np
+
+    from isaforge.tensix.matmul import matmul
+    from isaforge.tensix.tile.layout import to_bf16_bits
+    rng = np.random.default_rng(0)
+    a, b = (to_bf16_bits(rng.standard_normal((n * 32, n * 32))) for _ in range(2))
+    matmul(a[:32, :32].copy(), b[:32, :32].copy(), grid=(1, 1))  # compiled paths loaded
+    runs = {"1x1": ((1, 1), 1), "2x2, 1 process": ((2, 2), 1), "2x2, 2 processes": ((2, 2), 2)}
+    best = dict.fromkeys(runs, (float("inf"), 0.0))
+    outs = {}
+    for _ in range(reps):
+        for name, (grid, procs) in runs.items():
+            t0, start = os.times(), time.perf_counter()
+            c, st = matmul(a, b, grid=grid, processes=procs)
+            wall, t1 = time.perf_counter() - start, os.times()
+            cpu = sum(t1[:4]) - sum(t0[:4])  # this process and its ended workers
+            best[name] = min(best[name], (wall, cpu))
+            outs[name] = (c.tobytes(), st.riscv_instructions if grid == (2, 2) else 0)
+    assert outs["1x1"][0] == outs["2x2, 1 process"][0] == outs["2x2, 2 processes"][0]
+    assert outs["2x2, 1 process"][1] == outs["2x2, 2 processes"][1]
+    one = best["1x1"][0]
+    for name, (wall, cpu) in best.items():
+        print(f"matmul {n}x{n}x{n} tiles  {name:17} {wall:6.2f} s wall  {cpu:6.2f} s CPU  "
+              f"{one / wall:5.2f}x the 1x1 speed")
+    print(f"  (best of {reps}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and pages")
@@ -141,6 +176,7 @@ def main() -> None:
     boot_figures(fw, 1 if args.quick else 3)
     ring_figures(16 if args.quick else 128)
     add1_figures(4 if args.quick else 16, 1 if args.quick else 3)
+    matmul_figures(6 if args.quick else 20, 1 if args.quick else 2)
 
 
 if __name__ == "__main__":

@@ -78,8 +78,12 @@ FIDELITIES = ("lofi", "hifi2", "hifi3", "hifi4")  # .matmul.FIDELITY (imported w
               show_default=True, help="Matrix Unit fidelity phases (1 for lofi .. 4 for hifi4)")
 @click.option("--grid", default="1x1", show_default=True, metavar="RxC",
               help="worker tiles (rows x columns) sharing the output tiles")
+@click.option("--processes", type=click.IntRange(min=1), default=None,
+              help="processes running the grid's tiles (the same result; default: two for "
+                   "a large matmul on a grid when a core is free, else one)")
 @guarded
-def matmul_cmd(a_path: str, b_path: str, output: str, fidelity: str, grid: str) -> None:
+def matmul_cmd(a_path: str, b_path: str, output: str, fidelity: str, grid: str,
+               processes: int | None) -> None:
     """C = A x B on Blackhole worker tiles: isaforge's own reader (NCRISC), compute
     (TRISC0-2: unpack, the 16-MVMUL replay, FP32 Dst, BF16 pack) and writer (BRISC) kernels,
     run under the firmware with A, B and C in DRAM."""
@@ -87,12 +91,14 @@ def matmul_cmd(a_path: str, b_path: str, output: str, fidelity: str, grid: str) 
     from .tile.grid import parse_grid
 
     cols, rows = parse_grid(grid)
-    c, stats = matmul(_load_u16(a_path, "A"), _load_u16(b_path, "B"), fidelity, (rows, cols))
+    c, stats = matmul(_load_u16(a_path, "A"), _load_u16(b_path, "B"), fidelity, (rows, cols),
+                      processes=processes)
     try:
         np.save(output, c, allow_pickle=False)
     except OSError as e:
         raise EmulationError(f"{output}: cannot write: {e.strerror or e}") from None
-    click.echo(f"matmul: {stats.tiles} output tiles on {rows}x{cols} worker tile(s) in "
+    procs = f" ({stats.processes} processes)" if stats.processes > 1 else ""
+    click.echo(f"matmul: {stats.tiles} output tiles on {rows}x{cols} worker tile(s){procs} in "
                f"{stats.seconds:.2f} s ({stats.riscv_instructions} RISC-V, "
                f"{stats.tensix_instructions} Tensix instructions)", err=True)
 

@@ -47,16 +47,20 @@ class Add1Grid:
     all of them. ``order`` / ``shuffle_cores`` are :class:`~.tile.grid.Grid`'s."""
 
     def __init__(self, cols: int = 1, rows: int = 1, order: str | int = "fixed",
-                 shuffle_cores: bool = False, max_steps: int = 5_000_000) -> None:
+                 shuffle_cores: bool = False, max_steps: int = 5_000_000,
+                 boot: bool = True) -> None:
         self.grid = Grid(cols, rows, order=order, shuffle_cores=shuffle_cores,
                          mm=build_memory_map(), msgs=build_dev_msgs(), dram=DRAM_COORDS)
         self._next_dram = DRAM_BASE
         self.stats: RunStats | None = None
-        self._boot(max_steps)
+        if boot:
+            self.boot(max_steps)
 
     # -- boot ---------------------------------------------------------------------------------
 
-    def _boot(self, max_steps: int) -> None:
+    def boot(self, max_steps: int = 5_000_000) -> None:
+        """Boot the build's firmware on every tile (``boot=False`` leaves it to the caller,
+        e.g. inside :meth:`.tile.grid.Grid.processes`)."""
         g = self.grid
         fw = firmware()
         banks, coords = self._tables()
@@ -70,7 +74,7 @@ class Add1Grid:
             host.write_l1(tile.mm.mem("BANK_TO_NOC_SCRATCH"), banks)
             host.write_l1(tile.mm.mem("LOGICAL_TO_VIRTUAL_SCRATCH"), coords)
             host.release("brisc")
-        g.run(max_steps, g.all_done)
+        g.run(max_steps, g.done_condition())
         if not g.all_done():
             raise TileError(f"the add1 firmware did not finish its init handshake on every "
                             f"tile; {g.scheduler.describe()}")

@@ -26,6 +26,7 @@ FP32 accumulation and the final BF16 rounding), ``2**-7`` for HiFi2, ``2**-5`` f
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -66,6 +67,8 @@ L1_END = 0x180000
 DRAM_BASE = 0x100000
 #: the DRAM banks (at :data:`.examples.DRAM_COORDS`, as the add1 example has them)
 DRAM_BANKS = len(DRAM_COORDS)
+#: :func:`auto_processes` uses two processes from this many tile products
+AUTO_PRODUCTS = 512
 KERNELS = {"brisc": "matmul_writer_brisc", "ncrisc": "matmul_reader_ncrisc",
            "trisc0": "matmul_compute_trisc0", "trisc1": "matmul_compute_trisc1",
            "trisc2": "matmul_compute_trisc2"}
@@ -109,6 +112,8 @@ class MatmulStats:
     tensix_instructions: int = 0
     tiles: int = 0  # output tiles
     per_worker: list[dict[str, int]] = field(default_factory=list)
+    processes: int = 1
+    output: DramBuffer | None = None  # where C is, until it is read back
 
 
 def _shapes(a: np.ndarray, b: np.ndarray) -> tuple[int, int, int]:
@@ -172,10 +177,15 @@ def matmul_reference(a: np.ndarray, b: np.ndarray, fidelity: str = "hifi4") -> n
 
 def matmul(a: np.ndarray, b: np.ndarray, fidelity: str = "hifi4", grid: tuple[int, int] = (1, 1),
            kernels: Mapping[str, Kernel] | None = None,
-           max_steps: int | None = 500_000_000) -> tuple[np.ndarray, MatmulStats]:
+           max_steps: int | None = 500_000_000,
+           processes: int | None = None) -> tuple[np.ndarray, MatmulStats]:
     """C = A x B (BF16 bits) on a ``grid`` = (rows, columns) of worker tiles (one scheduler
     for all, :class:`~.grid.Grid`); each tile computes a contiguous range of the output tiles
-    (row-major; tile by tile in the grid's row order). Returns C and what the run cost."""
+    (row-major; tile by tile in the grid's row order). Returns C and what the run cost.
+
+    ``processes``: how many processes run the grid's tiles (:meth:`~.grid.Grid.processes`;
+    the same result and counts as one); by default (:func:`auto_processes`) two when the
+    grid has several tiles, the machine several cores and the work is large."""
     mt, kt, nt = _shapes(a, b)
     phases = _fidelity(fidelity)
     rows, cols = grid
@@ -201,8 +211,39 @@ def matmul(a: np.ndarray, b: np.ndarray, fidelity: str = "hifi4", grid: tuple[in
     if fpu.USE_JIT and mt * nt * kt * 16 * phases > fpu.JIT_AFTER:
         fpu_jit.load()  # the MVMULs to come are worth the compiled kernels from the first
 
-    dev = Add1Grid(cols, rows)
+    if processes is None:
+        processes = auto_processes(rows * cols, mt * kt * nt)
+    dev = Add1Grid(cols, rows, boot=False)
     g = dev.grid
+    with g.processes(processes) as used:
+        _run(dev, a, b, (mt, kt, nt), phases, ks, cbs, kb, stats, start, max_steps)
+    stats.processes = used
+    stats.seconds = time.perf_counter() - start
+    out = np.frombuffer(read_interleaved(g.noc, stats.output), dtype="<u2").reshape(-1, 1024)
+    stats.output = None
+    return untilize(out, mt * 32, nt * 32).astype(np.uint16), stats
+
+
+def auto_processes(tiles: int, products: int) -> int:
+    """Two processes for a grid of several tiles with at least :data:`AUTO_PRODUCTS` tile
+    products (M x K x N) when a core is free for the second (this process's cores less the
+    load average, which counts this process, leave at least half a core); else one. Forking
+    and the exchanges cost tens of milliseconds, and the processes wait for each other every
+    round: on a machine whose cores are all busy, two are slower than one."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if tiles < 2 or products < AUTO_PRODUCTS or (cores or 1) < 2:
+        return 1
+    return 2 if (cores or 1) - os.getloadavg()[0] >= 0.5 else 1
+
+
+def _run(dev: Add1Grid, a: np.ndarray, b: np.ndarray, shape: tuple[int, int, int], phases: int,
+         ks: dict[str, Kernel], cbs: list[CircularBuffer], kb: int, stats: MatmulStats,
+         start: float, max_steps: int | None) -> None:
+    """Boot, DRAM buffers, launch and run (the same in every process of the grid)."""
+    mt, kt, nt = shape
+    g = dev.grid
+    rows, cols = g.rows, g.cols
+    dev.boot()
     stats.boot_seconds = time.perf_counter() - start
     # DRAM: three interleaved buffers of one-tile pages (page p in bank p % 7)
     per_bank = -(-max(mt * kt, kt * nt, mt * nt) // DRAM_BANKS) * TILE_BYTES
@@ -235,10 +276,8 @@ def matmul(a: np.ndarray, b: np.ndarray, fidelity: str = "hifi4", grid: tuple[in
         stats.tensix_instructions += tensix
         stats.per_worker.append({"x": x, "y": y, "first": first, "tiles": count,
                                  "riscv_instructions": riscv, "tensix_instructions": tensix})
-    out = np.frombuffer(read_interleaved(g.noc, bufs[2]), dtype="<u2").reshape(total, 1024)
-    stats.seconds = time.perf_counter() - start
-    return untilize(out, mt * 32, nt * 32).astype(np.uint16), stats
+    stats.output = bufs[2]
 
 
-__all__ = ["ERROR_BOUND", "FIDELITY", "MatmulStats", "k_block", "load_kernel",
-           "load_kernels", "matmul", "matmul_reference"]
+__all__ = ["AUTO_PRODUCTS", "ERROR_BOUND", "FIDELITY", "MatmulStats", "auto_processes", "k_block",
+           "load_kernel", "load_kernels", "matmul", "matmul_reference"]

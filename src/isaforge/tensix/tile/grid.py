@@ -15,24 +15,30 @@ rounds, so the order in which the tiles of a round are visited cannot change any
 ``order`` (``"fixed"``, ``"reverse"`` or an integer seed shuffling the tiles every round) exists
 to show that, and the tests run the same workload under several orders and compare every byte
 and count. One clock: every tile's wall clock is the grid's cycle count.
+
+:meth:`Grid.processes` runs a block with the tiles split over several processes, with the
+same results (:mod:`.grid_procs`).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .boot import result_json
 from .devmsgs import DevMsgs
 from .errors import NocError, TileDeadlock, TileError, TileStepLimit
+from .grid_procs import Ranks, Txn, gather, l1_reads, run_parallel, sync_tiles
 from .host import Host
 from .loader import Firmware, load_firmware_dir
 from .memmap import MemoryMap
 from .noc import Endpoint, Noc, NocFault, TileL1
-from .noc_regs import N_STATUS
+from .noc_regs import N_STATUS, NocRegs
 from .program import CircularBuffer, Kernel
 from .soc import DeviceTables, Soc, device_tables, soc
 from .tile import Tile
@@ -56,7 +62,9 @@ class GridNoc(Noc):
     def __init__(self, layout: Soc, dram: list[tuple[int, int]] | None = None) -> None:
         super().__init__()
         self.layout = layout
-        self._outbox: list[list[Callable[[], None]]] = []
+        self._outbox: list[list[Txn | Callable[[], None]]] = []
+        self._tiles: list[Tile] = []
+        self._noc_window: dict[int, int] = {}  # NOC 0/1 -> index in a tile's windows
         self.delivered = 0
         if dram is not None:  # a build that addresses bank k at dram[k] (one port each)
             self.add_dram_banks(dram, layout.dram_bank_size)
@@ -71,24 +79,19 @@ class GridNoc(Noc):
         """Give ``tile`` its outbox (the tile attached its L1 when it was built on this NOC)."""
         tile.grid_index = len(self._outbox)
         self._outbox.append([])
+        self._tiles.append(tile)
+        if not self._noc_window:
+            self._noc_window = {w.noc: k for k, w in enumerate(tile.windows)
+                                if isinstance(w, NocRegs)}
 
     # -- posting and delivery -----------------------------------------------------------------
 
     def issue(self, window: Any, buf: int, core: Any) -> None:
         tile = window.tile
-        regs = dict(window.storage[buf])
         who = tile.cores.get(core.name)
         pc = who.hart.pc if who is not None else None
-
-        def carry() -> None:
-            try:
-                window.issue(buf, regs)
-            except NocFault as e:
-                raise NocError(f"{_issuer(tile, core.name, who, pc)}: NOC transaction: "
-                               f"{e}") from None
-            status = window.base + 4 * window.status_base
-            tile.scheduler.wrote(status, 4 * N_STATUS, by=None)
-        self.post(tile.grid_index, carry)
+        self._outbox[tile.grid_index].append(
+            (tile.grid_index, window.noc, buf, dict(window.storage[buf]), core.name, pc))
 
     def post(self, tile_index: int, op: Callable[[], None]) -> None:
         """Queue ``op`` (a transaction issued by tile ``tile_index``) for the round's end."""
@@ -98,15 +101,52 @@ class GridNoc(Noc):
     def pending(self) -> int:
         return sum(len(q) for q in self._outbox)
 
-    def deliver(self) -> int:
-        """Carry out every queued transaction (tile order, then issue order); how many."""
-        n = 0
-        for q in self._outbox:
-            while q:
-                q.pop(0)()
-                n += 1
-        self.delivered += n
-        return n
+    def deliver(self, txns: list[Txn] | None = None) -> int:
+        """Carry out every queued transaction (tile order, then issue order), or ``txns``
+        (already in that order, from every process of the grid); how many."""
+        if txns is None:
+            txns = []
+            for q in self._outbox:
+                txns += q
+                q.clear()
+        for t in txns:
+            if callable(t):
+                t()
+            else:
+                self._carry(t)
+        self.delivered += len(txns)
+        return len(txns)
+
+    def take(self, tiles: range) -> list[Txn]:
+        """The queued transactions of ``tiles``, in order, taken out of the queue."""
+        out: list[Txn] = []
+        for i in tiles:
+            q = self._outbox[i]
+            if any(callable(t) for t in q):
+                raise TileError("a grid run in several processes carries NOC transactions "
+                                "only (not posted functions)")
+            out += q
+            q.clear()
+        return out
+
+    def _window(self, t: Txn) -> tuple[Tile, Any]:
+        tile = self._tiles[t[0]]
+        return tile, tile.windows[self._noc_window[t[1]]]
+
+    def txn_reads(self, t: Txn) -> list[tuple[int, int, int]]:
+        """The tiles' L1 bytes transaction ``t`` reads (:func:`.grid_procs.l1_reads`)."""
+        tile, window = self._window(t)
+        return l1_reads(self, tile, window, t[3])
+
+    def _carry(self, t: Txn) -> None:
+        tile, window = self._window(t)
+        _, _, buf, regs, name, pc = t
+        try:
+            window.issue(buf, regs)
+        except NocFault as e:
+            raise NocError(f"{_issuer(tile, name, tile.cores.get(name), pc)}: NOC "
+                           f"transaction: {e}") from None
+        tile.scheduler.wrote(window.base + 4 * window.status_base, 4 * N_STATUS, by=None)
 
     # -- routing ------------------------------------------------------------------------------
 
@@ -204,8 +244,21 @@ class GridScheduler:
         self._rng.shuffle(cores)
         return cores
 
+    def advance(self, longest: int) -> None:
+        """The round is over: the clock moves by the most instructions a core ran in it."""
+        self.cycles += max(longest, 1)
+        self.rounds += 1
+        for tile in self.grid.tiles:
+            tile.scheduler.cycles = self.cycles
+            tile.scheduler.rounds += 1
+
     def run(self, max_steps: int | None = 10_000_000,
             until: Callable[[], bool] | None = None) -> GridRunResult:
+        ranks = self.grid._ranks
+        if ranks is not None:
+            result = GridRunResult(*run_parallel(self, ranks, max_steps, until))
+            sync_tiles(self.grid, ranks)
+            return result
         total = tensix = transactions = rounds = 0
         noc = self.grid.noc
         while True:
@@ -223,12 +276,8 @@ class GridScheduler:
             delivered = noc.deliver()
             transactions += delivered
             tensix += moved
-            self.cycles += max(longest, 1)
-            for tile in self.grid.tiles:
-                tile.scheduler.cycles = self.cycles
-                tile.scheduler.rounds += 1
+            self.advance(longest)
             rounds += 1
-            self.rounds += 1
             if longest == 0 and moved == 0 and delivered == 0:
                 for tile in self.grid.tiles:
                     tile.scheduler._check_stalls()
@@ -240,12 +289,13 @@ class GridScheduler:
                 raise self.deadlock()
 
     def waits(self) -> dict[str, str]:
-        out = {}
-        for tile in self.grid.tiles:
+        def of(tile: Tile) -> dict[str, str]:
             x, y = self.grid.logical_xy(tile)
-            for k, v in tile.scheduler.waits().items():
-                if v != "held in reset":
-                    out[f"tile ({x}, {y}) {k}"] = v
+            return {f"tile ({x}, {y}) {k}": v for k, v in tile.scheduler.waits().items()
+                    if v != "held in reset"}
+        out: dict[str, str] = {}
+        for w in self.grid.per_tile(of):
+            out.update(w)
         return out
 
     def describe(self) -> str:
@@ -256,6 +306,22 @@ class GridScheduler:
         return GridDeadlock("deadlock: no core and no Tensix thread of any tile can make "
                             "progress and no NOC transaction is in flight ("
                             + "; ".join(f"{k}: {v}" for k, v in waits.items()) + ")", waits)
+
+
+class TileCondition:
+    """A condition on every tile of a grid (``tile_test(tile)`` for each), callable as a
+    run's ``until``; ``ranges``: the L1 bytes (address, length) ``tile_test`` reads (a grid
+    in several processes sends them along each round, so that every process can test
+    every tile)."""
+
+    def __init__(self, grid: Grid, tile_test: Callable[[Tile], bool],
+                 ranges: list[tuple[int, int]]) -> None:
+        self.grid = grid
+        self.tile_test = tile_test
+        self.ranges = ranges
+
+    def __call__(self) -> bool:
+        return all(self.tile_test(t) for t in self.grid.tiles)
 
 
 class Grid:
@@ -296,6 +362,11 @@ class Grid:
                 self.tiles.append(tile)
         self.hosts = [Host(t) for t in self.tiles]
         self.scheduler = GridScheduler(self, order, shuffle_cores)
+        #: the processes running this grid's tiles, inside :meth:`processes`
+        self._ranks: Ranks | None = None
+        #: tiles whose cores ran in a worker process that has ended (their L1 and counts
+        #: came back, not their cores' state)
+        self._detached = False
 
     # -- naming tiles --------------------------------------------------------------------------
 
@@ -317,11 +388,54 @@ class Grid:
 
     def run(self, max_steps: int | None = 10_000_000,
             until: Callable[[], bool] | None = None) -> GridRunResult:
+        if self._detached:
+            raise TileError("this grid's tiles ran in worker processes that have ended (their "
+                            "cores' state stayed there): it cannot run again; build a new grid")
         return self.scheduler.run(max_steps, until)
 
     def all_done(self, index: int = 0) -> bool:
-        done = self.tiles[0].msgs.const("RUN_MSG_DONE")
-        return all(h.go_signal(index) == done for h in self.hosts)
+        return self.done_condition(index)()
+
+    def done_condition(self, index: int = 0) -> TileCondition:
+        """"Every tile's go signal ``index`` reads ``RUN_MSG_DONE``", as a run's ``until``
+        that a grid in several processes can test tile by tile."""
+        msgs = self.tiles[0].msgs
+        done = msgs.const("RUN_MSG_DONE")
+        hosts = {id(t): h for t, h in zip(self.tiles, self.hosts, strict=True)}
+        off, size = msgs.locate(f"go_messages[{index}].signal")
+        return TileCondition(self, lambda t: hosts[id(t)].go_signal(index) == done,
+                             [(msgs.mailbox_base + off, size)])
+
+    @contextmanager
+    def processes(self, n: int) -> Iterator[int]:
+        """Run the block in ``n`` processes (at most one per tile; 1: just this one), each
+        running a share of the tiles, with the results of one process (see
+        :mod:`.grid_procs`). The block runs in every process: it must be the same host code
+        everywhere (no output, no files), and the value it leaves behind is this process's.
+        Afterwards the grid cannot run again when ``n`` > 1 (the workers' cores are gone;
+        every tile's L1 and instruction counts are here). Yields the number of processes."""
+        n = max(1, min(n, len(self.tiles)))
+        if n == 1 or self._ranks is not None:
+            yield 1
+            return
+        ranks = Ranks(n, len(self.tiles))
+        ranks.fork()
+        self._ranks = ranks
+        if ranks.rank:  # a worker: run the block, then end (never return into the caller)
+            code = 1
+            try:
+                yield n
+                code = 0
+            except BaseException as e:  # noqa: BLE001 - any failure ends the worker
+                ranks.fail(e)  # rank 0 reads it if it still waits for this worker
+            finally:
+                os._exit(code)
+        try:
+            yield n
+        finally:
+            self._ranks = None
+            self._detached = True
+            ranks.close()
 
     def boot(self, firmware: str | Mapping[str, Firmware],
              max_steps: int | None = 2_000_000) -> GridRunResult:
@@ -334,7 +448,7 @@ class Grid:
             host.init_mailboxes(self.logical_xy(tile), (self.cols, self.rows),
                                 images.get("brisc"), self.tables)
             host.release("brisc")
-        result = self.run(max_steps, self.all_done)
+        result = self.run(max_steps, self.done_condition())
         self.run(max_steps)
         return result
 
@@ -343,7 +457,7 @@ class Grid:
         reports done."""
         for host in self.hosts:
             host.send_go(index)
-        result = self.run(max_steps, lambda: self.all_done(index))
+        result = self.run(max_steps, self.done_condition(index))
         self.run(max_steps)
         return result
 
@@ -377,17 +491,23 @@ class Grid:
         symbol, what it waits for)."""
         for host in self.hosts:
             host.send_go(index)
-        result = self.run(max_steps, lambda: self.all_done(index))
+        result = self.run(max_steps, self.done_condition(index))
         if not self.all_done(index):
             raise TileStepLimit(f"the program did not finish; {self.scheduler.describe()}")
         return result
 
+    def per_tile(self, fn: Callable[[Tile], Any]) -> list[Any]:
+        """``fn(tile)`` for every tile, in order; inside :meth:`processes`, each evaluated by
+        the process running that tile (which alone has its cores' state), in every
+        process."""
+        if self._ranks is None:
+            return [fn(t) for t in self.tiles]
+        return gather(self, self._ranks, fn)
+
     def report(self) -> dict[str, dict[str, Any]]:
-        out = {}
-        for tile in self.tiles:
-            x, y = self.logical_xy(tile)
-            out[f"{x},{y}"] = tile.core_report()
-        return out
+        reports = self.per_tile(lambda t: t.core_report())
+        return {"{},{}".format(*self.logical_xy(t)): r
+                for t, r in zip(self.tiles, reports, strict=True)}
 
 
 @dataclass
@@ -447,5 +567,5 @@ def parse_grid(text: str) -> tuple[int, int]:
     return c, r
 
 
-__all__ = ["Grid", "GridBootResult", "GridNoc", "boot_grid", "GridDeadlock", "GridRunResult",
-           "GridScheduler", "parse_grid"]
+__all__ = ["Grid", "GridBootResult", "GridDeadlock", "GridNoc", "GridRunResult", "GridScheduler",
+           "TileCondition", "boot_grid", "parse_grid"]
