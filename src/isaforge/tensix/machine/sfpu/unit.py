@@ -27,6 +27,7 @@ from ..regfiles import Dst
 from ..state import Config, RWCs, ThreadConfig
 from .arithmetic import ArithmeticMixin
 from .base import ALL_LANES
+from .block import SfpBlocks
 from .conditions import ConditionMixin
 from .lregs import DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, reset_lregs
 from .macros import MacroScheduler, Scheduled
@@ -64,6 +65,8 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
                          report_ub)
         reset_lregs(lreg)
         self.macros = MacroScheduler()
+        #: loops of SFP instructions run at once (None: one at a time, as tests compare)
+        self.blocks: SfpBlocks | None = SfpBlocks(self)
         #: MAD sub-unit LReg writes of the last cycle, written at the end of this one
         self._landing: list[tuple[np.ndarray, np.ndarray]] = []
         self._exec: dict[str, Callable[[int, Op], object]] = {
