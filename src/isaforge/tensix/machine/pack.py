@@ -213,6 +213,8 @@ class Packer(Unit):
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> PackRegs
         self._by_content: dict[tuple[int, bytes, bytes], PackRegs] = {}
         self._plans: dict[tuple, PackPlan] = {}
+        #: PACR words by their decoded fields' id
+        self._words: dict[int, tuple[Fields, tuple[int]]] = {}
         self._scratch = np.zeros(0, I64)
         self._l1 = L1Source(memory)
 
@@ -245,9 +247,13 @@ class Packer(Unit):
 
     def pacr(self, t: int, f: Fields) -> None:
         """PACR (see the module's documentation)."""
-        word = _word(f)
+        hit = self._words.get(id(f))
+        if hit is None or hit[0] is not f:  # (decoded fields are one object per word)
+            if len(self._words) > 4096:
+                self._words.clear()
+            hit = self._words[id(f)] = (f, (_word(f),))
         try:
-            plan = self.plan(t, (word,))
+            plan = self.plan(t, hit[1])
             for message in plan.ub:
                 self.report_ub(message)
             self.execute(t, plan)
