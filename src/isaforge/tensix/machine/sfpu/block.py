@@ -228,6 +228,61 @@ class SfpBlocks:
         self._pass(body, len(words) // period, plan)
         return True
 
+    def single(self, t: int, op: Op) -> bool:
+        """Execute one SFPLOAD, SFPSTORE or MAD-family instruction ``op`` as thread ``t``
+        the short way when every lane is enabled (the conditions of a pass, for one
+        instruction); False (nothing changed) when it must go the long way."""
+        s = self.sfpu
+        if s.macros.pending or s._landing or s.exec_mask is not ALL_LANES \
+                or op.vd >= 12 or not all_zero(s.lane_config):
+            return False
+        lanes = s.lanes
+        if not (all_zero(lanes.use_flags) or all_true(lanes.flags)):
+            return False
+        lreg = s.lreg
+        name = op.name
+        if name in _MAD:
+            if op.mod & (INDIRECT_VA | INDIRECT_VD):
+                return False
+            b, c = lreg[op.b], lreg[op.c]
+            if op.mod & NEGATE_VB:
+                b = b ^ SIGN
+            if op.mod & NEGATE_VC:
+                c = c ^ SIGN
+            d = fma(lreg[op.va], b, c)
+            if op.vd < N_WRITABLE:
+                lreg[op.vd] = d
+            return True
+        load = name == "SFPLOAD"
+        if load and op.vd >= N_WRITABLE or op.macro:
+            return False
+        regs = s._regs(t)
+        mode = regs.srcb_mode if op.mod == SRCB else op.mod
+        if mode not in (_LOAD_MODES if load else _STORE_MODES):
+            return False
+        matrix, dst = s.matrix, s.dst
+        matrix.sync_dst_config(t)
+        is32 = mode in (LOAD32 if load else STORE32)
+        phys, at = s._cells(s._addr(t, regs, op.addr, mode), is32)
+        if not all_true(dst.valid[phys]):
+            return False  # (the long way reports it)
+        flat = dst.bits.reshape(-1)
+        if load:
+            if is32:
+                lreg[op.vd] = F.dst32_halves_to_fp32(flat[at], flat[at + 128])
+            else:
+                lreg[op.vd] = load_table(mode)[flat[at]]
+        else:
+            v = lreg[op.vd]
+            cells = store_table_bf16()[v >> 16] if mode == BF16 else store_convert(mode, v)
+            if is32:
+                flat[at] = (cells >> 16).astype(np.uint16)
+                flat[at + 128] = cells.astype(np.uint16)
+            else:
+                flat[at] = cells.astype(np.uint16)
+        matrix.advance(t, op.addr_mode, update_fidelity=False)
+        return True
+
     def _plan(self, t: int, ops: list[Op], period: int, regs: object) -> _Plan | None:
         """The block's Dst cells, or None when its iterations cannot run at once."""
         s = self.sfpu

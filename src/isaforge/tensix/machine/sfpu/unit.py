@@ -79,13 +79,20 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
         # Op parsed from them is kept with them (issued Ops are never modified)
         ops: dict[int, tuple[object, Op]] = {}
 
+        quick = frozenset({"SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL"})
+
         def handler(name: str) -> Execute:
+            short = name in quick
+
             def run(t: int, f: Fields) -> None:
                 hit = ops.get(id(f))
                 if hit is None or hit[0] is not f:
                     if len(ops) > 4096:
                         ops.clear()
                     hit = ops[id(f)] = (f, parse(name, encode(name, f)))
+                blocks = self.blocks
+                if short and blocks is not None and blocks.single(t, hit[1]):
+                    return
                 self._issue(t, hit[1])
             return run
         return {name: handler(name) for name in sfp_names().values()}
