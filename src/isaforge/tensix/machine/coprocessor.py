@@ -492,8 +492,9 @@ class Coprocessor:
         the rounds one by one would have moved this thread only. Stops before an
         instruction that is not the Vector Unit's (or SFPLOADMACRO), is held at the Wait
         Gate or by its own wait, beyond the step cap or the caller's rounds, and after one
-        that reported undefined behaviour (a hook may change anything). Steps, rounds and
-        counts are those of one at a time."""
+        that reported undefined behaviour (a hook may change anything). A loop among them (a
+        body repeated over Dst, :class:`~.sfpu.block.SfpBlocks`) runs as one pass when its
+        conditions hold. Steps, rounds and counts are those of one at a time."""
         t = th.index
         pending, sync, table = th.pending, self.sync, self._table
         limit = min(self._rounds_left, self._run_cap - self.steps - 1)
