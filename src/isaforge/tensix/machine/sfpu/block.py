@@ -26,7 +26,7 @@ compares the two on random bodies.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
@@ -62,9 +62,6 @@ from .convert import (
 from .fma import fma
 from .lregs import N_WRITABLE, all_true, all_zero
 from .ops import Op, parse, sfp_names
-
-if TYPE_CHECKING:
-    from .unit import Sfpu
 
 #: the fewest iterations worth a pass, the longest body looked for
 MIN_REPS, MAX_PERIOD = 4, 8
@@ -138,8 +135,8 @@ class SfpBlocks:
     """Finds loops in runs of SFP words (:meth:`segments`) and executes them (:meth:`run`)
     on the Vector Unit ``sfpu``."""
 
-    def __init__(self, sfpu: Sfpu) -> None:
-        self.sfpu = sfpu
+    def __init__(self, sfpu: Any) -> None:
+        self.sfpu = sfpu  # the :class:`~.unit.Sfpu` (which holds this object)
         self._segments: dict[tuple[int, ...], dict[int, tuple[int, int]]] = {}
         self._plans: dict[tuple[object, ...], _Plan | None] = {}
         self._ops: dict[tuple[int, ...], list[Op]] = {}
