@@ -41,7 +41,7 @@ class InstructionPush(Window):
         TRISC's pushes to aperture 0); False (nothing done) otherwise."""
         if core.thread is None or self.aperture:
             return False
-        self.tile.cp.push(core.thread, words)
+        self.tile.tensix_push_many(core.thread, words)
         return True
 
 
