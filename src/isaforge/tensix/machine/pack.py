@@ -44,7 +44,7 @@ as such (then the model continues as described).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
@@ -112,6 +112,14 @@ class PackRegs:
     swizzle_32b: bool
     unmodelled: tuple[str, ...]  # THCON fields set that the model does not implement
     addr_mods: tuple[tuple[int, ...], ...]  # ADDR_MOD_PACK_SEC0..3 (ThreadConfig words)
+
+    def __hash__(self) -> int:
+        """The fields' hash, computed once (each PACR's plan lookup hashes its PackRegs)."""
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash", h)
+        return h
 
 
 def read_regs(config: Config, thread_config: ThreadConfig, t: int) -> PackRegs:
