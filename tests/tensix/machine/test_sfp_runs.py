@@ -86,7 +86,7 @@ def test_runs_are_one_at_a_time(body: list[str], before: int, fp32: int, seed: i
        st.integers(0, 1 << 30))
 def test_bursts_keep_their_rounds(body: list[str], before: int, rounds: int, seed: int) -> None:
     """A burst of ``rounds`` rounds ends where it ends without runs of SFP instructions
-    (bursts, not steps: step() lets a waiting thread try again each call)."""
+    (and where as many step() calls end: test_a_burst_is_its_steps)."""
     program = _program(body, before, 0)
     fused, one = _new(program, seed, False), _new(program, seed, False)
     one._sfp_opcodes = frozenset()  # no runs
@@ -188,3 +188,34 @@ def test_a_loop_runs_at_once() -> None:
         assert _run(fused) is None and _run(one) is None
         assert passes == [True]
         assert _state(fused) == _state(one)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(sfp, min_size=2, max_size=12), st.integers(0, 5), st.integers(1, 6),
+       st.integers(0, 1 << 30))
+def test_a_burst_is_its_steps(body: list[str], before: int, rounds: int, seed: int) -> None:
+    """burst(k) ends where k step() calls end: a waiting thread that a lower thread's
+    instruction releases moves in the same round in both (it once waited a round longer in
+    a burst, which compared with the epoch at the round's start)."""
+    program = _program(body, before, 0)
+    burst, steps = _new(program, seed, False), _new(program, seed, False)
+    for _ in range(100):
+        err = None
+        try:
+            burst.burst(rounds)
+        except EmulationError as e:
+            err = str(e)
+        step_err = None
+        for _ in range(rounds):
+            if steps.finished:
+                break
+            try:
+                if not steps.step():
+                    break
+            except EmulationError as e:
+                step_err = str(e)
+                break
+        assert (err is None) == (step_err is None)
+        assert _state(burst) == _state(steps)
+        if err is not None or burst.finished:
+            break

@@ -352,15 +352,16 @@ class Coprocessor:
         ``quiet``, else :class:`DeadlockError`."""
         self.rounds += 1
         moved = False
-        epoch = self._epoch
         for th in self.threads:
             if not th.pending and (th.pc >= len(th.program)
                                    or not th.fill(self._expander_ub)):
                 continue  # finished
-            if th.blocked_at == epoch:
+            if th.blocked_at == self._epoch:
                 # it waited (Wait Gate latch or its instruction's own wait) and since then
                 # only Vector Unit instructions ran, which change none of what those wait
                 # for (semaphores, Src bank ownership, mutexes, L1, GPRs): it waits still
+                # (the epoch now, not at the round's start: a lower thread's instruction in
+                # this round may have released it, as step() by step() sees)
                 continue
             if self._issue(th):
                 moved = True
