@@ -90,6 +90,8 @@ class AddressSpace:
         self.rams: list[Ram] = []
         self.mmios: list[Mmio] = []
         self.version = 0  # bumped by every map; the compiled path re-reads the RAM list
+        #: MMIO window by address accessed, for the exact path (windows never overlap)
+        self._mmio_hits: dict[int, Mmio] = {}
 
     # -- mapping ------------------------------------------------------------------------------
     def map_ram(self, base: int, array: np.ndarray) -> None:
@@ -113,6 +115,7 @@ class AddressSpace:
             raise MapError(f"MMIO at {base:#x}: size {size} must be positive")
         self._check_free(base, size)
         self.mmios.append(Mmio(base, size, read, write))
+        self._mmio_hits.clear()
         self.version += 1
 
     def _check_free(self, base: int, size: int) -> None:
@@ -131,8 +134,13 @@ class AddressSpace:
         return None
 
     def mmio_at(self, address: int, size: int = 1) -> Mmio | None:
+        m = self._mmio_hits.get(address)
+        if m is not None and address + size <= m.end:
+            return m
         for m in self.mmios:
             if m.base <= address and address + size <= m.end:
+                if len(self._mmio_hits) < 4096:
+                    self._mmio_hits[address] = m
                 return m
         return None
 
@@ -147,6 +155,9 @@ class AddressSpace:
     # -- access (host side and the exact path) ------------------------------------------------
     def read(self, address: int, size: int) -> int:
         """The ``size``-byte little-endian value at ``address`` (RAM or MMIO)."""
+        m = self._mmio_hits.get(address)  # (an MMIO register read before: no RAM there)
+        if m is not None and m.read is not None and address + size <= m.end:
+            return int(m.read(address, size)) & ((1 << (8 * size)) - 1)
         r = self.ram_at(address, size)
         if r is not None:
             off = address - r.base
@@ -162,6 +173,10 @@ class AddressSpace:
 
     def write(self, address: int, size: int, value: int) -> None:
         value &= (1 << (8 * size)) - 1
+        m = self._mmio_hits.get(address)  # (an MMIO register accessed before: no RAM there)
+        if m is not None and m.write is not None and address + size <= m.end:
+            m.write(address, size, value)
+            return
         r = self.ram_at(address, size)
         if r is not None:
             off = address - r.base

@@ -66,6 +66,7 @@ from .regfiles import Dst, SrcClient, SrcRegs
 from .scalar import ScalarUnit
 from .scalar_mem import Memory, ScalarMemoryUnit
 from .sfpu import LANES, N_LREGS, Sfpu
+from .sfpu.block import MIN_REPS as MIN_LOOP
 from .state import (
     N_THREADS,
     ADCs,
@@ -212,6 +213,9 @@ class Coprocessor:
         self._sfp_opcodes = frozenset(
             op for op, e in enumerate(self._table) if e is not None and e[3] == "Sfpu"
             and e[2] != "SFPLOADMACRO")
+        #: SFP opcodes without a wait of their own (loops of them: SfpBlocks)
+        self._sfp_nowait = frozenset(op for op in self._sfp_opcodes
+                                     if self._table[op][1] is None)  # type: ignore[index]
         #: (thread, instruction text or word, stream index) that UB reports name
         self._current: tuple[int, str, int] = (0, "", 0)
 
@@ -348,15 +352,16 @@ class Coprocessor:
         ``quiet``, else :class:`DeadlockError`."""
         self.rounds += 1
         moved = False
-        epoch = self._epoch
         for th in self.threads:
             if not th.pending and (th.pc >= len(th.program)
                                    or not th.fill(self._expander_ub)):
                 continue  # finished
-            if th.blocked_at == epoch:
+            if th.blocked_at == self._epoch:
                 # it waited (Wait Gate latch or its instruction's own wait) and since then
                 # only Vector Unit instructions ran, which change none of what those wait
                 # for (semaphores, Src bank ownership, mutexes, L1, GPRs): it waits still
+                # (the epoch now, not at the round's start: a lower thread's instruction in
+                # this round may have released it, as step() by step() sees)
                 continue
             if self._issue(th):
                 moved = True
@@ -488,20 +493,38 @@ class Coprocessor:
         the rounds one by one would have moved this thread only. Stops before an
         instruction that is not the Vector Unit's (or SFPLOADMACRO), is held at the Wait
         Gate or by its own wait, beyond the step cap or the caller's rounds, and after one
-        that reported undefined behaviour (a hook may change anything). Steps, rounds and
-        counts are those of one at a time."""
+        that reported undefined behaviour (a hook may change anything). A loop among them (a
+        body repeated over Dst, :class:`~.sfpu.block.SfpBlocks`) runs as one pass when its
+        conditions hold. Steps, rounds and counts are those of one at a time."""
         t = th.index
         pending, sync, table = th.pending, self.sync, self._table
         limit = min(self._rounds_left, self._run_cap - self.steps - 1)
         epoch = self._epoch
         issued = 0
+        words, loops = self._sfp_loops(th, limit)
+        i = 0  # the index in ``words`` of ``ins``
         try:
             while True:
-                pending.popleft()
-                issued += 1  # (its round is counted even when it raises, as one by one)
-                execute(t, ins.fields)
-                th.executed += 1
-                self.steps += 1
+                loop = loops.get(i) if loops else None
+                if loop is not None and self.units.sfpu.blocks.run(  # type: ignore[union-attr]
+                        t, words[i:i + loop[1]], loop[0]):
+                    n = loop[1]  # a loop in one pass: its words leave the queue as they would
+                    queued = min(n, len(pending))
+                    for _ in range(queued):
+                        pending.popleft()
+                    th.pc += n - queued  # (the rest from the stream)
+                    issued += n
+                    th.executed += n
+                    self.steps += n
+                    self._current = (t, decode(words[i + n - 1]).text, th.pc - 1)
+                else:
+                    pending.popleft()
+                    issued += 1  # (its round is counted even when it raises, as one by one)
+                    n = 1
+                    execute(t, ins.fields)
+                    th.executed += 1
+                    self.steps += 1
+                i += n
                 if issued >= limit or self._epoch != epoch or not self._next_sfp(th, 0):
                     return
                 if not pending:  # what fill() does with a word the expanders pass through
@@ -521,6 +544,34 @@ class Coprocessor:
         finally:
             self.rounds += issued - 1
             self._sfp_extra += issued - 1
+
+    def _sfp_loops(self, th: Thread, limit: int
+                   ) -> tuple[tuple[int, ...], dict[int, tuple[int, int]] | None]:
+        """The SFP words thread ``th``'s run may execute (at most ``limit``, the first one
+        pending, whose checks passed) and the loops :class:`~.sfpu.block.SfpBlocks` finds in
+        them (None when none are looked for: a Wait Gate latch; the run then goes one at a
+        time). The words are SFP instructions without a wait of their own."""
+        blocks = self.units.sfpu.blocks
+        if blocks is None or limit < MIN_LOOP or self.sync.latched[th.index] is not None:
+            return (), None
+        sfp = self._sfp_nowait
+        words: list[int] = []
+        for w in th.pending:
+            if w >> 24 not in sfp:
+                break
+            words.append(w)
+        else:
+            if not th.replay.load_left:
+                program, pc = th.program, th.pc
+                end = min(len(program), pc + limit - len(words))
+                while pc < end and program[pc] >> 24 in sfp:
+                    pc += 1
+                words.extend(program[th.pc:pc])
+        del words[limit:]
+        if len(words) < MIN_LOOP:
+            return (), None
+        key = tuple(words)
+        return key, blocks.segments(key)
 
     def _others_blocked(self, t: int) -> bool:
         """Whether every thread but ``t`` has finished or is held at the Wait Gate by

@@ -71,6 +71,8 @@ IMPLIED_CODE = {"bf16": F.DataFormat.FLOAT16_B, "fp16": F.DataFormat.FLOAT16,
                 "raw": F.DataFormat.FLOAT16_B}
 
 MVMUL_OPCODE = 0x26
+_NO_COLUMNS = np.zeros(0, dtype=np.int64)
+_NO_COLUMNS.flags.writeable = False
 
 
 def thread_cfg(config: Config, thread_config: ThreadConfig, t: int, name: str) -> int:
@@ -494,11 +496,14 @@ class MatrixUnit(Unit):
         """The columns MOVA2D, MOVB2D, MOVD2A and MOVD2B leave alone: column ``c`` when bit
         ``c & 1`` of ``LaneConfig[c // 2].BLOCK_DEST_MOV`` (LaneConfig bits 9..10) is set (ISA
         documentation, SFPCONFIG and the MOV* functional models)."""
-        block = (self.lane_config[np.arange(16) // 2] >> 9) & 3
+        lane_config = self.lane_config
+        if lane_config.tobytes() == bytes(lane_config.nbytes):  # no LaneConfig (usual)
+            return _NO_COLUMNS
+        block = (lane_config[np.arange(16) // 2] >> 9) & 3
         return np.flatnonzero(block >> (np.arange(16) & 1) & 1)
 
     def _move(self, t: int, f: Fields, op: str) -> None:
-        blocked = self.blocked_mov_columns() if op != "MOVB2A" else np.zeros(0, dtype=np.int64)
+        blocked = self.blocked_mov_columns() if op != "MOVB2A" else _NO_COLUMNS
         if blocked.size:  # do the move, then put the blocked columns back as they were
             if op in ("MOVA2D", "MOVB2D"):
                 kept = self.dst.bits[:, blocked].copy()

@@ -44,7 +44,7 @@ as such (then the model continues as described).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
@@ -112,6 +112,14 @@ class PackRegs:
     swizzle_32b: bool
     unmodelled: tuple[str, ...]  # THCON fields set that the model does not implement
     addr_mods: tuple[tuple[int, ...], ...]  # ADDR_MOD_PACK_SEC0..3 (ThreadConfig words)
+
+    def __hash__(self) -> int:
+        """The fields' hash, computed once (each PACR's plan lookup hashes its PackRegs)."""
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash", h)
+        return h
 
 
 def read_regs(config: Config, thread_config: ThreadConfig, t: int) -> PackRegs:
@@ -213,6 +221,8 @@ class Packer(Unit):
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> PackRegs
         self._by_content: dict[tuple[int, bytes, bytes], PackRegs] = {}
         self._plans: dict[tuple, PackPlan] = {}
+        #: PACR words by their decoded fields' id
+        self._words: dict[int, tuple[Fields, tuple[int]]] = {}
         self._scratch = np.zeros(0, I64)
         self._l1 = L1Source(memory)
 
@@ -245,9 +255,13 @@ class Packer(Unit):
 
     def pacr(self, t: int, f: Fields) -> None:
         """PACR (see the module's documentation)."""
-        word = _word(f)
+        hit = self._words.get(id(f))
+        if hit is None or hit[0] is not f:  # (decoded fields are one object per word)
+            if len(self._words) > 4096:
+                self._words.clear()
+            hit = self._words[id(f)] = (f, (_word(f),))
         try:
-            plan = self.plan(t, (word,))
+            plan = self.plan(t, hit[1])
             for message in plan.ub:
                 self.report_ub(message)
             self.execute(t, plan)

@@ -181,6 +181,7 @@ class Unpackers(Unit):
         self.thread_config = thread_config
         self.report_ub = report_ub
         self._cache: dict[tuple[int, int, bool, int], tuple[tuple[int, int], UnpackRegs]] = {}
+        self._by_content: dict[tuple[object, bytes, bytes], UnpackRegs] = {}
         self._l1 = L1Source(memory)
 
 
@@ -197,7 +198,17 @@ class Unpackers(Unit):
         hit = self._cache.get(key)
         if hit is not None and hit[0] == version:
             return hit[1]
-        regs = read_regs(self.config, self.thread_config, t, which, multi, context)
+        # read_regs reads only the thread's ThreadConfig row and its bank's Config words: a
+        # kernel rewriting its configuration tile after tile finds them by their bytes
+        tc = self.thread_config
+        bank = tc.get(t, "CFG_STATE_ID_StateID")
+        content = (key, tc.regs[t].tobytes(), self.config.words[bank].tobytes())
+        regs = self._by_content.get(content)
+        if regs is None:
+            regs = read_regs(self.config, tc, t, which, multi, context)
+            if len(self._by_content) > 256:
+                self._by_content.clear()
+            self._by_content[content] = regs
         self._cache[key] = (version, regs)
         return regs
 

@@ -36,5 +36,13 @@ class InstructionPush(Window):
         else:
             raise Unmodelled(f"{self.name} is not mapped for {core.name}")
 
+    def push_many(self, core: CoreInfo, words: list[int]) -> bool:
+        """:meth:`write` of each of ``words`` at the base, at once, when that is plain (a
+        TRISC's pushes to aperture 0); False (nothing done) otherwise."""
+        if core.thread is None or self.aperture:
+            return False
+        self.tile.tensix_push_many(core.thread, words)
+        return True
+
 
 __all__ = ["InstructionPush"]

@@ -142,6 +142,10 @@ class Tile:
                              "expander; this model has one queue per thread)")
         self.cp.push(thread, [word])
 
+    def tensix_push_many(self, thread: int, words: list[int]) -> None:
+        """:meth:`tensix_push` of each of ``words`` before the MOP expander (a TRISC's)."""
+        self.cp.push(thread, words)
+
     def tensix_idle(self, thread: int) -> bool:
         """No instruction of the thread is queued or waiting (an issued one has completed)."""
         return self.cp.threads[thread].finished

@@ -20,6 +20,8 @@ module              what
 :mod:`.conditions`  SFPSETCC, SFPENCC, SFPPUSHC, SFPPOPC, SFPCOMPC, SFPLE, SFPGT
 :mod:`.macros`      SFPLOADMACRO's scheduler (from the ISA documentation: ttsim lacks it)
 :mod:`.unit`        :class:`Sfpu`: issue, cycles, the back-door template load
+:mod:`.block`       loops of SFP instructions run as one pass over their iterations, and the
+                    short way of a single SFPLOAD/SFPSTORE/MAD when every lane is enabled
 ==================  ==========================================================================
 
 Sources: the ISA documentation's Blackhole pages (tt-isa-documentation, ``BlackholeA0/

@@ -27,6 +27,7 @@ from ..regfiles import Dst
 from ..state import Config, RWCs, ThreadConfig
 from .arithmetic import ArithmeticMixin
 from .base import ALL_LANES
+from .block import SfpBlocks
 from .conditions import ConditionMixin
 from .lregs import DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, reset_lregs
 from .macros import MacroScheduler, Scheduled
@@ -64,6 +65,8 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
                          report_ub)
         reset_lregs(lreg)
         self.macros = MacroScheduler()
+        #: loops of SFP instructions run at once (None: one at a time, as tests compare)
+        self.blocks: SfpBlocks | None = SfpBlocks(self)
         #: MAD sub-unit LReg writes of the last cycle, written at the end of this one
         self._landing: list[tuple[np.ndarray, np.ndarray]] = []
         self._exec: dict[str, Callable[[int, Op], object]] = {
@@ -76,13 +79,20 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
         # Op parsed from them is kept with them (issued Ops are never modified)
         ops: dict[int, tuple[object, Op]] = {}
 
+        quick = frozenset({"SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL"})
+
         def handler(name: str) -> Execute:
+            short = name in quick
+
             def run(t: int, f: Fields) -> None:
                 hit = ops.get(id(f))
                 if hit is None or hit[0] is not f:
                     if len(ops) > 4096:
                         ops.clear()
                     hit = ops[id(f)] = (f, parse(name, encode(name, f)))
+                blocks = self.blocks
+                if short and blocks is not None and blocks.single(t, hit[1]):
+                    return
                 self._issue(t, hit[1])
             return run
         return {name: handler(name) for name in sfp_names().values()}
