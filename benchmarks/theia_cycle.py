@@ -229,7 +229,7 @@ def rtl_loop(args: argparse.Namespace) -> None:
     print(f"  cycle model, no trace          {untraced:7.3f} s "
           f"{cycles / untraced:>11,.0f} cycles/s")
     for mode, what in (("trace", "vp.N.log written"), ("run", "no trace")):
-        print(f"  isaforge theia {mode} --rtl     {cli[mode]:7.3f} s "
+        print(f"  isaforge theia {mode:5s} --rtl   {cli[mode]:7.3f} s "
               f"{cycles / cli[mode]:>11,.0f} cycles/s (whole process, {what})")
     print(f"  of which start-up              {cli['start']:7.3f} s (isaforge theia --help: "
           "Python, isaforge, click)")
