@@ -21,16 +21,44 @@ Python API (Capstone/Keystone/Unicorn style)::
     rtl = theia.Gpu(rtl=True)           # the RTL, as `isaforge theia run --rtl` (cycle model)
     rtl.load(code_words, control_words, tmem_words)
     result = rtl.run()                  # registers/OMEM as the RTL's dumps; result.cycles
+
+The names are imported when first used (PEP 562), so that a command that runs ``.mem`` images
+on the cycle model does not pay for the compilers, the assembler or the instruction-level
+simulator (numpy) at start-up; but ``listing``, also the name of a submodule (importing the
+submodule would bind the package attribute to the module), is bound here, first.
 """
 
-from ..core.insn import Instruction
-from .asm import assemble
-from .compiler import compile_cp, compile_vp
-from .decode import TheiaDetail, decode_one, disassemble
-from .image import read_mem, write_mem
-from .isa import cp_isa, isa_for, vp_isa
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..core.insn import Instruction
+    from .asm import assemble
+    from .compiler import compile_cp, compile_vp
+    from .decode import TheiaDetail, decode_one, disassemble
+    from .image import read_mem, write_mem
+    from .isa import cp_isa, isa_for, vp_isa
+    from .machine.gpu import Gpu
+
 from .listing import listing
-from .machine.gpu import Gpu
+
+_WHERE = {
+    "Gpu": ".machine.gpu",
+    "Instruction": "..core.insn",
+    "TheiaDetail": ".decode",
+    "assemble": ".asm",
+    "compile_cp": ".compiler",
+    "compile_vp": ".compiler",
+    "cp_isa": ".isa",
+    "decode_one": ".decode",
+    "disassemble": ".decode",
+    "isa_for": ".isa",
+    "read_mem": ".image",
+    "vp_isa": ".isa",
+    "write_mem": ".image",
+}
 
 __all__ = [
     "Gpu",
@@ -48,3 +76,16 @@ __all__ = [
     "vp_isa",
     "write_mem",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})

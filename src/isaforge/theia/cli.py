@@ -17,15 +17,11 @@ import click
 
 from ..core.cli import guarded, read_input, write_output
 from ..core.errors import EmulationError, IsaforgeError
-from .asm import assemble
-from .check import check
-from .compiler import compile_programs
-from .decode import disassemble
-from .image import read_mem, write_mem
-from .listing import listing
-from .machine.dumps import format_omem, format_rf, save_omem_image
-from .machine.gpu import DEFAULT_MAX_STEPS, MAX_CORES, QUIRK_ALIASES, QUIRKS, Gpu
-from .machine.loader import load_program
+from .machine.options import DEFAULT_MAX_STEPS, QUIRK_ALIASES, QUIRKS
+from .machine.options import MAX_VPS as MAX_CORES
+
+# Each command imports its engine when it runs: ``run --rtl`` on .mem images needs neither
+# the compilers, the assembler nor the instruction-level simulator (and numpy).
 
 CP_HELP = "the 32-bit control processor (control_code.mem / cp_code.list) instead of the VP"
 # the simulator's quirks and the pipeline's (the cycle model's; see .cycle.runner)
@@ -113,6 +109,9 @@ def theia_cli() -> None:
 @guarded
 def asm_cmd(source: str, output: str, cp: bool) -> None:
     """Assemble SOURCE (listing syntax, or a whole code.list / cp_code.list) to a .mem file."""
+    from .asm import assemble
+    from .image import write_mem
+
     write_output(output, write_mem(assemble(_text(source), cp=cp, filename=source), cp=cp))
 
 
@@ -126,6 +125,10 @@ def asm_cmd(source: str, output: str, cp: bool) -> None:
 @guarded
 def disasm_cmd(mem: str, cp: bool, plain: bool, output: str | None) -> None:
     """Disassemble a code.mem (or, with --cp, control_code.mem) file."""
+    from .decode import disassemble
+    from .image import read_mem
+    from .listing import listing
+
     words = read_mem(_text(mem), cp=cp, filename=mem)
     if plain:
         text = "".join(ins.detail.lossless_asm + "\n" for ins in disassemble(words, cp=cp))
@@ -153,6 +156,8 @@ def compile_cmd(sources: tuple[str, ...], out_dir: str, include_dirs: tuple[str,
     programs are compiled as the driver does: one header with each program's size and
     offset, and their code one after the other in instructions.mem.
     """
+    from .compiler import compile_programs
+
     result = compile_programs(sources, out_dir, include_dirs)
     for warning in result.warnings:
         click.echo(f"isaforge: {warning}", err=True)
@@ -213,6 +218,8 @@ def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: 
     By default the instruction-level simulator runs the machine as designed. With --rtl (or
     a pipeline quirk) the cycle model runs it instead, from reset, and decides what is
     issued when, as the RTL does."""
+    from .machine.loader import load_program
+
     program = load_program(prog, tmem)
     for warning in program.warnings:
         click.echo(f"isaforge: {warning}", err=True)
@@ -223,6 +230,8 @@ def run_cmd(prog: Path, tmem: Path | None, outdir: Path, max_steps: int, cores: 
                    trace=cycles or vcd is not None, vcd=vcd, omem_image=omem_image,
                    image_width=image_width)
         return
+    from .machine.gpu import Gpu
+
     chosen = set(QUIRKS) if "all" in quirks else set(quirks)
     gpu = Gpu(cores=cores, quirks=chosen)
     gpu.load(program.code, program.control, program.tmem)
@@ -256,10 +265,14 @@ def _write_dumps(outdir: Path, i: int, rf: tuple[Any, Any], omem: tuple[Any, Any
                  several: bool) -> None:
     """VP ``i``'s ``rf.vp.N.log`` and ``OMEM.vp.N.log`` from (values, written) pairs, its
     summary line, and its OMEM image (one per VP, numbered, when ``several`` are dumped)."""
+    from .machine.dumps import format_omem, format_rf
+
     (outdir / f"rf.vp.{i}.log").write_text(format_rf(*rf))
     (outdir / f"OMEM.vp.{i}.log").write_text(format_omem(*omem))
     click.echo(f"VP{i}: {summary}; wrote rf.vp.{i}.log OMEM.vp.{i}.log")
     if omem_image is not None:
+        from .machine.dumps import save_omem_image  # (numpy and Pillow: only for images)
+
         path = omem_image
         if several:
             path = omem_image.with_name(f"{omem_image.stem}.vp{i}{omem_image.suffix}")
@@ -292,7 +305,7 @@ def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
     """``run``/``trace`` with the cycle model deciding what is issued (--rtl, or a pipeline
     quirk): the dumps of the VPs the test bench dumps, and with ``trace`` every VP's
     vp.N.log (the RTL's 4, empty for a VP never started)."""
-    from .cycle.runner import RTL_VPS, quirks_from_names, run_timed
+    from .cycle.runner import RTL_VPS, lanes_written, quirks_from_names, run_timed
     from .cycle.vplog import LogFormatter
 
     if cores > RTL_VPS:
@@ -325,7 +338,7 @@ def _run_timed(program: Any, quirks: tuple[str, ...], outdir: Path, cores: int,
     for i in run.dumped:
         m = run.models[i]
         end = run.start_ns(i) + 20 * (m.finished_at or 0)
-        _write_dumps(outdir, i, (m.registers(), run.written(i)), (m.omem, m.omem_written),
+        _write_dumps(outdir, i, (m.rf, lanes_written(m.known)), (m.omem, m.omem_written),
                      f"{m.issues} issues, {m.commits} commits, ended at {end} ns "
                      f"(started at {run.start_ns(i)} ns)", omem_image, image_width,
                      several=len(run.dumped) > 1)
@@ -370,6 +383,8 @@ theia_cli.add_command(Command(
 @guarded
 def check_cmd(config: Path, directory: Path) -> None:
     """Apply the pass criteria of a regression CONFIG to rf.vp.N.log / OMEM.vp.N.log."""
+    from .check import check
+
     outcomes = check(config, directory)
     failed = sum(o.passed is False for o in outcomes)
     judged = sum(o.passed is not None for o in outcomes)

@@ -17,7 +17,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..core.errors import AsmError, SourceLoc
-from .decode import disassemble
 
 CP_MEM_HEADER = "//Code generated bt theia_compile"  # sic, as the compiler writes it
 HEADER_FILE = "code_block_header.thh"
@@ -57,6 +56,8 @@ def write_mem(words: Iterable[int], cp: bool = False) -> str:
     """The ``.mem`` text the upstream compiler writes for these words."""
     if not cp:
         return "".join(f"{w >> 32:08X} {w & 0xFFFFFFFF:08X}\n" for w in words)
+    from .decode import disassemble  # (reading images needs no decoder)
+
     lines = [CP_MEM_HEADER]
     for ins in disassemble(words, cp=True):
         lines.append(f"{ins.word:x}\t\t//{ins.text}")

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .decode import disassemble, word_size
-
 
 def vp_sections(word: int) -> str:
     """The compiler's raw-section column: operation, destination, source 1, source 0 in hex."""
@@ -18,6 +16,8 @@ def listing(words: Iterable[int], cp: bool = False,
             labels: Mapping[int, str] | None = None) -> str:
     """Listing lines in the compiler's ``code.list`` (or ``cp_code.list``) layout; ``labels``
     names branch targets by byte address, as in :func:`.decode.disassemble`."""
+    from .decode import disassemble, word_size  # (imported when used: see the package)
+
     size = word_size(cp)
     out = []
     for ins in disassemble(words, cp, labels):

@@ -15,9 +15,9 @@ and ``tests/theia/test_cycle_rtl.py`` checks that untraced runs equal traced one
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ...core.errors import EmulationError
 from ..machine.alu import (
@@ -43,6 +43,9 @@ from .quirks import DESIGNED, Quirks
 from .smu import DepStore, forwarded_src0, forwarded_src1, known_after, tag
 from .states import FETCH, FIFO_DEPTH, FIFO_UPDATE, ISSUE, ISSUE_FWD, PC_MASK, RESET, UPDATE_PC
 from .stations import FIXED_STATION, NEVER, NUM_STATIONS, RS_ADD0, RS_ADD1, RS_IO, Op, Station
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MASK64 = (1 << 64) - 1
 TMEM_TOKEN_PHASE = 2  # bank arbiters from reset: the token is at VP (a + 2) % 4 in cycle a
@@ -133,9 +136,11 @@ class VPCycleModel:
         self.events: list[ev.Event] = []
         # (station, first busy cycle, last busy cycle) for the waveforms
         self.busy_log: list[tuple[int, int, int]] = []
-        self.tmem = np.zeros(0, np.uint32) if tmem is None else np.asarray(tmem, np.uint32)
-        self.omem = np.zeros(omem_words, np.uint32)
-        self.omem_written = np.zeros(omem_words, bool)
+        # 32-bit words in stdlib arrays: a run needs no numpy (it costs more to import than
+        # the RTL loop takes to run)
+        self.tmem = array("I", () if tmem is None else tmem)
+        self.omem = array("I", bytes(4 * omem_words))
+        self.omem_written = array("B", bytes(omem_words))  # 1: written
         self.cycle = 0  # the next cycle to simulate
         self.steps = 0  # cycles actually stepped (the rest were skipped)
         self.done = False
@@ -202,6 +207,8 @@ class VPCycleModel:
 
     def registers(self) -> np.ndarray:
         """The register file as a (256, 3) uint32 array."""
+        import numpy as np
+
         return np.array(self.rf, dtype=np.uint32)
 
     def finish(self, t: int) -> None:

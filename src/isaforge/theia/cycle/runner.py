@@ -6,9 +6,7 @@ import gc
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TextIO
-
-import numpy as np
+from typing import TYPE_CHECKING, TextIO
 
 from ...core.errors import EmulationError
 from ..machine.alu import OP_DIV
@@ -17,6 +15,9 @@ from .boot import Boot, boot
 from .model import VPCycleModel
 from .quirks import DESIGNED, Quirks
 from .vplog import CLOCK_NS, LogFormatter
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_CYCLE_LIMIT = 20_000_000
 STREAM_WINDOW = 1 << 15  # cycles run between two writes of the traces
@@ -53,6 +54,12 @@ PIPELINE_QUIRKS: dict[str, str] = {
 # the MCU cycle by cycle, defect included)
 TIMED_QUIRKS = frozenset({"reissue-after-branch", "mul-twice", "div-reissue", "mcu-lost",
                           *PIPELINE_QUIRKS})
+
+
+def lanes_written(known: Iterable[int]) -> list[tuple[bool, bool, bool]]:
+    """Per register, whether its x, y, z lanes hold a defined value (from a model's
+    ``known`` bits: x = 4, y = 2, z = 1), as the dumps take them."""
+    return [(bool(k & 4), bool(k & 2), bool(k & 1)) for k in known]
 
 
 def quirks_from_names(names: Iterable[str]) -> Quirks:
@@ -227,8 +234,8 @@ def write_cycle_outputs(code: Sequence[int], tmem: Sequence[int] | None, vps: It
         else:
             state = f"stopped after {model.cycle} cycles (the cycle limit; a livelock?)"
         for i in names[key]:
-            rf = np.array(model.rf, dtype=np.uint32)
-            known = np.array([[k & 4, k & 2, k & 1] for k in model.known], dtype=bool)
+            rf = model.rf
+            known = lanes_written(model.known)
             (outdir / f"rf.vp.{i}.cycles.log").write_text(format_rf(rf, known))
             (outdir / f"OMEM.vp.{i}.cycles.log").write_text(format_omem(model.omem,
                                                                         model.omem_written))
@@ -292,8 +299,9 @@ class TimedRun:
 
     def written(self, vp: int) -> np.ndarray:
         """(256, 3) bool: the register lanes of VP ``vp`` that hold a defined value."""
-        known = self.models[vp].known
-        return np.array([[k >> 2 & 1, k >> 1 & 1, k & 1] for k in known], dtype=bool)
+        import numpy as np  # (what the API returns; the command line uses lanes_written)
+
+        return np.array(lanes_written(self.models[vp].known), dtype=bool)
 
     def still_running(self) -> str:
         """Which VPs had not ended when the run stopped, and where (for the user)."""

@@ -10,8 +10,27 @@
   what its hooks report;
 * :mod:`.loader`: a program as the test bench is given one; :mod:`.dumps`: what a run
   leaves behind (``rf.vp.N.log``, ``OMEM.vp.N.log``, OMEM as a picture).
+
+
+The package imports nothing until a name is used (PEP 562): :mod:`.options` (the limits and
+quirk names the command line offers) comes without the simulator and numpy.
 """
 
-from .gpu import Gpu, RunResult
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .gpu import Gpu, RunResult
 
 __all__ = ["Gpu", "RunResult"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import gpu
+
+    value = getattr(gpu, name)
+    globals()[name] = value
+    return value

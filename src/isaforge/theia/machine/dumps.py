@@ -17,11 +17,14 @@ transparent. Rows are ``width`` pixels; the height covers the highest written ad
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ...core.errors import IsaforgeError, SourceLoc
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RF_DUMP_ROWS = 128
 OMEM_DUMP_WORDS = 32
@@ -36,15 +39,19 @@ def _word(value: int, ok: bool) -> str:
     return f"{value:08x}" if ok else UNDEFINED
 
 
-def format_rf(registers: np.ndarray, written: np.ndarray, rows: int = RF_DUMP_ROWS) -> str:
+def format_rf(registers: np.ndarray | Sequence[Sequence[int]],
+              written: np.ndarray | Sequence[Sequence[bool]], rows: int = RF_DUMP_ROWS) -> str:
+    """``registers``/``written``: (rows, 3) arrays, or rows of 3 (the cycle model's)."""
     lines = []
     for i in range(rows):
-        lanes = " ".join(_word(int(registers[i, k]), bool(written[i, k])) for k in range(3))
+        r, w = registers[i], written[i]
+        lanes = " ".join(_word(int(r[k]), bool(w[k])) for k in range(3))
         lines.append(f"r{i}\t{lanes}\n")
     return "".join(lines)
 
 
-def format_omem(omem: np.ndarray, written: np.ndarray, words: int = OMEM_DUMP_WORDS) -> str:
+def format_omem(omem: np.ndarray | Sequence[int], written: np.ndarray | Sequence[bool],
+                words: int = OMEM_DUMP_WORDS) -> str:
     return "".join(f"@{i:02d}\t{_word(int(omem[i]), bool(written[i]))}\n" for i in range(words))
 
 
@@ -100,6 +107,8 @@ def omem_rgba(omem: np.ndarray, written: np.ndarray, width: int) -> np.ndarray:
     """(height, width, 4) uint8 pixels of the written part of OMEM."""
     if width < 1:
         raise IsaforgeError(f"image width must be at least 1, not {width}")
+    import numpy as np  # (only pictures need it: the dumps are text)
+
     used = np.flatnonzero(written)
     count = int(used[-1]) + 1 if len(used) else 1
     height = -(-count // width)

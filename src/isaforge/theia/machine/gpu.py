@@ -59,32 +59,15 @@ from .hooks import (
     imem_address,
 )
 from .memory import CopyRequest, MainMemory, MemoryController, TMem
+from .options import DEFAULT_MAX_STEPS, QUIRK_ALIASES, QUIRKS
 from .vp import OMEM_SIZE, VectorProcessor
 
 MAX_CORES = MAX_VPS
 MAX_OMEM = WINDOW // 4  # words: one VP's OMEM window in the hooks' address map
-DEFAULT_MAX_STEPS = 50_000_000
 CP_SLICE = 64
 VP_SLICE = 4096
 CP_IDLE_LIMIT = 4096  # CP instructions without a copy or command while no VP runs
 
-QUIRKS: dict[str, str] = {
-    "reissue-after-branch": "the RTL's IIU re-fetches after resuming through its commit FIFO: "
-                            "the instruction after a branch is issued twice (what RUN.md saw "
-                            "as 'MUL/TMREAD issued twice'); a timed run",
-    "div-reissue": "the RTL's IIU re-issues an instruction that waited for a busy station "
-                   "(some DIV loops livelock); a timed run",
-    "mcu-lost": "the RTL's MCU re-loads its address counters from a request made during a "
-                "copy, so back-to-back copies land shifted or elsewhere; a timed run",
-    "tmem-row0": "the RTL's TMREAD returns row 0 of TMEM banks 0, 1, 2 whatever the address",
-    "first-eof": "the RTL test bench ends the run at the first EOF of any VP (thread 0) and "
-                 "dumps only that VP",
-    "cp-exit-noop": "the RTL's CP EXIT does nothing: the 8-bit IP runs on through the "
-                    "zero-filled RAM and the program starts again",
-    "cp-not-noop": "the RTL's CP has no NOT: it writes nothing",
-}
-
-QUIRK_ALIASES = {"mul-twice": "reissue-after-branch"}
 #: the quirks whose effect depends on when results commit: with any of them (or "all") the
 #: cycle model runs the GPU (the pipeline's own defects are named in
 #: :data:`isaforge.theia.cycle.runner.PIPELINE_QUIRKS`)

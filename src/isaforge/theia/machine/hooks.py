@@ -28,13 +28,13 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ...core.hooks import Hooks
+from .options import MAX_VPS
 from .vp import VectorProcessor
 
 #: the hook kinds a THEIA GPU supports
 HOOK_KINDS = ("insn", "mem_write", "reg_write")
 
 WINDOW = 1 << 32  # bytes of one VP's window in each space of the map
-MAX_VPS = 16
 OMEM_BASE = 0  # VP i's OMEM word k: OMEM_BASE + i * WINDOW + 4 * k
 IMEM_BASE = MAX_VPS * WINDOW  # VP i's code word a: IMEM_BASE + i * WINDOW + 8 * a
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.errors import IsaforgeError
-from ..compiler import compile_files
 from ..image import read_mem, read_tmem
 
 CODE = "code.mem"
@@ -74,6 +73,8 @@ def load_program(prog: Path, tmem: Path | None = None) -> Program:
     if tmem is None and (home / TMEM).is_file():
         tmem = home / TMEM
     if _needs_compiling(prog):
+        from ..compiler import compile_files  # (only for a .vp program to compile)
+
         compiled = compile_files(prog)  # a compile error keeps its file:line:col
         assert compiled.vp is not None and compiled.cp is not None
         program = Program(compiled.vp.words, compiled.cp.words, None, home,

@@ -18,10 +18,9 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-
-import numpy as np
 
 MASK32 = 0xFFFF_FFFF
 TMEM_BANKS = 4
@@ -31,7 +30,7 @@ class MainMemory:
     """Word-addressed 32-bit main memory (read only for the GPU)."""
 
     def __init__(self, words: Iterable[int] = ()) -> None:
-        self.words = np.array(list(words), dtype=np.uint32)
+        self.words = array("I", words)  # 32-bit (stdlib: the cycle model runs without numpy)
 
     @classmethod
     def from_vp_words(cls, instructions: Iterable[int]) -> MainMemory:
@@ -50,6 +49,8 @@ class TMem:
     """Interleaved texture memory: ``banks`` x ``rows`` 32-bit words."""
 
     def __init__(self, words: Iterable[int] = (), banks: int = TMEM_BANKS) -> None:
+        import numpy as np  # (the instruction-level simulator's; see MainMemory)
+
         data = list(words)
         self.banks = banks
         rows = max(1, -(-len(data) // banks))
