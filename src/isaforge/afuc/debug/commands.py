@@ -34,6 +34,7 @@ from ..machine.trace import PAD, TraceState
 from . import args as arg
 from .args import CommandError, gpr_label, gpr_name
 from .breakpoints import Breakpoints, location, packet_matcher
+from .quick import Quick
 from .run import Runner
 from .view import QUEUES, Code, call_stack, describe_packet, packets_of, rem_in, render_view
 
@@ -134,6 +135,9 @@ class Debugger:
         self._tw.joined = True  # (self._buf's lines are joined by newlines)
         self.trace = False
         self.set_trace(trace)
+        # a script's packet and r commands done at once (None: every line the general way)
+        self.quick: Quick | None = Quick(self)
+        self._where: dict[tuple, str] = {}  # where()'s lines (the images do not change)
 
     # -- public interface -------------------------------------------------------------------
     @property
@@ -151,6 +155,10 @@ class Debugger:
 
     def execute(self, line: str) -> str:
         """Run one command line; returns what it prints (never raises for a bad command)."""
+        if self.quick is not None:
+            out = self.quick.execute(line)
+            if out is not None:
+                return out
         self._buf.clear()
         line = line.strip()
         if self._pending is not None:
@@ -180,6 +188,11 @@ class Debugger:
     def where(self) -> str:
         """The next instruction of the current processor, as a trace line with ``=>``."""
         p = self._proc()
+        key = (p.name, p.pc, p.waitin_pending, p.bt, len(self.emu.procs))
+        got = self._where.get(key)
+        if got is not None:
+            self._tw.skip = (p.name, p.pc)  # shown here: the trace does not print it again
+            return got
         if not 0 <= p.pc < len(p.image):
             return f"=> {p.name} pc {p.pc:#06x} is outside the firmware"
         note = ""
@@ -191,8 +204,9 @@ class Debugger:
         self._tw.skip = (p.name, p.pc)  # shown here: the trace does not print it again
         label = self.code.label_of(p.name, p.pc)
         label = f"  <{label}>" if label else ""
-        return (f"=> {name}{p.pc:04x}: {p.image[p.pc]:08x}  {self.code.text(p.name, p.pc)}"
-                f"{label}{note}")
+        got = self._where[key] = (f"=> {name}{p.pc:04x}: {p.image[p.pc]:08x}  "
+                                  f"{self.code.text(p.name, p.pc)}{label}{note}")
+        return got
 
     # -- plumbing ---------------------------------------------------------------------------
     def _out(self, text: str) -> None:

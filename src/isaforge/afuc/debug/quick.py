@@ -1,0 +1,115 @@
+"""The commands a script repeats, done without the general path's parsing and set-up.
+
+Mesa's way of feeding a stream through its emulator's prompt is two commands a packet: the
+packet (``p NAME payload...``, or ``raw W0 W1...``), then ``r``. :class:`Quick` recognizes
+these lines in their plain forms (numbers ``int(text, 0)`` reads, no comment, no sub-prompt
+pending) and does exactly what :meth:`.commands.Debugger.execute` does for them, with the
+same output: the packet queued, or the packet run from its header's template
+(:mod:`..machine.replay`) and the next instruction shown. Anything else, or any case it is
+not sure of (a header not run yet, breakpoints, hooks, several processors, a view to show),
+gives None and the general path runs the line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ...core.errors import IsaforgeError
+from ..machine.processor import M32
+from ..machine.replay import replay_of
+from ..machine.stream import packet_words
+from .view import describe_packet
+
+if TYPE_CHECKING:
+    from .commands import Debugger
+
+PACKET_COMMANDS = frozenset(("p", "packet", "pkt"))
+RUN_COMMANDS = frozenset(("r", "run"))
+# comments, opcodes by number, memory placements, and the line breaks of str.splitlines (a
+# text stream's packets are lines: "p CP_NOP 1\f2" is two packets)
+NOT_PLAIN = re.compile("[;#@/\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+class Quick:
+    """The shortcuts of one debugger (see the module docstring)."""
+
+    def __init__(self, dbg: Debugger) -> None:
+        self.dbg = dbg
+        # (packet name, payload length) -> header (None: the general path says why not)
+        self.headers: dict[tuple[str, int], int | None] = {}
+        self.described: dict[int, str] = {}  # header -> describe_packet's text
+
+    def execute(self, line: str) -> str | None:
+        """What :meth:`.commands.Debugger.execute` would return for ``line`` (having done
+        what it does), or None (nothing done) when it is not one of the plain cases."""
+        dbg = self.dbg
+        if dbg._pending is not None:
+            return None
+        toks = line.split()
+        if len(toks) == 1:
+            return self.run() if toks[0] in RUN_COMMANDS else None
+        if not toks or NOT_PLAIN.search(line.strip()):
+            return None
+        head = toks[0]
+        if head == "raw":
+            return self.queue(toks, 1, "raw")
+        if head in PACKET_COMMANDS and toks[1] != "raw":
+            return self.queue(toks, 2, None)
+        return None
+
+    def queue(self, toks: list[str], start: int, what: str | None) -> str | None:
+        """``raw W...`` (``what`` "raw", words from ``toks[1:]``) or ``p NAME payload...``
+        (``toks[1]`` is NAME, the payload from ``toks[2:]``) queued on the ring buffer."""
+        try:
+            words = [int(t, 0) for t in toks[start:]]
+        except ValueError:
+            return None
+        if words and not (min(words) >= 0 and max(words) <= M32):
+            return None
+        dbg = self.dbg
+        emu = dbg.emu
+        if what is None:
+            key = (toks[1], len(words))
+            hdr = self.headers.get(key, -1)
+            if hdr == -1:
+                try:
+                    hdr = packet_words(toks[1], [0] * len(words), emu.db)[0]
+                except IsaforgeError:
+                    hdr = None
+                self.headers[key] = hdr
+            if hdr is None:
+                return None
+            words.insert(0, hdr)
+            what = self.described.get(hdr)
+            if what is None:
+                what = self.described[hdr] = describe_packet(emu.db, hdr)
+        p = emu.proc(dbg.current)
+        p.rb.extend(words)
+        where = f"{p.name} " if len(emu.procs) > 1 else ""
+        return (f"queued {what}: {len(words)} dwords ({where}ring buffer: {len(p.rb)} dwords "
+                "waiting)")
+
+    def run(self) -> str | None:
+        """``r`` when the packet at the head of the ring buffer runs from its template."""
+        dbg = self.dbg
+        emu = dbg.emu
+        if (dbg.breakpoints or dbg.auto_view or len(emu.procs) != 1
+                or len(emu.packet_hooks) != 1):  # (the runner's own)
+            return None
+        p = emu.proc(dbg.current)
+        tw = p.tw
+        if tw is None or not tw.joined or not p.waitin_pending or not p.rb:
+            return None
+        rp = replay_of(p)
+        if p.pc != rp.slot or rp.memo.get(p.rb[0]) is None:
+            return None
+        p.limit = 1 << 62  # (as the runner leaves it)
+        buf = dbg._buf
+        buf.clear()
+        if not rp.run(p, emu.steps + dbg.max_steps, True, 1):
+            return None  # (nothing ran, nothing printed)
+        buf.append(dbg.where())
+        out = "\n".join(buf)
+        buf.clear()
+        return out
