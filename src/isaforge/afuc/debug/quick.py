@@ -31,6 +31,18 @@ RUN_COMMANDS = frozenset(("r", "run"))
 NOT_PLAIN = re.compile("[;#@/\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
+class Dwords(dict):
+    """Number texts -> the dwords ``int(text, 0)`` reads (ValueError for a text that is not
+    one: the general path then says what it is), each read once."""
+
+    def __missing__(self, text: str) -> int:
+        value = int(text, 0)
+        if not 0 <= value <= M32:
+            raise ValueError(text)
+        self[text] = value
+        return value
+
+
 class Quick:
     """The shortcuts of one debugger (see the module docstring)."""
 
@@ -39,6 +51,7 @@ class Quick:
         # (packet name, payload length) -> header (None: the general path says why not)
         self.headers: dict[tuple[str, int], int | None] = {}
         self.described: dict[int, str] = {}  # header -> describe_packet's text
+        self.ints = Dwords()  # number texts met -> their dwords
 
     def execute(self, line: str) -> str | None:
         """What :meth:`.commands.Debugger.execute` would return for ``line`` (having done
@@ -61,11 +74,12 @@ class Quick:
     def queue(self, toks: list[str], start: int, what: str | None) -> str | None:
         """``raw W...`` (``what`` "raw", words from ``toks[1:]``) or ``p NAME payload...``
         (``toks[1]`` is NAME, the payload from ``toks[2:]``) queued on the ring buffer."""
+        ints = self.ints
+        if len(ints) > 1 << 16:
+            ints.clear()
         try:
-            words = [int(t, 0) for t in toks[start:]]
+            words = [ints[t] for t in toks[start:]]
         except ValueError:
-            return None
-        if words and not (min(words) >= 0 and max(words) <= M32):
             return None
         dbg = self.dbg
         emu = dbg.emu
@@ -84,11 +98,13 @@ class Quick:
             what = self.described.get(hdr)
             if what is None:
                 what = self.described[hdr] = describe_packet(emu.db, hdr)
-        p = emu.proc(dbg.current)
-        p.rb.extend(words)
-        where = f"{p.name} " if len(emu.procs) > 1 else ""
-        return (f"queued {what}: {len(words)} dwords ({where}ring buffer: {len(p.rb)} dwords "
-                "waiting)")
+        procs = emu.procs
+        p = procs[0] if len(procs) == 1 and procs[0].name == dbg.current else emu.proc(
+            dbg.current)
+        rb = p.rb
+        rb.extend(words)
+        where = f"{p.name} " if len(procs) > 1 else ""
+        return f"queued {what}: {len(words)} dwords ({where}ring buffer: {len(rb)} dwords waiting)"
 
     def run(self) -> str | None:
         """``r`` when the packet at the head of the ring buffer runs from its template."""
