@@ -589,16 +589,12 @@ def _loop(dbg: Debugger, stdin: TextIO, echo: Callable[[str], None], interactive
           banner: bool) -> None:
     if banner:
         echo(dbg.banner())
+    if not interactive:
+        _script(dbg, stdin, echo)
+        return
     while not dbg.done:
-        prompt = dbg.prompt
         try:
-            if interactive:
-                line = input(prompt)
-            else:
-                line = stdin.readline()
-                if not line:
-                    break
-                echo(prompt + line.rstrip("\n"))
+            line = input(dbg.prompt)
         except EOFError:
             break
         except KeyboardInterrupt:
@@ -607,5 +603,29 @@ def _loop(dbg: Debugger, stdin: TextIO, echo: Callable[[str], None], interactive
         text = dbg.execute(line)
         if text:
             echo(text)
-    if interactive and not dbg.done:
+    if not dbg.done:
         echo("")
+
+
+def _script(dbg: Debugger, stdin: TextIO, echo: Callable[[str], None]) -> None:
+    """Commands read from ``stdin`` until ``q`` or its end, each echoed after its prompt
+    (a :class:`Batched` echo gets the lines in its list, a call per line costing more than
+    a script's command)."""
+    lines = echo.lines if isinstance(echo, Batched) else None
+    put = lines.append if lines is not None else echo
+    batch = echo.batch if isinstance(echo, Batched) else 0
+    execute, readline = dbg.execute, stdin.readline
+    while not dbg.done:
+        try:
+            line = readline()
+            if not line:
+                break
+            put(dbg.prompt + line.rstrip("\n"))
+        except KeyboardInterrupt:
+            put("^C")
+            continue
+        text = execute(line)
+        if text:
+            put(text)
+        if lines is not None and len(lines) >= batch:
+            echo.flush()  # type: ignore[union-attr]

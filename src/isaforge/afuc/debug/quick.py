@@ -12,7 +12,6 @@ gives None and the general path runs the line.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from ...core.errors import IsaforgeError
@@ -26,9 +25,6 @@ if TYPE_CHECKING:
 
 PACKET_COMMANDS = frozenset(("p", "packet", "pkt"))
 RUN_COMMANDS = frozenset(("r", "run"))
-# comments, opcodes by number, memory placements, and the line breaks of str.splitlines (a
-# text stream's packets are lines: "p CP_NOP 1\f2" is two packets)
-NOT_PLAIN = re.compile("[;#@/\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 class Dwords(dict):
@@ -52,17 +48,24 @@ class Quick:
         self.headers: dict[tuple[str, int], int | None] = {}
         self.described: dict[int, str] = {}  # header -> describe_packet's text
         self.ints = Dwords()  # number texts met -> their dwords
+        self.where: dict[int, str] = {}  # dbg.where() at a waitin delay slot, by pc
 
     def execute(self, line: str) -> str | None:
         """What :meth:`.commands.Debugger.execute` would return for ``line`` (having done
         what it does), or None (nothing done) when it is not one of the plain cases."""
-        dbg = self.dbg
-        if dbg._pending is not None:
+        if self.dbg._pending is not None:
             return None
-        toks = line.split()
-        if len(toks) == 1:
-            return self.run() if toks[0] in RUN_COMMANDS else None
-        if not toks or NOT_PLAIN.search(line.strip()):
+        text = line.strip()
+        if text in RUN_COMMANDS:
+            return self.run()
+        # printable: no tab, and none of the line breaks of str.splitlines (a text stream's
+        # packets are lines: "p CP_NOP 1\f2" is two packets); no comment (";", "#", "//"),
+        # opcode by number ("#16") or memory placement ("@ADDR:")
+        if (not text.isprintable() or ";" in text or "#" in text or "@" in text
+                or "/" in text):
+            return None
+        toks = text.split()
+        if len(toks) < 2:
             return None
         head = toks[0]
         if head == "raw":
@@ -110,22 +113,30 @@ class Quick:
         """``r`` when the packet at the head of the ring buffer runs from its template."""
         dbg = self.dbg
         emu = dbg.emu
-        if (dbg.breakpoints or dbg.auto_view or len(emu.procs) != 1
+        procs = emu.procs
+        if (dbg.breakpoints or dbg.auto_view or len(procs) != 1
                 or len(emu.packet_hooks) != 1):  # (the runner's own)
             return None
-        p = emu.proc(dbg.current)
+        p = procs[0]
         tw = p.tw
-        if tw is None or not tw.joined or not p.waitin_pending or not p.rb:
+        rb = p.rb
+        if (tw is None or not tw.joined or not p.waitin_pending or not rb
+                or p.name != dbg.current):
             return None
         rp = replay_of(p)
-        if p.pc != rp.slot or rp.memo.get(p.rb[0]) is None:
+        if p.pc != rp.slot or rp.memo.get(rb[0]) is None:
             return None
         p.limit = 1 << 62  # (as the runner leaves it)
         buf = dbg._buf
         buf.clear()
-        if not rp.run(p, emu.steps + dbg.max_steps, True, 1):
+        if not rp.run(p, p.steps + dbg.max_steps, True, 1):  # (emu.steps: p's alone)
             return None  # (nothing ran, nothing printed)
-        buf.append(dbg.where())
+        where = self.where.get(p.pc)  # (at a waitin's delay slot, as before the packet)
+        if where is None:
+            where = self.where[p.pc] = dbg.where()
+        else:
+            tw.skip = (p.name, p.pc)  # (as dbg.where() does)
+        buf.append(where)
         out = "\n".join(buf)
         buf.clear()
         return out
