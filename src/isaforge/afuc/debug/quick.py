@@ -58,11 +58,9 @@ class Quick:
         text = line.strip()
         if text in RUN_COMMANDS:
             return self.run()
-        # printable: no tab, and none of the line breaks of str.splitlines (a text stream's
-        # packets are lines: "p CP_NOP 1\f2" is two packets); no comment (";", "#", "//"),
-        # opcode by number ("#16") or memory placement ("@ADDR:")
-        if (not text.isprintable() or ";" in text or "#" in text or "@" in text
-                or "/" in text):
+        # (the general path reads the tokens joined by blanks as a line of a text stream:
+        # comments, "#16" and "@ADDR:" are for it to read)
+        if ";" in text or "#" in text or "@" in text or "/" in text:
             return None
         toks = text.split()
         if len(toks) < 2:
