@@ -67,7 +67,8 @@ def session(lines: list[str], quick: bool, trace: bool = True) -> tuple:
     p = d.emu.main
     return (out, d.failed, d.prompt, d.current, d.emu.effects_raw, d.emu.steps,
             d.emu.instructions, d.emu.packets, list(p.gpr), p.pc, p.bt, p.waitin_pending,
-            p.header, bytes(d.emu.gpu), d.emu.roq(), dict(d.emu.mem), d.where())
+            p.header, p.nreads, p.data_mode, p.limit, bytes(d.emu.gpu), d.emu.roq(),
+            dict(d.emu.mem), d.where())
 
 
 @pytest.mark.parametrize("line", ODD_LINES)
@@ -94,19 +95,39 @@ def test_mesa_scripts_packet_then_r_repeated(packets, times):
     assert session(lines, True) == session(lines, False)
 
 
+def script_session(lines: list[str], fast: bool) -> tuple:
+    """A piped session: lines read by the script loop; ``fast``: into a Batched echo with
+    the shortcuts (Mesa's packet-then-r pairs done at once), else a line at a time without."""
+    script = "".join(line.replace("\n", " ") + "\n" for line in
+                     ["raw " + hexes([pkt7_header(0x48, 1), 0]), "r", *lines])
+    d = Debugger(Emulator(a630()), max_steps=5000)
+    got: list[str] = []
+    if fast:
+        echo = Batched(got.append, batch=3)
+        repl(d, io.StringIO(script), echo, interactive=False)
+        echo.flush()
+    else:
+        d.quick = None
+        repl(d, io.StringIO(script), got.append, interactive=False)
+    p = d.emu.main
+    return ("\n".join(got), d.failed, d.done, d.emu.effects_raw, d.emu.steps,
+            d.emu.instructions, d.emu.packets, list(p.gpr), p.pc, p.bt, p.waitin_pending,
+            p.header, p.nreads, p.data_mode, p.limit, bytes(d.emu.gpu), d.emu.roq(),
+            d.where())
+
+
 @given(LINES)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_script_loop_echoes_as_a_line_at_a_time(lines):
-    """The script loop (lines put in a Batched echo's list, flushed by size) gives the text
-    of an echo called once a line."""
-    script = "".join(line.replace("\n", " ") + "\n" for line in lines) + "q\n"
-    texts = []
-    for batched in (True, False):
-        d = Debugger(Emulator(a630()), max_steps=5000)
-        got: list[str] = []
-        echo = Batched(got.append, batch=3) if batched else got.append
-        repl(d, io.StringIO(script), echo, interactive=False)
-        if batched:
-            echo.flush()
-        texts.append("\n".join(got))
-    assert texts[0] == texts[1]
+def test_script_loop_prints_what_a_line_at_a_time_prints(lines):
+    assert script_session(lines, True) == script_session(lines, False)
+
+
+@given(st.lists(st.one_of(TYPE4, TYPE7), min_size=1, max_size=6), st.integers(1, 4),
+       st.lists(st.sampled_from(ODD_LINES + ["q"]), max_size=2), st.integers(0, 30))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_script_loop_mesa_pairs_with_an_odd_line_anywhere(packets, times, odd, at):
+    """Mesa's script (packet, r, again; headers come back), an odd line or two (or q)
+    inserted somewhere: the pairs done at once stop and start again where they must."""
+    lines = [c for ws in packets * times for c in ("raw " + hexes(ws), "r")]
+    lines[at:at] = odd
+    assert script_session(lines, True) == script_session(lines, False)

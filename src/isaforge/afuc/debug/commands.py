@@ -610,21 +610,32 @@ def _loop(dbg: Debugger, stdin: TextIO, echo: Callable[[str], None], interactive
 def _script(dbg: Debugger, stdin: TextIO, echo: Callable[[str], None]) -> None:
     """Commands read from ``stdin`` until ``q`` or its end, each echoed after its prompt
     (a :class:`Batched` echo gets the lines in its list, a call per line costing more than
-    a script's command)."""
+    a script's command; and Mesa's packet-then-r pairs are done by :meth:`Quick.pairs`)."""
     lines = echo.lines if isinstance(echo, Batched) else None
     put = lines.append if lines is not None else echo
     batch = echo.batch if isinstance(echo, Batched) else 0
     execute, readline = dbg.execute, stdin.readline
+    line = None  # a line read (by Quick.pairs) but not echoed nor done yet
     while not dbg.done:
         try:
-            line = readline()
+            if line is None:
+                line = readline()
             if not line:
                 break
             put(dbg.prompt + line.rstrip("\n"))
         except KeyboardInterrupt:
             put("^C")
+            line = None
             continue
+        if dbg.quick is not None and lines is not None:
+            rest = dbg.quick.pairs(line, readline, echo)  # type: ignore[arg-type]
+            if rest is not None:
+                line = rest
+                if len(lines) >= batch:
+                    echo.flush()  # type: ignore[union-attr]
+                continue
         text = execute(line)
+        line = None
         if text:
             put(text)
         if lines is not None and len(lines) >= batch:
