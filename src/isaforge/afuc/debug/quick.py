@@ -15,7 +15,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ...core.errors import IsaforgeError
 from ..isa import REG_REM
@@ -23,9 +23,6 @@ from ..machine.processor import M32, Processor
 from ..machine.replay import Type4Replay, replay_of
 from ..machine.stream import packet_words
 from .view import describe_packet
-
-if TYPE_CHECKING:
-    from .commands import Batched, Debugger
 
 PROMPT = "(afuc) "  # (the debugger's, as commands.PROMPT: no sub-prompt is pending here)
 
@@ -46,9 +43,10 @@ class Dwords(dict):
 
 
 class Quick:
-    """The shortcuts of one debugger (see the module docstring)."""
+    """The shortcuts of one debugger, a :class:`.commands.Debugger` (see the module
+    docstring; typed Any here, as commands imports this module)."""
 
-    def __init__(self, dbg: Debugger) -> None:
+    def __init__(self, dbg: Any) -> None:
         self.dbg = dbg
         # (packet name, payload length) -> header (None: the general path says why not)
         self.headers: dict[tuple[str, int], int | None] = {}
@@ -171,7 +169,7 @@ class Quick:
         buf.clear()
         return out
 
-    def pairs(self, line: str, readline: Callable[[], str], echo: Batched) -> str | None:
+    def pairs(self, line: str, readline: Callable[[], str], echo: Any) -> str | None:
         """Mesa's script, a packet line then ``r``, again and again: from ``line`` (echoed
         already) on, while each packet line is plain and the next line ``r``, and the packet
         that ``r`` runs (the one at the head of the ring buffer) has its header's template,
@@ -186,13 +184,21 @@ class Quick:
         lines = echo.lines
         put = lines.append
         batch = echo.batch
+        # (checked once: while this call lasts only its pairs run, which change none of it)
+        ready = self._ready()
         while True:
-            put(self.queue(*got))
+            if ready is None:
+                put(self.queue(*got))
+            else:  # (one processor, the current one)
+                words, what = got
+                rb = ready[0].rb
+                rb.extend(words)
+                put(f"queued {what}: {len(words)} dwords (ring buffer: {len(rb)} dwords "
+                    "waiting)")
             nxt = readline()
             if nxt.strip() not in RUN_COMMANDS:
                 return nxt
             put(PROMPT + nxt.rstrip("\n"))
-            ready = self._ready()
             if ready is None:
                 return self._general(nxt, put, readline)
             p, rp = ready
