@@ -53,6 +53,7 @@ class Quick:
         self.described: dict[int, str] = {}  # header -> describe_packet's text
         self.ints = Dwords()  # number texts met -> their dwords
         self.where: dict[int, str] = {}  # dbg.where() at a waitin delay slot, by pc
+        self.rests: dict = {}  # a template's str.format -> that of its lines but the first
 
     def execute(self, line: str) -> str | None:
         """What :meth:`.commands.Debugger.execute` would return for ``line`` (having done
@@ -222,10 +223,14 @@ class Quick:
                 rb.popleft()
             p.gpu[o:o + n] = vs
             p.fast_append((o, vs, p.name))
-            text = fmt(*vs)
-            if drop:
+            if drop:  # (the first line, the delay slot's, was shown at the prompt)
                 tw.skip = None
-                text = text.split("\n", 1)[1]
+                rest = self.rests.get(fmt)
+                if rest is None:  # (no field in the first line: an instruction line)
+                    rest = self.rests[fmt] = fmt.__self__.split("\n", 1)[1].format
+                text = rest(*vs)
+            else:
+                text = fmt(*vs)
             g = p.gpr
             g[1] = g1
             g[rp.dst] = o + n
@@ -236,7 +241,8 @@ class Quick:
             p.reps += dreps
             p.packets += 1
             p.header = hdr
-            put(text + "\n" + self._where(p))
+            put(text)
+            put(self._where(p))
             if len(lines) >= batch:
                 echo.flush()
             line = readline()
