@@ -279,7 +279,8 @@ class CodeGen:
             # (control and SQE registers are arrays of dwords: a read is an index)
             if base == "0":  # (an address known here: [$00 + N])
                 a = off & M32
-                out.append(f"a = {a:#x}")
+                if f["PREINCREMENT"]:
+                    out.append(f"a = {a:#x}")
                 reg = (f"m.control[{a & 0xFFF:#x}]" if name == "cread"
                        else f"m.sqe[{a & 0xFF:#x}]")
             else:
@@ -287,8 +288,7 @@ class CodeGen:
                 reg = "m.control[a & 0xfff]" if name == "cread" else "m.sqe[a & 0xff]"
             if f["PREINCREMENT"]:
                 wr(f["OFFSET"], "a")
-            out.append(f"r = {reg}")
-            wr(f["DST"], "r")
+            wr(f["DST"], reg)  # (a read without side effects: written in place)
         elif name == "load":
             out.append(f"o = {rd(f['OFFSET'])}")
             out.append(f"r = m.load(m.ls_addr(o) + {f['IMMED']:#x})")
