@@ -13,9 +13,10 @@ Streams (generated here, as issue 17 describes them):
 
 For each: whole processes (wall time, median of --repeat; start-up included) of
 ``isaforge afuc trace`` (every instruction, Mesa's -e format), ``afuc debug`` fed Mesa's
-script (``p ...`` then ``r`` per packet, output to /dev/null) and ``afuc run`` (every effect
-printed), and the Python API in-process without trace (fast path, best of --repeat, CPU
-time of this process: the machine is shared). Whole processes run with their bytecode
+script (``p NAME payload...``, or ``raw ...``, then ``r`` per packet, output to /dev/null;
+the listing it shows is kept in the cache too) and ``afuc run`` (every effect printed),
+and the Python API in-process without trace (fast path, best of --repeat, CPU time of this
+process: the machine is shared). Whole processes run with their bytecode
 cached (see cli_time) and the CLI's generated-code cache (CODECACHE; the first run of a
 command fills it: the medians are of warm runs) and print their CPU time too. Rates:
 packets/s and instructions/s, counting instructions as Mesa does (one per instruction
@@ -92,13 +93,25 @@ def text_of(words: list[int]) -> str:
                      for i in range(0, len(words), 16)) + "\n"
 
 
-def debug_script(words: list[int]) -> str:
-    """Mesa's way of feeding a stream through the prompt: each packet queued raw, then r."""
+def debug_script(words: list[int], names: bool = False) -> str:
+    """Mesa's way of feeding a stream through the prompt: each packet queued, then r; the
+    packet as ``p NAME payload...`` (a PM4 packet's or the first register's name, as Mesa's
+    prompt takes it) with ``names``, else raw (``raw HEADER payload...``)."""
+    from isaforge.afuc.regdb import RegDB
+
+    db = RegDB.for_variant("A6XX")
     out, i = [], 0
     while i < len(words):
         hdr = words[i]
         count = hdr & 0x7F if hdr >> 28 == 4 else hdr & 0x3FFF
-        out.append("raw " + " ".join(f"{w:#x}" for w in words[i:i + 1 + count]))
+        payload = " ".join(f"{w:#x}" for w in words[i + 1:i + 1 + count])
+        if not names:
+            out.append(f"raw {hdr:#x} {payload}")
+        elif hdr >> 28 == 4:
+            reg = (hdr >> 8) & 0x3FFFF
+            out.append(f"p {db.gpu_reg_name(reg) or hex(reg)} {payload}")
+        else:
+            out.append(f"p {db.pm4_packet_name((hdr >> 16) & 0x7F)} {payload}")
         out.append("r")
         i += 1 + count
     return "\n".join(out) + "\nq\n"
@@ -166,7 +179,7 @@ def main() -> None:
     ap.add_argument("--type3", type=int, default=10_000, help="packets of each type-3 stream")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--src", help="measure the isaforge sources in this directory instead")
-    ap.add_argument("--quick", action="store_true", help="no debugger run (the slowest)")
+    ap.add_argument("--quick", action="store_true", help="no debugger runs")
     opt = ap.parse_args()
     fw = FW.read_bytes()
     streams = {"s1": s1(opt.packets), "s2": s2(opt.reg_writes)}
@@ -194,9 +207,12 @@ def main() -> None:
             trace = cli_time(["trace", str(FW), str(path)], opt.repeat)
             report("isaforge afuc trace (whole process)", trace, n, insns, cpu=True)
             if not opt.quick and key == "s1":
-                dbg = cli_time(["debug", str(FW)], 1, debug_script(words))
-                report("isaforge afuc debug, Mesa's script (1 run)", dbg, n, insns, cpu=True)
-                print(f"    debug / trace: {dbg / trace:.2f}x (goal <= 1.5x)")
+                cli_time(["debug", str(FW)], 1, "q\n")  # (a first run fills the caches)
+                for names, how in ((True, "p NAME"), (False, "raw")):
+                    dbg = cli_time(["debug", str(FW)], opt.repeat, debug_script(words, names))
+                    report(f"isaforge afuc debug, Mesa's script, {how}", dbg, n, insns,
+                           cpu=True)
+                    print(f"    debug / trace: {dbg / trace:.2f}x (goal <= 1.5x)")
             run = cli_time(["run", str(FW), str(path)], opt.repeat)
             report("isaforge afuc run (whole process)", run, n, insns, cpu=True)
             api = api_time(fw, words, opt.repeat)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from isaforge.afuc import Emulator
+from isaforge.afuc import Emulator, assemble
 from isaforge.afuc.machine.stream import pkt4_header, pkt7_header
 from isaforge.core.errors import EmulationError
 from tests.refdata import refdata
@@ -254,3 +254,40 @@ def test_random_indirect_buffers_fast_equals_exact(packets, times, budget, hook)
         exact.main.gpr, exact.main.pc, exact.main.header)
     assert fast.gpu == exact.gpu and fast.mem == exact.mem
     assert fast.main.control == exact.main.control
+
+
+@settings(max_examples=40, deadline=None)
+@given(ctrl=st.integers(0, 0xFFF), sqe=st.integers(0, 0xFF), off=st.integers(0, 0xFF),
+       base=st.integers(0, 0xFFFFFFFF), values=st.lists(st.integers(0, 0xFFFFFFFF),
+                                                        min_size=4, max_size=4))
+def test_cread_and_sread_read_the_register_at_their_address(ctrl, sqe, off, base, values):
+    """cread/sread at a constant address ([$00 + N], read as an index known when the code is
+    made) and at a register's ([$04 + N], also with the pre-increment): both paths read the
+    control/SQE register the address names (the low 12/8 bits), as Mesa's emulator does."""
+    src = f"""[016ee001]
+cread $02, [$00 + {ctrl:#x}]
+sread $03, [$00 + {sqe:#x}]
+cread $05, [$04 + {off:#x}]
+sread $06, [$04 + {off:#x}]
+cread $07, [$08 + {off:#x}]!
+waitin
+nop
+"""
+    fw = assemble(src)
+    got = []
+    for exact in (True, False):
+        emu = Emulator(fw)
+        emu.write_reg("control", ctrl, values[0])
+        emu.write_reg("sqe", sqe, values[1])
+        emu.write_reg("control", (base + off) & 0xFFF, values[2])
+        emu.write_reg("sqe", (base + off) & 0xFF, values[3])
+        emu.write_gpr(4, base)
+        emu.write_gpr(8, base)
+        emu.run(exact=exact)
+        g, c, s = emu.main.gpr, emu.main.control, emu.main.sqe
+        assert g[2] == c[ctrl] and g[3] == s[sqe]
+        a = (base + off) & 0xFFFFFFFF
+        assert g[5] == c[a & 0xFFF] and g[6] == s[a & 0xFF] and g[7] == c[a & 0xFFF]
+        assert g[8] == a  # (the pre-increment writes the address back)
+        got.append((list(g), bytes(c), bytes(s), emu.steps))
+    assert got[0] == got[1]

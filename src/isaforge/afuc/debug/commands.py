@@ -34,6 +34,7 @@ from ..machine.trace import PAD, TraceState
 from . import args as arg
 from .args import CommandError, gpr_label, gpr_name
 from .breakpoints import Breakpoints, location, packet_matcher
+from .quick import Quick
 from .run import Runner
 from .view import QUEUES, Code, call_stack, describe_packet, packets_of, rem_in, render_view
 
@@ -134,6 +135,9 @@ class Debugger:
         self._tw.joined = True  # (self._buf's lines are joined by newlines)
         self.trace = False
         self.set_trace(trace)
+        # a script's packet and r commands done at once (None: every line the general way)
+        self.quick: Quick | None = Quick(self)
+        self._where: dict[tuple, str] = {}  # where()'s lines (the images do not change)
 
     # -- public interface -------------------------------------------------------------------
     @property
@@ -151,6 +155,10 @@ class Debugger:
 
     def execute(self, line: str) -> str:
         """Run one command line; returns what it prints (never raises for a bad command)."""
+        if self.quick is not None:
+            out = self.quick.execute(line)
+            if out is not None:
+                return out
         self._buf.clear()
         line = line.strip()
         if self._pending is not None:
@@ -180,6 +188,11 @@ class Debugger:
     def where(self) -> str:
         """The next instruction of the current processor, as a trace line with ``=>``."""
         p = self._proc()
+        key = (p.name, p.pc, p.waitin_pending, p.bt, len(self.emu.procs))
+        got = self._where.get(key)
+        if got is not None:
+            self._tw.skip = (p.name, p.pc)  # shown here: the trace does not print it again
+            return got
         if not 0 <= p.pc < len(p.image):
             return f"=> {p.name} pc {p.pc:#06x} is outside the firmware"
         note = ""
@@ -191,8 +204,9 @@ class Debugger:
         self._tw.skip = (p.name, p.pc)  # shown here: the trace does not print it again
         label = self.code.label_of(p.name, p.pc)
         label = f"  <{label}>" if label else ""
-        return (f"=> {name}{p.pc:04x}: {p.image[p.pc]:08x}  {self.code.text(p.name, p.pc)}"
-                f"{label}{note}")
+        got = self._where[key] = (f"=> {name}{p.pc:04x}: {p.image[p.pc]:08x}  "
+                                  f"{self.code.text(p.name, p.pc)}{label}{note}")
+        return got
 
     # -- plumbing ---------------------------------------------------------------------------
     def _out(self, text: str) -> None:
@@ -575,16 +589,12 @@ def _loop(dbg: Debugger, stdin: TextIO, echo: Callable[[str], None], interactive
           banner: bool) -> None:
     if banner:
         echo(dbg.banner())
+    if not interactive:
+        _script(dbg, stdin, echo)
+        return
     while not dbg.done:
-        prompt = dbg.prompt
         try:
-            if interactive:
-                line = input(prompt)
-            else:
-                line = stdin.readline()
-                if not line:
-                    break
-                echo(prompt + line.rstrip("\n"))
+            line = input(dbg.prompt)
         except EOFError:
             break
         except KeyboardInterrupt:
@@ -593,5 +603,40 @@ def _loop(dbg: Debugger, stdin: TextIO, echo: Callable[[str], None], interactive
         text = dbg.execute(line)
         if text:
             echo(text)
-    if interactive and not dbg.done:
+    if not dbg.done:
         echo("")
+
+
+def _script(dbg: Debugger, stdin: TextIO, echo: Callable[[str], None]) -> None:
+    """Commands read from ``stdin`` until ``q`` or its end, each echoed after its prompt
+    (a :class:`Batched` echo gets the lines in its list, a call per line costing more than
+    a script's command; and Mesa's packet-then-r pairs are done by :meth:`Quick.pairs`)."""
+    lines = echo.lines if isinstance(echo, Batched) else None
+    put = lines.append if lines is not None else echo
+    batch = echo.batch if isinstance(echo, Batched) else 0
+    execute, readline = dbg.execute, stdin.readline
+    line = None  # a line read (by Quick.pairs) but not echoed nor done yet
+    while not dbg.done:
+        try:
+            if line is None:
+                line = readline()
+            if not line:
+                break
+            put(dbg.prompt + line.rstrip("\n"))
+        except KeyboardInterrupt:
+            put("^C")
+            line = None
+            continue
+        if dbg.quick is not None and lines is not None:
+            rest = dbg.quick.pairs(line, readline, echo)  # type: ignore[arg-type]
+            if rest is not None:
+                line = rest
+                if len(lines) >= batch:
+                    echo.flush()  # type: ignore[union-attr]
+                continue
+        text = execute(line)
+        line = None
+        if text:
+            put(text)
+        if lines is not None and len(lines) >= batch:
+            echo.flush()  # type: ignore[union-attr]

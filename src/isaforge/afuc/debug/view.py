@@ -18,6 +18,7 @@ from ..machine.emulator import Emulator
 from ..machine.processor import STACK_DEPTH
 from ..machine.stream import BadPacketError, parse_header
 from ..regdb import RegDB
+from . import listcache
 from .args import gpr_label
 
 QUEUES = ["RB", "IB1", "IB2", "SDS"]  # what $data reads, by @IB_LEVEL
@@ -33,14 +34,20 @@ class _Image:
 
 @functools.lru_cache(maxsize=8)
 def _images(data: bytes, fwid: int) -> dict[str, _Image]:
-    """The listing of a firmware by section ("main", "BV", "LPAC"); empty if it has none."""
+    """The listing of a firmware by section ("main", "BV", "LPAC"); empty if it has none
+    (kept on disk when the CLI's cache is on: see :mod:`.listcache`)."""
+    kept = listcache.load(data, fwid)
+    if kept is not None:
+        return {name: _Image(text, labels) for name, (text, labels) in kept.items()}
     try:
         secs = sections(data, gpu=fwid)
     except IsaforgeError:
         return {}
-    return {sec.name: _Image({n: sec.line(ins).replace("\t", "  ")
-                              for n, ins in enumerate(sec.insns)}, sec.labels())
-            for sec in secs}
+    images = {sec.name: _Image({n: sec.line(ins).replace("\t", "  ")
+                                for n, ins in enumerate(sec.insns)}, sec.labels())
+              for sec in secs}
+    listcache.save(data, fwid, {name: (img.text, img.labels) for name, img in images.items()})
+    return images
 
 
 def _words_bytes(words: Iterable[int]) -> bytes:

@@ -44,6 +44,11 @@ def enabled() -> bool:
     return _enabled
 
 
+def directory() -> Path:
+    """Where the cache's files are (also for other derived data kept beside the code)."""
+    return _directory()
+
+
 def _directory() -> Path:
     d = os.environ.get("ISAFORGE_CACHE_DIR")
     if d:

@@ -275,11 +275,20 @@ class CodeGen:
                 out.append("m.wr_sqe(a, v)")
         elif name in ("cread", "sread"):
             off = f.get("BASE", f.get("IMMED", 0))
-            out.append(f"a = ({rd(f['OFFSET'])} + {off:#x}) & M")
+            base = rd(f["OFFSET"])
+            # (control and SQE registers are arrays of dwords: a read is an index)
+            if base == "0":  # (an address known here: [$00 + N])
+                a = off & M32
+                if f["PREINCREMENT"]:
+                    out.append(f"a = {a:#x}")
+                reg = (f"m.control[{a & 0xFFF:#x}]" if name == "cread"
+                       else f"m.sqe[{a & 0xFF:#x}]")
+            else:
+                out.append(f"a = ({base} + {off:#x}) & M")
+                reg = "m.control[a & 0xfff]" if name == "cread" else "m.sqe[a & 0xff]"
             if f["PREINCREMENT"]:
                 wr(f["OFFSET"], "a")
-            out.append("r = m.rd_ctrl(a)" if name == "cread" else "r = int(m.sqe[a & 0xff])")
-            wr(f["DST"], "r")
+            wr(f["DST"], reg)  # (a read without side effects: written in place)
         elif name == "load":
             out.append(f"o = {rd(f['OFFSET'])}")
             out.append(f"r = m.load(m.ls_addr(o) + {f['IMMED']:#x})")

@@ -199,9 +199,6 @@ class Processor:
         return got
 
     # -- register spaces --------------------------------------------------------------------
-    def rd_ctrl(self, n: int) -> int:
-        return int(self.control[n & 0xFFF])
-
     def ctrl64(self, name: str) -> int:
         off = self.c.get(name)
         if off is None:

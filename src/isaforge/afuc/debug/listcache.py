@@ -1,0 +1,71 @@
+"""The debugger's listing of a firmware (each instruction's text, the labels) kept on disk,
+beside the emulator's compiled code (:mod:`..machine.codecache`, and only when that cache is
+on, as the CLI has it): making it decodes the whole firmware, which costs a debugging
+session's start more than anything else.
+
+One file per firmware image and id, named after a digest of both and of what the listing
+depends on (Python's version, the sources and data of the afuc and core packages), so that
+an edited disassembler never reads a stale listing. Any error reading or writing the file
+leaves it unused (the listing is made again).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+from hashlib import blake2b
+from pathlib import Path
+
+from ..machine import codecache
+
+_tag: str | None = None
+
+
+def _sources_tag() -> str:
+    """A digest of the files the listing depends on (read once a process)."""
+    global _tag
+    if _tag is None:
+        from ... import __version__
+
+        h = blake2b(f"{__version__} {sys.version}".encode(), digest_size=8)
+        pkg = Path(__file__).resolve().parents[2]  # (isaforge/)
+        for sub in ("afuc", "core"):
+            for root, dirs, files in sorted(os.walk(pkg / sub)):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                for name in sorted(files):
+                    if not name.endswith(".pyc"):
+                        h.update(name.encode())
+                        h.update((Path(root) / name).read_bytes())
+        _tag = h.hexdigest()
+    return _tag
+
+
+def _path(data: bytes, fwid: int) -> Path:
+    key = blake2b(data + fwid.to_bytes(4, "little"), digest_size=16).hexdigest()
+    return codecache.directory() / f"afuc-listing-{key}-{_sources_tag()}.marshal"
+
+
+def load(data: bytes, fwid: int) -> dict | None:
+    """The listing kept for this image (as :func:`save` got it), or None."""
+    if not codecache.enabled():
+        return None
+    try:
+        got = marshal.loads(_path(data, fwid).read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return got if isinstance(got, dict) else None
+
+
+def save(data: bytes, fwid: int, listing: dict) -> None:
+    """Keep a listing (a dict of marshal-able values) for this image."""
+    if not codecache.enabled():
+        return
+    try:
+        path = _path(data, fwid)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps(listing))
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        pass
