@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property, lru_cache
 
 from .errors import DecodeError, EncodeError
+from .record import Frozen as _Frozen
+from .record import Record as _Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -176,43 +178,6 @@ def sign_extend(value: int, width: int) -> int:
 # --------------------------------------------------------------------------------------------
 # Bitsets
 # --------------------------------------------------------------------------------------------
-
-
-class _Record:
-    """Equality and repr over ``_FIELDS``, as a dataclass has them (these records are plain
-    classes: importing ``dataclasses`` and making the classes costs a disassembler's
-    start-up more than its work on a small firmware). Unhashable, as a mutable dataclass."""
-
-    _FIELDS: tuple[str, ...] = ()
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple([getattr(self, n) for n in self._FIELDS])
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._FIELDS)
-        return f"{type(self).__qualname__}({args})"
-
-
-class _Frozen(_Record):
-    """A :class:`_Record` that cannot be changed once made, hashed by its values."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} ({type(self).__name__} is "
-                             "immutable)")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r} ({type(self).__name__} is "
-                             "immutable)")
-
-    def __hash__(self) -> int:
-        return hash(self._values())
 
 
 _set = object.__setattr__
