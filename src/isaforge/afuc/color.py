@@ -5,12 +5,16 @@ bold red; brackets, dots, ``+`` and the ``_HI`` of a 64-bit register's high half
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 GREEN, YELLOW, RED, RESET = "\x1b[0;32m", "\x1b[0;33m", "\x1b[0;1;31m", "\x1b[0m"
 
 _PART = None  # the pattern of a name's parts, compiled at the first coloured name
 
 
-def _part():  # (re is imported for colour only: plain listings start without it)
+def _part() -> Any:  # (re is imported for colour only: plain listings start without it)
     global _PART
     if _PART is None:
         import re
