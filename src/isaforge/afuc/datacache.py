@@ -65,4 +65,34 @@ def data_file(path: str, decode: Callable[[bytes], Any]) -> Any:
     return value
 
 
-__all__ = ["data_file", "directory", "enable"]
+def derived(name: str, sources: tuple[str, ...], compute: Callable[[], Any]) -> Any:
+    """``compute()``, a value made from the files ``sources`` (data and code), kept under
+    ``name`` when the cache is on; used only for the same Python and the same files."""
+    if not _enabled:
+        return compute()
+    try:
+        key = (sys.version, *[(p, st.st_size, st.st_mtime_ns)
+                              for p, st in ((p, os.stat(p)) for p in sources)])
+    except OSError:
+        return compute()
+    cached = os.path.join(directory(), name)
+    try:
+        with open(cached, "rb") as c:
+            got_key, value = marshal.loads(c.read())
+        if got_key == key:
+            return value
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    value = compute()
+    try:
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        tmp = f"{cached}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(marshal.dumps((key, value)))
+        os.replace(tmp, cached)
+    except (OSError, ValueError):
+        pass
+    return value
+
+
+__all__ = ["data_file", "derived", "directory", "enable"]

@@ -259,11 +259,21 @@ def _canon(name: str) -> str:
 class _Space:
     """One register space (a domain or the chip+AXXX pair) for one variant."""
 
-    def __init__(self, namers: tuple[_Namer, ...]) -> None:
+    def __init__(self, namers: tuple[_Namer, ...], cache_name: str | None = None) -> None:
         self.namers = namers
+        self.cache_name = cache_name  # the merged table's name in the CLI's disk cache
 
     @cached_property
     def _tables(self) -> tuple[dict[int, _Hit], bool]:
+        if self.cache_name is None:
+            return self._merge()
+        from .datacache import derived
+
+        data = os.path.join(os.path.dirname(__file__), "data", DATA_FILE)
+        merged, complete = derived(self.cache_name, (__file__, data), self._merge)
+        return merged, complete
+
+    def _merge(self) -> tuple[dict[int, _Hit], bool]:
         merged: dict[int, _Hit] = {}
         complete = True
         for namer in self.namers:
@@ -364,7 +374,8 @@ class RegDB:
         def namer(dom: str) -> _Namer:
             return _Namer(domains[dom], enums, chip)
 
-        self._gpu = _Space((namer(gpu_dom), namer(_COMMON_DOMAIN)))
+        self._gpu = _Space((namer(gpu_dom), namer(_COMMON_DOMAIN)),
+                           f"afuc-regs-{variant}-{gpu_dom}")  # (the big one: a few ms)
         self._control = _Space((namer(ctrl_dom),))
         self._sqe = _Space((namer(_SQE_DOMAIN),))
         self._pipe = _Space((namer(pipe_dom),))
