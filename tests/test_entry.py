@@ -4,6 +4,7 @@ click command does; any other command line goes to click."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +124,44 @@ def test_plain_command_lines_run_without_click(tmp_path: Path) -> None:
                          cwd=REPO, timeout=120)
     assert got.stdout.split() == ["True", "False"], got.stderr
     assert out.read_bytes() == refdata("afuc", "disasm", "a530_pm4.asm").read_bytes()
+
+
+# modules a quick command must not import (each costs more start-up than it is worth):
+# dataclasses (it imports inspect), typing (it imports re), click, numpy; a listing with its
+# register table cached on disk needs neither re (and enum) nor json nor gzip
+_HEAVY = ("dataclasses", "inspect", "typing", "click", "numpy")
+_LISTING_HEAVY = (*_HEAVY, "re", "enum", "json", "gzip")
+
+
+def _imported_by(args: list[str], cache: Path) -> list[str]:
+    """The modules of _LISTING_HEAVY that ``isaforge ARGS`` (the quick start) imported."""
+    code = ("import sys; from isaforge.entry import quick_start; "
+            f"ran = quick_start({args!r}); "
+            f"print(ran, *[m for m in {_LISTING_HEAVY!r} if m in sys.modules])")
+    env = {**os.environ, "ISAFORGE_CACHE_DIR": str(cache)}
+    env.pop("ISAFORGE_NO_CACHE", None)
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=REPO, timeout=120, env=env)
+    words = got.stdout.split()
+    assert words[:1] == ["True"], got.stderr
+    return words[1:]
+
+
+def test_quick_disasm_imports_no_heavy_modules(tmp_path: Path) -> None:
+    fw = refdata("afuc", "firmware", "a530_pfp.fw")
+    out = tmp_path / "out.txt"
+    args = ["afuc", "disasm", str(fw), "-o", str(out)]
+    first = _imported_by(args, tmp_path / "cache")  # fills the register table's cache
+    assert not set(first) & set(_HEAVY), first
+    assert out.read_bytes() == refdata("afuc", "disasm", "a530_pfp.asm").read_bytes()
+    out.unlink()
+    assert _imported_by(args, tmp_path / "cache") == []
+    assert out.read_bytes() == refdata("afuc", "disasm", "a530_pfp.asm").read_bytes()
+
+
+def test_quick_asm_imports_no_heavy_modules(tmp_path: Path) -> None:
+    src = refdata("afuc", "disasm", "a530_pfp.asm")
+    out = tmp_path / "out.fw"
+    got = _imported_by(["afuc", "asm", str(src), "-o", str(out)], tmp_path / "cache")
+    assert not set(got) & set(_HEAVY), got  # (re: the assembler's lexer)
+    assert out.read_bytes() == refdata("afuc", "firmware", "a530_pfp.fw").read_bytes()

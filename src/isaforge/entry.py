@@ -13,7 +13,10 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # (typing imports re: a few ms of a quick command's start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # (arch, command) -> the module whose QUICK[command] describes it
 QUICK_MODULES = {("afuc", "disasm"): "isaforge.afuc.commands",

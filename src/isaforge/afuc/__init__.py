@@ -20,9 +20,13 @@ to the module, so the function is bound here, first.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+from .listing import listing
+
+TYPE_CHECKING = False  # (typing imports re: a few ms of every afuc command's start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..core.insn import Instruction
     from .asm import assemble
     from .decode import disassemble
@@ -30,7 +34,6 @@ if TYPE_CHECKING:
     from .isa import isa_for
     from .machine import Effect, Emulator, RegWrite
 
-from .listing import listing
 
 _WHERE = {
     "Effect": ".machine",

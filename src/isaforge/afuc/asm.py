@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
-from typing import Any
 
 from ..core.asm import (
     BranchRef,
@@ -34,6 +32,10 @@ from .fastasm import FastLines, Form, encode
 from .image import FIRMWARE_IDS, fwid_of, generation, parse_gpu, variant
 from .isa import isa_for, nop_literal
 from .regdb import RegDB
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 LEXER = Lexer(
@@ -58,18 +60,25 @@ MODS = frozenset(["(rep)", "(peek)", "(xmov1)", "(xmov2)", "(xmov3)", "(sds1)", 
                   "(sds3)"])
 
 
-@dataclass
 class _Stmt:
-    """A parsed instruction or data word awaiting label resolution."""
+    """A parsed instruction or data word awaiting label resolution. (Plain classes here:
+    a dataclass costs start-up time.)"""
 
-    loc: SourceLoc
-    ins: Instr | None = None
-    values: dict[str, Any] = field(default_factory=dict)
-    implied: dict[str, int] = field(default_factory=dict)
-    locs: dict[str, SourceLoc] = field(default_factory=dict)
-    literal: int | None = None
-    literal_label: LabelRef | None = None
-    jumptable: bool = False
+    __slots__ = ("loc", "ins", "values", "implied", "locs", "literal", "literal_label",
+                 "jumptable")
+
+    def __init__(self, loc: SourceLoc, ins: Instr | None = None,
+                 values: dict[str, Any] | None = None, implied: dict[str, int] | None = None,
+                 locs: dict[str, SourceLoc] | None = None, literal: int | None = None,
+                 literal_label: LabelRef | None = None, jumptable: bool = False) -> None:
+        self.loc = loc
+        self.ins = ins
+        self.values = {} if values is None else values
+        self.implied = {} if implied is None else implied
+        self.locs = {} if locs is None else locs
+        self.literal = literal
+        self.literal_label = literal_label
+        self.jumptable = jumptable
 
 
 class _FastRef:
@@ -87,13 +96,15 @@ class _FastRef:
         self.lineno = lineno
 
 
-@dataclass
 class _Section:
-    name: str
-    stmts: list[int | _Stmt | _FastRef] = field(default_factory=list)  # int: a final word
-    labels: dict[str, int] = field(default_factory=dict)
-    label_locs: dict[str, SourceLoc] = field(default_factory=dict)
-    size: int = 0
+    __slots__ = ("name", "stmts", "labels", "label_locs", "size")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.stmts: list[int | _Stmt | _FastRef] = []  # int: a final word
+        self.labels: dict[str, int] = {}
+        self.label_locs: dict[str, SourceLoc] = {}
+        self.size = 0
 
 
 class _Ctx:

@@ -24,6 +24,7 @@ import struct
 import sys
 import zlib
 
+from . import datacache
 from .image import Firmware
 
 # one image: (name, first word counted from the version dword, size in words, the packet
@@ -35,17 +36,10 @@ _tag: str | None = None
 
 
 def enable(on: bool = True) -> None:
-    """Use the disk cache in this process."""
+    """Use the disk cache in this process (the register database's too: :mod:`.datacache`)."""
     global _enabled
     _enabled = on and not os.environ.get("ISAFORGE_NO_CACHE")
-
-
-def _directory() -> str:
-    d = os.environ.get("ISAFORGE_CACHE_DIR")
-    if d:
-        return d
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "isaforge")
+    datacache.enable(on)
 
 
 def _source_tag() -> str:
@@ -84,7 +78,7 @@ def boot_tables(fw: Firmware) -> list[BootTable]:
     if not _enabled:
         return _compute(fw)
     crc = zlib.crc32(struct.pack(f"<{len(fw.words)}I", *fw.words))
-    path = os.path.join(_directory(), f"afuc-boot-{fw.fwid:03x}-{len(fw.words)}-{crc:08x}")
+    path = os.path.join(datacache.directory(), f"afuc-boot-{fw.fwid:03x}-{len(fw.words)}-{crc:08x}")
     key = (_source_tag(), fw.fwid, fw.words)
     try:
         with open(path, "rb") as f:

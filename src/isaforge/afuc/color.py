@@ -5,11 +5,22 @@ bold red; brackets, dots, ``+`` and the ``_HI`` of a 64-bit register's high half
 
 from __future__ import annotations
 
-import re
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GREEN, YELLOW, RED, RESET = "\x1b[0;32m", "\x1b[0;33m", "\x1b[0;1;31m", "\x1b[0m"
 
-_PART = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([^\]]*)\]|\+(.*)$|(.)")
+_PART = None  # the pattern of a name's parts, compiled at the first coloured name
+
+
+def _part() -> Any:  # (re is imported for colour only: plain listings start without it)
+    global _PART
+    if _PART is None:
+        import re
+
+        _PART = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([^\]]*)\]|\+(.*)$|(.)")
+    return _PART
 
 
 def color_name(name: str, hi_half: bool = False) -> str:
@@ -19,7 +30,7 @@ def color_name(name: str, hi_half: bool = False) -> str:
     if hi_half and name.endswith("_HI"):
         name, suffix = name[:-3], "_HI"
     out = []
-    for m in _PART.finditer(name):
+    for m in _part().finditer(name):
         ident, index, offset, other = m.groups()
         if ident is not None:
             out.append(f"{GREEN}{ident}{RESET}")

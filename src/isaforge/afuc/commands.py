@@ -28,7 +28,10 @@ def disasm(firmware: str, verbose: bool, raw: bool, color: bool, gpu: str | None
 
 def asm(source: str, output: str, gpu: str | None) -> None:
     """Assemble SOURCE (Mesa afuc-asm syntax) into firmware."""
+    from . import bootcache
     from .asm import assemble
+
+    bootcache.enable()  # the register database, decoded in an earlier run
 
     try:
         text = read_input(source).decode("utf-8")

@@ -11,8 +11,6 @@ named, which is how a listing learns where to put its labels without a second pa
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from ..core.errors import FirmwareError
 from ..core.isa import Instr, template_parts
@@ -22,19 +20,52 @@ from .image import variant as variant_of
 from .isa import REG_ADDR, isa_for
 from .regdb import RegDB
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..core.insn import Instruction
 
 LITERAL = "[literal]"  # the mnemonic of a word that is no instruction (printed [xxxxxxxx])
 
 
-@dataclass(frozen=True, slots=True)
 class Detail:
-    """What an afuc :class:`Instruction` adds to the common record (its ``detail``)."""
+    """What an afuc :class:`Instruction` adds to the common record (its ``detail``):
+    immutable, compared and hashed by its values."""
 
-    comment: str = ""  # Mesa's listing comment, with its leading tab ("\t; RB_RENDER_CNTL")
-    target: int | None = None  # a branch or call operand's target, as a word index
-    call: bool = False  # the target is called (call, bl): labelled fxnN rather than lN
+    __slots__ = ("comment", "target", "call")
+    comment: str  # Mesa's listing comment, with its leading tab ("\t; RB_RENDER_CNTL")
+    target: int | None  # a branch or call operand's target, as a word index
+    call: bool  # the target is called (call, bl): labelled fxnN rather than lN
+
+    def __init__(self, comment: str = "", target: int | None = None, call: bool = False
+                 ) -> None:
+        _set(self, "comment", comment)
+        _set(self, "target", target)
+        _set(self, "call", call)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} (Detail is immutable)")
+
+    __delattr__ = __setattr__  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Detail:
+            return NotImplemented
+        o: Detail = other  # type: ignore[assignment]
+        return (self.comment, self.target, self.call) == (o.comment, o.target, o.call)
+
+    def __hash__(self) -> int:
+        return hash((self.comment, self.target, self.call))
+
+    def __repr__(self) -> str:
+        return f"Detail(comment={self.comment!r}, target={self.target!r}, call={self.call!r})"
+
+    def __reduce__(self) -> tuple[type[Detail], tuple[str, int | None, bool]]:
+        return Detail, (self.comment, self.target, self.call)
+
+
+_set = object.__setattr__
 
 
 _PLAIN = Detail()

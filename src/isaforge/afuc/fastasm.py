@@ -22,11 +22,14 @@ takes the general path, which also reports every error. It declines:
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..core.isa import ISA, Branch, Enum, Flag, Instr, Int, Kind, UInt, template_parts
 from .isa import REG_ALIASES, Reg, parse_reg_name
 from .regdb import RegDB
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # steps of a form
 _LIT, _REG, _FLAG, _ENUM, _NUM, _PREFIXED, _BRANCH = range(7)

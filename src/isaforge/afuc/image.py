@@ -8,7 +8,6 @@ is a NOP whose payload is the offset of the packet jump table.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
 from ..core.errors import FirmwareError
 
@@ -65,13 +64,25 @@ def variant(fwid: int) -> str:
     return FIRMWARE_IDS[fwid][2]
 
 
-@dataclass
 class Firmware:
-    """A loaded firmware image: ``words[0]`` is the leading zero, ``words[1]`` the version."""
+    """A loaded firmware image: ``words[0]`` is the leading zero, ``words[1]`` the version.
+    (A plain class rather than a dataclass: see :mod:`isaforge.core.errors`.)"""
 
-    words: list[int]
-    fwid: int
-    gen: int
+    def __init__(self, words: list[int], fwid: int, gen: int) -> None:
+        self.words = words
+        self.fwid = fwid
+        self.gen = gen
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Firmware:
+            return NotImplemented
+        o: Firmware = other  # type: ignore[assignment]
+        return (self.words, self.fwid, self.gen) == (o.words, o.fwid, o.gen)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Firmware(words={self.words!r}, fwid={self.fwid!r}, gen={self.gen!r})"
 
     @property
     def version(self) -> int:

@@ -8,9 +8,12 @@ Templates print exactly what Mesa's afuc-disasm prints; the assembler reads them
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from ..core.isa import ISA, Bitset, Branch, Enum, F, Field, Flag, Hex, Kind, Override, P, UInt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GENERATIONS = (5, 6, 7)
 

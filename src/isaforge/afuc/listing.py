@@ -17,32 +17,48 @@ for tools that show code with its labels (the debugger).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .decode import Decoder, LabelContext
 from .image import Firmware, load_firmware
 from .isa import nop_literal
 from .regdb import RegDB
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..core.insn import Instruction
 
 JUMPTABLE_SIZE = 0x80
 
 
-@dataclass
 class Section:
     """The listed part of one image: its words decoded, with the labels Mesa prints."""
 
-    name: str  # "main", "BV" or "LPAC"
-    insns: list[Instruction]  # the words before the packet table (all of them without one)
-    entries: dict[int, list[str]] = field(default_factory=dict)  # packet handlers by word
-    calls: set[int] = field(default_factory=set)  # words labelled fxnN
-    branches: set[int] = field(default_factory=set)  # words labelled lN
-    jumptbl: int | None = None  # the NOP literal that holds the table offset ([#jumptbl])
-    table_offset: int | None = None  # where the packet table starts (words), if found
-    rest: list[int] = field(default_factory=list)  # the words after the packet table
+    _FIELDS = ("name", "insns", "entries", "calls", "branches", "jumptbl", "table_offset",
+               "rest")
+
+    def __init__(self, name: str, insns: list[Instruction],
+                 entries: dict[int, list[str]] | None = None, calls: set[int] | None = None,
+                 branches: set[int] | None = None, jumptbl: int | None = None,
+                 table_offset: int | None = None, rest: list[int] | None = None) -> None:
+        self.name = name  # "main", "BV" or "LPAC"
+        self.insns = insns  # the words before the packet table (all of them without one)
+        self.entries = {} if entries is None else entries  # packet handlers by word
+        self.calls = set() if calls is None else calls  # words labelled fxnN
+        self.branches = set() if branches is None else branches  # words labelled lN
+        self.jumptbl = jumptbl  # the NOP literal that holds the table offset ([#jumptbl])
+        self.table_offset = table_offset  # where the packet table starts (words), if found
+        self.rest = [] if rest is None else rest  # the words after the packet table
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Section:
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._FIELDS)
+        return f"Section({args})"
 
     def labels_at(self, n: int) -> list[str]:
         """The labels of word ``n``, in listing order."""

@@ -23,14 +23,14 @@ SQE registers from ``A6XX_SQE_REG`` and pipe registers from ``A5XX/A6XX/A7XX_PIP
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
-import re
+import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["RegDB", "VARIANTS"]
 
@@ -57,12 +57,18 @@ _Hit = tuple[str, str | None]
 def _load_data() -> dict[str, Any]:
     # (a path next to this file, not importlib.resources: that import alone pulls in tempfile,
     # shutil, zipfile, bz2, lzma and random, a few ms of every command's start-up; nor pathlib)
-    with open(os.path.join(os.path.dirname(__file__), "data", DATA_FILE), "rb") as f:
-        blob = f.read()
-    data = json.loads(gzip.decompress(blob))
+    from .datacache import data_file  # (decoded once, then read back, in the CLI)
+
+    data = data_file(os.path.join(os.path.dirname(__file__), "data", DATA_FILE), _decode)
     if data.get("format") != 1:
         raise ValueError(f"{DATA_FILE}: unsupported format {data.get('format')!r}")
     return data
+
+
+def _decode(blob: bytes) -> dict[str, Any]:
+    import json  # (imports re: not needed when the CLI's cache holds the result)
+
+    return json.loads(zlib.decompress(blob, 16 + zlib.MAX_WBITS))  # (a gzip member)
 
 
 def _hex(n: int) -> str:
@@ -229,27 +235,45 @@ class _Namer:
 
 
 _NUM = r"(?:0[xX][0-9a-fA-F]+|[0-9]+)"
-_INDEX_RE = re.compile(r"\[(" + _NUM + r")\]")
-_PLUS_RE = re.compile(r"^(.*?)\+\s*(" + _NUM + r")$")
+
+
+@cache
+def _patterns() -> tuple[Any, Any]:
+    """The patterns of :func:`_canon` (compiled at the first name looked up: the assembler
+    looks names up, a listing does not, and ``re`` is most of the import time it saves)."""
+    import re
+
+    return re.compile(r"\[(" + _NUM + r")\]"), re.compile(r"^(.*?)\+\s*(" + _NUM + r")$")
 
 
 def _canon(name: str) -> str:
     """Spell numeric indices and a trailing ``+offset`` the way the decoder prints them."""
-    name = _INDEX_RE.sub(lambda m: f"[{_hex(int(m.group(1), 0))}]", name.replace(" ", ""))
-    m = _PLUS_RE.match(name)
+    index_re, plus_re = _patterns()
+    name = index_re.sub(lambda m: f"[{_hex(int(m.group(1), 0))}]", name.replace(" ", ""))
+    m = plus_re.match(name)
     if m:
         name = f"{m.group(1)}+{_hex(int(m.group(2), 0))}"
     return name
 
 
-@dataclass
 class _Space:
     """One register space (a domain or the chip+AXXX pair) for one variant."""
 
-    namers: tuple[_Namer, ...]
+    def __init__(self, namers: tuple[_Namer, ...], cache_name: str | None = None) -> None:
+        self.namers = namers
+        self.cache_name = cache_name  # the merged table's name in the CLI's disk cache
 
     @cached_property
     def _tables(self) -> tuple[dict[int, _Hit], bool]:
+        if self.cache_name is None:
+            return self._merge()
+        from .datacache import derived
+
+        data = os.path.join(os.path.dirname(__file__), "data", DATA_FILE)
+        merged, complete = derived(self.cache_name, (__file__, data), self._merge)
+        return merged, complete
+
+    def _merge(self) -> tuple[dict[int, _Hit], bool]:
         merged: dict[int, _Hit] = {}
         complete = True
         for namer in self.namers:
@@ -317,7 +341,7 @@ class _Space:
         found = self._by_name.get(canon + "+0")  # element of a childless array
         if found is not None:
             return found
-        m = _PLUS_RE.match(canon)
+        m = _patterns()[1].match(canon)
         if m:
             base = self.offset(m.group(1))
             return None if base is None else base + int(m.group(2), 0)
@@ -350,7 +374,8 @@ class RegDB:
         def namer(dom: str) -> _Namer:
             return _Namer(domains[dom], enums, chip)
 
-        self._gpu = _Space((namer(gpu_dom), namer(_COMMON_DOMAIN)))
+        self._gpu = _Space((namer(gpu_dom), namer(_COMMON_DOMAIN)),
+                           f"afuc-regs-{variant}-{gpu_dom}")  # (the big one: a few ms)
         self._control = _Space((namer(ctrl_dom),))
         self._sqe = _Space((namer(_SQE_DOMAIN),))
         self._pipe = _Space((namer(pipe_dom),))

@@ -10,7 +10,6 @@ Front ends keep their own statement loop (labels, directives) and call these pie
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from .isa import Field, Instr, template_parts
 from .tokens import (
@@ -24,6 +23,10 @@ from .tokens import (
     evaluate,
     parse_number_expr,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # --------------------------------------------------------------------------------------------
 # Reading an instruction back through its display template

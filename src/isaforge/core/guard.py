@@ -14,12 +14,15 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
 
 from .errors import IsaforgeError
 
-F = TypeVar("F", bound=Callable[..., Any])
+TYPE_CHECKING = False  # (typing imports re: a few ms of every quick command's start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _say(msg: str) -> None:

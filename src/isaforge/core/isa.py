@@ -14,13 +14,16 @@ operand kinds (subclasses of :class:`Kind`) for things such as register names.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any
 
 from .errors import DecodeError, EncodeError
+from .record import Frozen as _Frozen
+from .record import Record as _Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # --------------------------------------------------------------------------------------------
 # Operand kinds: how a field's value prints and parses.
@@ -160,7 +163,7 @@ class Branch(Kind):
             return None
         ts.next()
         name = tok.text[len(self.prefix) :]
-        if re.fullmatch(r"-?\d+", name):
+        if (name[1:] if name.startswith("-") else name).isdecimal():
             return int(name)  # a raw field value, as printed for out-of-range targets
         from .tokens import BranchRef
 
@@ -177,8 +180,10 @@ def sign_extend(value: int, width: int) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Field:
+_set = object.__setattr__
+
+
+class Field(_Frozen):
     """Bits ``low..high`` (inclusive) of the word, of a given kind.
 
     ``const`` makes a *derived* field: it occupies no bits and always has that value.
@@ -188,12 +193,22 @@ class Field:
     ``0..width-1`` of the value (see :func:`Split`).
     """
 
+    _FIELDS = ("name", "low", "high", "kind", "const", "pieces")
     name: str
     low: int
     high: int
     kind: Kind
-    const: int | None = None
-    pieces: tuple[tuple[int, int, int], ...] = ()
+    const: int | None
+    pieces: tuple[tuple[int, int, int], ...]
+
+    def __init__(self, name: str, low: int, high: int, kind: Kind, const: int | None = None,
+                 pieces: tuple[tuple[int, int, int], ...] = ()) -> None:
+        _set(self, "name", name)
+        _set(self, "low", low)
+        _set(self, "high", high)
+        _set(self, "kind", kind)
+        _set(self, "const", const)
+        _set(self, "pieces", pieces)
 
     @property
     def width(self) -> int:
@@ -243,15 +258,18 @@ def Split(name: str, *pieces: tuple[int, int, int], kind: Kind | None = None) ->
     return Field(name, 0, width - 1, kind or UInt(), pieces=tuple(pieces))
 
 
-@dataclass(frozen=True)
-class Pattern:
+class Pattern(_Frozen):
     """Fixed bits ``low..high``; ``bits`` is written MSB first, ``x`` marks don't-care."""
 
+    _FIELDS = ("low", "high", "bits")
     low: int
     high: int
     bits: str
 
-    def __post_init__(self) -> None:
+    def __init__(self, low: int, high: int, bits: str) -> None:
+        _set(self, "low", low)
+        _set(self, "high", high)
+        _set(self, "bits", bits)
         if len(self.bits) != self.high - self.low + 1 or set(self.bits) - set("01x"):
             raise ValueError(f"pattern {self.bits!r} does not fit bits {self.low}..{self.high}")
 
@@ -264,29 +282,41 @@ def P(low: int, high: int | None = None, bits: str | int = "") -> Pattern:
     return Pattern(low, high, bits)
 
 
-@dataclass(frozen=True)
-class Override:
+class Override(_Frozen):
     """Display ``display`` instead, when every field in ``when`` has the given value.
 
     The assembler reads the same text back and sets those fields to those values.
     """
 
+    _FIELDS = ("when", "display", "fields")
     when: Mapping[str, int]
     display: str
-    fields: tuple[Field, ...] = ()
+    fields: tuple[Field, ...]
+
+    def __init__(self, when: Mapping[str, int], display: str,
+                 fields: tuple[Field, ...] = ()) -> None:
+        _set(self, "when", when)
+        _set(self, "display", display)
+        _set(self, "fields", fields)
 
 
-@dataclass
-class Bitset:
-    name: str
-    extends: Bitset | None = None
-    fields: Sequence[Field] = ()
-    patterns: Sequence[Pattern] = ()
-    display: str | None = None
-    overrides: Sequence[Override] = ()
-    gen: tuple[int, int] = (0, 1 << 30)
-    displayname: str | None = None
-    doc: str = ""
+class Bitset(_Record):
+    _FIELDS = ("name", "extends", "fields", "patterns", "display", "overrides", "gen",
+               "displayname", "doc")
+
+    def __init__(self, name: str, extends: Bitset | None = None, fields: Sequence[Field] = (),
+                 patterns: Sequence[Pattern] = (), display: str | None = None,
+                 overrides: Sequence[Override] = (), gen: tuple[int, int] = (0, 1 << 30),
+                 displayname: str | None = None, doc: str = "") -> None:
+        self.name = name
+        self.extends = extends
+        self.fields = fields
+        self.patterns = patterns
+        self.display = display
+        self.overrides = overrides
+        self.gen = gen
+        self.displayname = displayname
+        self.doc = doc
 
     @property
     def abstract(self) -> bool:
@@ -305,19 +335,24 @@ class Bitset:
         return out
 
 
-@dataclass
-class Instr:
+class Instr(_Record):
     """One leaf bitset flattened: masks for matching, all fields, templates in priority order."""
 
-    bitset: Bitset
-    size: int
-    mask: int  # bits fixed by patterns
-    match: int  # their values
-    dontcare: int  # bits marked x
-    fields: dict[str, Field]
-    overrides: list[Override]  # all overrides, most specific first
-    display: str  # the default template
-    gen: tuple[int, int]
+    _FIELDS = ("bitset", "size", "mask", "match", "dontcare", "fields", "overrides", "display",
+               "gen")
+
+    def __init__(self, bitset: Bitset, size: int, mask: int, match: int, dontcare: int,
+                 fields: dict[str, Field], overrides: list[Override], display: str,
+                 gen: tuple[int, int]) -> None:
+        self.bitset = bitset
+        self.size = size
+        self.mask = mask  # bits fixed by patterns
+        self.match = match  # their values
+        self.dontcare = dontcare  # bits marked x
+        self.fields = fields
+        self.overrides = overrides  # all overrides, most specific first
+        self.display = display  # the default template
+        self.gen = gen
 
     @property
     def name(self) -> str:
@@ -419,20 +454,26 @@ class Instr:
         return word
 
 
-_TEMPLATE_RE = re.compile(r"\{([A-Za-z0-9_]+)\}")
-
-
 @lru_cache(maxsize=4096)
 def template_parts(template: str) -> tuple[tuple[str, str], ...]:
     """Split a template into ("lit", text) and ("field", name) parts (parsed once per
     template: formatting and assembling ask for the same few templates all the time)."""
     parts: list[tuple[str, str]] = []
     pos = 0
-    for m in _TEMPLATE_RE.finditer(template):
-        if m.start() > pos:
-            parts.append(("lit", template[pos : m.start()]))
-        parts.append(("field", m.group(1)))
-        pos = m.end()
+    i = template.find("{")
+    while i >= 0:  # "{NAME}", NAME of ASCII letters, digits and "_"
+        j = template.find("}", i + 1)
+        if j < 0:
+            break
+        name = template[i + 1 : j]
+        if not (name.isascii() and name.replace("_", "a").isalnum()):
+            i = template.find("{", i + 1)
+            continue
+        if i > pos:
+            parts.append(("lit", template[pos:i]))
+        parts.append(("field", name))
+        pos = j + 1
+        i = template.find("{", pos)
     if pos < len(template):
         parts.append(("lit", template[pos:]))
     return tuple(parts)

@@ -14,21 +14,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from .errors import AsmError, SourceLoc
+from .record import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_set = object.__setattr__
 
 # --------------------------------------------------------------------------------------------
 # Tokens
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(Frozen):
+    _FIELDS = ("kind", "text", "loc")
     kind: str
     text: str
     loc: SourceLoc
+
+    def __init__(self, kind: str, text: str, loc: SourceLoc) -> None:
+        _set(self, "kind", kind)
+        _set(self, "text", text)
+        _set(self, "loc", loc)
 
 
 class Lexer:
@@ -113,34 +123,52 @@ class TokenStream:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class BranchRef:
+class BranchRef(Frozen):
     """A reference to a label used as a branch target (relative or absolute)."""
 
+    _FIELDS = ("name", "relative", "loc")
     name: str
     relative: bool
     loc: SourceLoc
 
+    def __init__(self, name: str, relative: bool, loc: SourceLoc) -> None:
+        _set(self, "name", name)
+        _set(self, "relative", relative)
+        _set(self, "loc", loc)
 
-@dataclass(frozen=True)
-class LabelRef:
+
+class LabelRef(Frozen):
     """A label used as a plain value (its address)."""
 
+    _FIELDS = ("name", "loc")
     name: str
     loc: SourceLoc
 
+    def __init__(self, name: str, loc: SourceLoc) -> None:
+        _set(self, "name", name)
+        _set(self, "loc", loc)
 
-@dataclass(frozen=True)
-class BinOp:
+
+class BinOp(Frozen):
+    _FIELDS = ("op", "left", "right")
     op: str
     left: Any
     right: Any
 
+    def __init__(self, op: str, left: Any, right: Any) -> None:
+        _set(self, "op", op)
+        _set(self, "left", left)
+        _set(self, "right", right)
 
-@dataclass(frozen=True)
-class UnOp:
+
+class UnOp(Frozen):
+    _FIELDS = ("op", "operand")
     op: str
     operand: Any
+
+    def __init__(self, op: str, operand: Any) -> None:
+        _set(self, "op", op)
+        _set(self, "operand", operand)
 
 
 _BINOPS: dict[str, Callable[[int, int], int]] = {
