@@ -207,7 +207,9 @@ class Coprocessor:
         #: rounds left in this :meth:`step`/:meth:`burst` call (a run of SFP instructions,
         #: one round each, stays within them; :meth:`run`: no bound)
         self._rounds_left = 1 << 62
-        #: rounds a run of SFP instructions used beyond its first (burst counts them)
+        #: runs of PACRs while the other threads wait (False: only alone; tests compare)
+        self._pacr_runs = True
+        #: rounds a run of SFP (or PACR) instructions used beyond its first (burst counts them)
         self._sfp_extra = 0
         #: opcode -> whether the Vector Unit executes it (runs of them: _sfp_run)
         self._sfp_opcodes = frozenset(
@@ -455,6 +457,22 @@ class Coprocessor:
                 self.rounds += n - 1
                 self._epoch += 1
                 return True
+        if ins.opcode == PACR_OPCODE and self._pacr_runs and self._rounds_left > 1 \
+                and self._run_cap > self.steps + 1 and not self._tracing \
+                and self._others_blocked(t, writes_l1=True):
+            # PACRs while the others wait for what PACR does not change: one round each,
+            # within the caller's rounds (burst counts them), as one at a time
+            n = self.units.pack.pacr_run(
+                t, th.pending, min(self._rounds_left, self._run_cap - self.steps - 1))
+            if n:
+                for _ in range(n):
+                    th.pending.popleft()
+                th.executed += n
+                self.steps += n
+                self.rounds += n - 1
+                self._sfp_extra += n - 1
+                self._epoch += 1
+                return True
         if unit == "Sfpu" and not self._tracing and self._rounds_left > 1 \
                 and self._run_cap > self.steps + 1 and self._next_sfp(th, 1) \
                 and ins.opcode in self._sfp_opcodes and not self.units.sfpu.scheduled \
@@ -573,7 +591,7 @@ class Coprocessor:
         key = tuple(words)
         return key, blocks.segments(key)
 
-    def _others_blocked(self, t: int) -> bool:
+    def _others_blocked(self, t: int, writes_l1: bool = False) -> bool:
         """Whether every thread but ``t`` has finished or is held at the Wait Gate by
         something a run of MVMULs does not change until its last instruction: a latched
         SEMWAIT/STALLWAIT (semaphores, Src bank ownership) or its instruction's own wait
@@ -581,7 +599,8 @@ class Coprocessor:
         MVMUL that flips a bank, in the round where a lower thread has already tried and a
         higher one tries after it, as one by one; so the result, the counts and the
         rounds are the same. Not with SFPLOADMACRO work scheduled (it advances per
-        instruction)."""
+        instruction). ``writes_l1``: the run writes L1 (PACRs), so a thread whose own wait
+        reads L1 (ATCAS, ATINCGETPTR) may move."""
         if self.units.sfpu.scheduled:
             return False
         for th in self.threads:
@@ -594,8 +613,9 @@ class Coprocessor:
             if latched is not None and self.sync.latched_unmet(th.index) \
                     and is_blocked(ins.name, latched.block_mask):
                 continue
-            wait = self._table[ins.opcode][1]  # type: ignore[index]
-            if wait is None or wait(th.index, ins.fields) is None:
+            _, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
+            if wait is None or (writes_l1 and unit == "ScalarMemoryUnit") \
+                    or wait(th.index, ins.fields) is None:
                 return False
         return True
 
