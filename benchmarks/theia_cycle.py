@@ -41,7 +41,7 @@ from isaforge.theia.compiler import compile_programs
 from isaforge.theia.cycle import DESIGNED, RTL, run_cycles
 from isaforge.theia.cycle.runner import run_timed
 from isaforge.theia.cycle.vplog import LogFormatter
-from isaforge.theia.demo import loop_program
+from isaforge.theia.demo import loop_program, rtl_loop_sources
 
 
 def measure(name: str, code: list[int], quirks: object, until: int | None,
@@ -68,32 +68,6 @@ def calibrate() -> float:
     return time.process_time() - t0
 
 
-# the RTL loop: the perf_div_livelock program of the reference data without its DIV
-LOOP_VP = """vector i = (0,0,0);
-vector a = (1,2,3);
-vector b = (3,3,3);
-vector c;
-while (i.xxx < {n})
-{{
-\tc = a * b;
-\ti++;
-}}
-out [ a ] = c;
-exit ;
-"""
-
-LOOP_CP = """#include "code_block_header.thh"
-#define VP_DST_CODE_MEM (1<<31)
-#define VP02                2
-
-  scalar SrcOffset = LOOP_OFFSET,DstOffset;
-  DstOffset = (0x0 | LOOP_SIZE | VP_DST_CODE_MEM );
-  copy_data_block < VP02 , DstOffset  ,SrcOffset>;
-  while ( block_transfer_in_progress ) {{}}
-  start <VP02>;
-  exit ;
-"""
-
 # the stock test bench copies TMEM words 0..2 (the reference data's reconstructed tmem.mem)
 TMEM = [0xCAFE, 0xACED, 0xBABE, 0, 0xBEEF, 0xDEAD, 1, 2, 3, 4, 0, 0]
 
@@ -110,8 +84,9 @@ def _cpu() -> float:
 
 def loop_images(n: int, where: Path) -> tuple[list[int], list[int]]:
     """Compile the loop (VP and CP programs) and write the test bench's input files."""
-    (where / "loop.vp").write_text(LOOP_VP.format(n=n))
-    (where / "loop.cp").write_text(LOOP_CP.format())
+    vp, cp = rtl_loop_sources(n)
+    (where / "loop.vp").write_text(vp)
+    (where / "loop.cp").write_text(cp)
     out = compile_programs([where / "loop.vp"], where)  # (writes code.mem and the CP's)
     assert out.vp is not None and out.cp is not None
     (where / "tmem.mem").write_text("".join(f"{w:x}\n" for w in TMEM))

@@ -17,6 +17,7 @@ from isaforge.theia.cycle.events import Replayed, expand
 from isaforge.theia.cycle.model import VPCycleModel
 from isaforge.theia.cycle.runner import run_timed
 from isaforge.theia.cycle.vplog import LogFormatter, format_log
+from isaforge.theia.demo import rtl_loop_sources
 from isaforge.theia.image import read_mem, read_tmem
 from tests.refdata import refdata
 
@@ -154,30 +155,6 @@ def test_loops_are_replayed(seed: int) -> None:
     assert fmt._blocks and all(fmt._blocks.values())  # printed from the blocks' templates
 
 
-LOOP_VP = """vector i = (0,0,0);
-vector a = (1,2,3);
-vector b = (3,3,3);
-vector c;
-while (i.xxx < {n})
-{{
-\tc = a * b;
-\ti++;
-}}
-out [ a ] = c;
-exit ;
-"""
-
-LOOP_CP = """#include "code_block_header.thh"
-#define VP_DST_CODE_MEM (1<<31)
-#define VP02                2
-
-  scalar SrcOffset = LOOP_OFFSET,DstOffset;
-  DstOffset = (0x0 | LOOP_SIZE | VP_DST_CODE_MEM );
-  copy_data_block < VP02 , DstOffset  ,SrcOffset>;
-  while ( block_transfer_in_progress ) {}
-  start <VP02>;
-  exit ;
-"""
 
 
 def _timed(code: list[int], control: list[int], trace: bool, fast: bool,
@@ -200,8 +177,9 @@ def _timed(code: list[int], control: list[int], trace: bool, fast: bool,
 def test_rtl_loop_replayed_equal_plain(tmp_path: Path, n: int) -> None:
     # the RTL's benchmark loop from reset (the timed run of `trace --rtl` / `run --rtl`),
     # streamed in small windows so that replays meet window ends and the first EOF's cut
-    (tmp_path / "loop.vp").write_text(LOOP_VP.format(n=n))
-    (tmp_path / "loop.cp").write_text(LOOP_CP)
+    vp, cp = rtl_loop_sources(n)
+    (tmp_path / "loop.vp").write_text(vp)
+    (tmp_path / "loop.cp").write_text(cp)
     out = compile_programs([tmp_path / "loop.vp"], tmp_path)
     assert out.vp is not None and out.cp is not None
     code, control = out.vp.words, out.cp.words

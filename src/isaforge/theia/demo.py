@@ -1,5 +1,6 @@
 """``isaforge demo`` for theia: assemble the bundled programs, disassemble, reassemble; and
-the counted loop the benchmarks and tests run (:func:`loop_program`)."""
+the counted loop the benchmarks and tests run (:func:`loop_program`) and the RTL loop
+(:func:`rtl_loop_sources`)."""
 
 from __future__ import annotations
 
@@ -70,6 +71,38 @@ def loop_source(body: str, n: int) -> str:
 def loop_program(body: str, n: int) -> list[int]:
     """The words of :func:`loop_source` ``(body, n)``."""
     return assemble(loop_source(body, n))
+
+
+# The RTL loop (T-language sources for the VP and CP compilers): the perf_div_livelock
+# program of the reference data without its DIV; the test bench starts VP2 on it
+RTL_LOOP_VP = """vector i = (0,0,0);
+vector a = (1,2,3);
+vector b = (3,3,3);
+vector c;
+while (i.xxx < {n})
+{{
+\tc = a * b;
+\ti++;
+}}
+out [ a ] = c;
+exit ;
+"""
+RTL_LOOP_CP = """#include "code_block_header.thh"
+#define VP_DST_CODE_MEM (1<<31)
+#define VP02                2
+
+  scalar SrcOffset = LOOP_OFFSET,DstOffset;
+  DstOffset = (0x0 | LOOP_SIZE | VP_DST_CODE_MEM );
+  copy_data_block < VP02 , DstOffset  ,SrcOffset>;
+  while ( block_transfer_in_progress ) {}
+  start <VP02>;
+  exit ;
+"""
+
+
+def rtl_loop_sources(n: int) -> tuple[str, str]:
+    """The RTL loop's (VP, CP) sources with ``n`` iterations (compile them together)."""
+    return RTL_LOOP_VP.format(n=n), RTL_LOOP_CP
 
 
 def demo(console: Console, table: Table, lines: int) -> bool:
