@@ -18,13 +18,12 @@ the cache leaves it unused.
 
 from __future__ import annotations
 
-import marshal
 import os
 import struct
 import sys
 import zlib
 
-from . import datacache
+from . import datacache, diskcache
 from .image import Firmware
 
 # one image: (name, first word counted from the version dword, size in words, the packet
@@ -38,7 +37,7 @@ _tag: str | None = None
 def enable(on: bool = True) -> None:
     """Use the disk cache in this process (the register database's too: :mod:`.datacache`)."""
     global _enabled
-    _enabled = on and not os.environ.get("ISAFORGE_NO_CACHE")
+    _enabled = diskcache.allowed(on)
     datacache.enable(on)
 
 
@@ -78,25 +77,11 @@ def boot_tables(fw: Firmware) -> list[BootTable]:
     if not _enabled:
         return _compute(fw)
     crc = zlib.crc32(struct.pack(f"<{len(fw.words)}I", *fw.words))
-    path = os.path.join(datacache.directory(), f"afuc-boot-{fw.fwid:03x}-{len(fw.words)}-{crc:08x}")
+    path = os.path.join(diskcache.directory(),
+                        f"afuc-boot-{fw.fwid:03x}-{len(fw.words)}-{crc:08x}")
     key = (_source_tag(), fw.fwid, fw.words)
-    try:
-        with open(path, "rb") as f:
-            tag, fwid, words, tables = marshal.loads(f.read())
-        if (tag, fwid, words) == key:
-            return [(n, s, z, t, o) for n, s, z, t, o in tables]
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    tables = _compute(fw)
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(marshal.dumps((*key, tables)))
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    return tables
+    tables = diskcache.keyed(path, key, lambda: _compute(fw))
+    return [(n, s, z, t, o) for n, s, z, t, o in tables]
 
 
 __all__ = ["BootTable", "boot_tables", "enable"]

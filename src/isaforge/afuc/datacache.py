@@ -10,9 +10,10 @@ file (path, size and time); any error reading or writing it leaves the cache unu
 
 from __future__ import annotations
 
-import marshal
 import os
 import sys
+
+from . import diskcache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,44 +26,20 @@ _enabled = False
 def enable(on: bool = True) -> None:
     """Use the disk cache in this process."""
     global _enabled
-    _enabled = on and not os.environ.get("ISAFORGE_NO_CACHE")
-
-
-def directory() -> str:
-    """``$ISAFORGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/isaforge``, else ``~/.cache/isaforge``."""
-    d = os.environ.get("ISAFORGE_CACHE_DIR")
-    if d:
-        return d
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "isaforge")
+    _enabled = diskcache.allowed(on)
 
 
 def data_file(path: str, decode: Callable[[bytes], Any]) -> Any:
     """``decode(contents of path)``, from the cache (a marshal) when it is on and holds it."""
-    with open(path, "rb") as f:
-        st = os.fstat(f.fileno())
-        key = (sys.version, path, st.st_size, st.st_mtime_ns)
-        cached = os.path.join(directory(), f"afuc-data-{os.path.basename(path)}") if _enabled \
-            else None
-        if cached is not None:
-            try:
-                with open(cached, "rb") as c:
-                    got_key, value = marshal.loads(c.read())
-                if got_key == key:
-                    return value
-            except (OSError, ValueError, EOFError, TypeError):
-                pass
-        value = decode(f.read())
-    if cached is not None:
-        try:
-            os.makedirs(os.path.dirname(cached), exist_ok=True)
-            tmp = f"{cached}.{os.getpid()}.tmp"
-            with open(tmp, "wb") as f:
-                f.write(marshal.dumps((key, value)))
-            os.replace(tmp, cached)
-        except (OSError, ValueError):
-            pass
-    return value
+    def compute() -> Any:
+        with open(path, "rb") as f:
+            return decode(f.read())
+    if not _enabled:
+        return compute()
+    st = os.stat(path)
+    key = (sys.version, path, st.st_size, st.st_mtime_ns)
+    cached = os.path.join(diskcache.directory(), f"afuc-data-{os.path.basename(path)}")
+    return diskcache.keyed(cached, key, compute)
 
 
 def derived(name: str, sources: tuple[str, ...], compute: Callable[[], Any]) -> Any:
@@ -75,24 +52,7 @@ def derived(name: str, sources: tuple[str, ...], compute: Callable[[], Any]) -> 
                               for p, st in ((p, os.stat(p)) for p in sources)])
     except OSError:
         return compute()
-    cached = os.path.join(directory(), name)
-    try:
-        with open(cached, "rb") as c:
-            got_key, value = marshal.loads(c.read())
-        if got_key == key:
-            return value
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    value = compute()
-    try:
-        os.makedirs(os.path.dirname(cached), exist_ok=True)
-        tmp = f"{cached}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(marshal.dumps((key, value)))
-        os.replace(tmp, cached)
-    except (OSError, ValueError):
-        pass
-    return value
+    return diskcache.keyed(os.path.join(diskcache.directory(), name), key, compute)
 
 
-__all__ = ["data_file", "derived", "directory", "enable"]
+__all__ = ["data_file", "derived", "enable"]

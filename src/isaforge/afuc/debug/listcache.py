@@ -11,12 +11,12 @@ leaves it unused (the listing is made again).
 
 from __future__ import annotations
 
-import marshal
 import os
 import sys
 from hashlib import blake2b
 from pathlib import Path
 
+from .. import diskcache
 from ..machine import codecache
 
 _tag: str | None = None
@@ -50,10 +50,7 @@ def load(data: bytes, fwid: int) -> dict | None:
     """The listing kept for this image (as :func:`save` got it), or None."""
     if not codecache.enabled():
         return None
-    try:
-        got = marshal.loads(_path(data, fwid).read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
+    got = diskcache.read(str(_path(data, fwid)))
     return got if isinstance(got, dict) else None
 
 
@@ -61,11 +58,4 @@ def save(data: bytes, fwid: int, listing: dict) -> None:
     """Keep a listing (a dict of marshal-able values) for this image."""
     if not codecache.enabled():
         return
-    try:
-        path = _path(data, fwid)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(listing))
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        pass
+    diskcache.write(str(_path(data, fwid)), listing)

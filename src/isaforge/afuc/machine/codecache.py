@@ -13,12 +13,13 @@ the cache (a missing directory, a read-only disk, a truncated file) leaves it un
 from __future__ import annotations
 
 import atexit
-import marshal
 import os
 import sys
 from hashlib import blake2b
 from pathlib import Path
 from types import CodeType
+
+from .. import diskcache
 
 _enabled = False
 _loaded: set[bytes] = set()  # image digests whose file was read (or found missing)
@@ -29,7 +30,7 @@ _tag: str | None = None
 def enable(on: bool = True) -> None:
     """Use the disk cache in this process (and write new code back at exit)."""
     global _enabled
-    _enabled = on and not os.environ.get("ISAFORGE_NO_CACHE")
+    _enabled = diskcache.allowed(on)
     if _enabled:
         atexit.register(save)
 
@@ -46,15 +47,7 @@ def enabled() -> bool:
 
 def directory() -> Path:
     """Where the cache's files are (also for other derived data kept beside the code)."""
-    return _directory()
-
-
-def _directory() -> Path:
-    d = os.environ.get("ISAFORGE_CACHE_DIR")
-    if d:
-        return Path(d)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "isaforge"
+    return Path(diskcache.directory())
 
 
 def _source_tag() -> str:
@@ -72,7 +65,7 @@ def _source_tag() -> str:
 
 
 def _path(image_key: bytes) -> Path:
-    return _directory() / f"afuc-code-{image_key.hex()}-{_source_tag()}.marshal"
+    return directory() / f"afuc-code-{image_key.hex()}-{_source_tag()}.marshal"
 
 
 def load(image_key: bytes) -> dict[tuple, tuple[CodeType, int]]:
@@ -80,13 +73,8 @@ def load(image_key: bytes) -> dict[tuple, tuple[CodeType, int]]:
     if not _enabled or image_key in _loaded:
         return {}
     _loaded.add(image_key)
-    try:
-        data = marshal.loads(_path(image_key).read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return data
+    data = diskcache.read(str(_path(image_key)))
+    return data if isinstance(data, dict) else {}
 
 
 def note(image_key: bytes, key: tuple, value: tuple[CodeType, int]) -> None:
@@ -98,19 +86,10 @@ def note(image_key: bytes, key: tuple, value: tuple[CodeType, int]) -> None:
 def save() -> None:
     """Write the new code of each image into its file (merged with what is there)."""
     for image_key, new in list(_dirty.items()):
-        path = _path(image_key)
-        try:
-            try:
-                old = marshal.loads(path.read_bytes())
-                if not isinstance(old, dict):
-                    old = {}
-            except (OSError, ValueError, EOFError, TypeError):
-                old = {}
-            old.update(new)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(marshal.dumps(old))
-            os.replace(tmp, path)
-        except (OSError, ValueError):
-            pass
+        path = str(_path(image_key))
+        old = diskcache.read(path)
+        if not isinstance(old, dict):
+            old = {}
+        old.update(new)
+        diskcache.write(path, old)
         del _dirty[image_key]
