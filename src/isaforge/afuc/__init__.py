@@ -19,14 +19,11 @@ to the module, so the function is bound here, first.
 
 from __future__ import annotations
 
-import importlib
-
+from ..core.lazy import lazy_names
 from .listing import listing
 
 TYPE_CHECKING = False  # (typing imports re: a few ms of every afuc command's start-up)
 if TYPE_CHECKING:
-    from typing import Any
-
     from ..core.insn import Instruction
     from .asm import assemble
     from .decode import disassemble
@@ -63,14 +60,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(where, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+__getattr__, __dir__ = lazy_names(__name__, globals(), _WHERE)
