@@ -4,14 +4,15 @@ whether caching is allowed, and marshal files read and written so that any error
 cache unused rather than failing a command.
 
 The directory is ``$ISAFORGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/isaforge``, else
-``~/.cache/isaforge``; ``ISAFORGE_NO_CACHE=1`` turns every cache off. Only ``os`` and
-``marshal`` are imported: a listing's start-up reads through here.
+``~/.cache/isaforge``; ``ISAFORGE_NO_CACHE=1`` turns every cache off. Only ``os``,
+``marshal`` and ``sys`` are imported: a listing's start-up reads through here.
 """
 
 from __future__ import annotations
 
 import marshal
 import os
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,4 +66,30 @@ def keyed(path: str, key: Any, compute: Callable[[], Any]) -> Any:
     return value
 
 
-__all__ = ["allowed", "directory", "keyed", "read", "write"]
+def sources_digest(folders: list[str], walk: bool = False) -> str:
+    """A digest of isaforge's version, this Python's and the contents of the source files
+    (not bytecode) in ``folders`` (with ``walk``, and below them): a cache named after it is
+    never read by an edited isaforge."""
+    from hashlib import blake2b
+
+    from .. import __version__
+
+    h = blake2b(f"{__version__} {sys.version}".encode(), digest_size=8)
+    for top in folders:
+        trees = sorted(os.walk(top)) if walk else [(top, [], sorted(os.listdir(top)))]
+        for root, dirs, files in trees:
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                if name.endswith(".pyc") or not os.path.isfile(path):
+                    continue
+                if walk:
+                    h.update(name.encode())
+                elif not name.endswith(".py"):
+                    continue
+                with open(path, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()
+
+
+__all__ = ["allowed", "directory", "keyed", "read", "sources_digest", "write"]

@@ -11,8 +11,6 @@ leaves it unused (the listing is made again).
 
 from __future__ import annotations
 
-import os
-import sys
 from hashlib import blake2b
 from pathlib import Path
 
@@ -26,18 +24,8 @@ def _sources_tag() -> str:
     """A digest of the files the listing depends on (read once a process)."""
     global _tag
     if _tag is None:
-        from ... import __version__
-
-        h = blake2b(f"{__version__} {sys.version}".encode(), digest_size=8)
         pkg = Path(__file__).resolve().parents[2]  # (isaforge/)
-        for sub in ("afuc", "core"):
-            for root, dirs, files in sorted(os.walk(pkg / sub)):
-                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-                for name in sorted(files):
-                    if not name.endswith(".pyc"):
-                        h.update(name.encode())
-                        h.update((Path(root) / name).read_bytes())
-        _tag = h.hexdigest()
+        _tag = diskcache.sources_digest([str(pkg / "afuc"), str(pkg / "core")], walk=True)
     return _tag
 
 

@@ -13,9 +13,6 @@ the cache (a missing directory, a read-only disk, a truncated file) leaves it un
 from __future__ import annotations
 
 import atexit
-import os
-import sys
-from hashlib import blake2b
 from pathlib import Path
 from types import CodeType
 
@@ -53,14 +50,7 @@ def directory() -> Path:
 def _source_tag() -> str:
     global _tag
     if _tag is None:
-        from ... import __version__
-
-        h = blake2b(f"{__version__} {sys.version}".encode(), digest_size=8)
-        here = Path(__file__).resolve().parent
-        for name in sorted(os.listdir(here)):
-            if name.endswith(".py"):
-                h.update((here / name).read_bytes())
-        _tag = h.hexdigest()
+        _tag = diskcache.sources_digest([str(Path(__file__).resolve().parent)])
     return _tag
 
 
