@@ -39,7 +39,6 @@ _BLANKS = " \t\r\f\v"  # what the lexer skips between tokens
 _HEX = re.compile(r"0[xX][0-9a-fA-F]+")
 _DEC = re.compile(r"\d+")
 _RAW = re.compile(r"-?\d+")  # a branch operand that is a raw field value
-_SUM = frozenset(("+", "-"))
 
 # every text the general path reads as a register ($0a, $0A, $data ...)
 REGS: dict[str, int] = {}
@@ -220,7 +219,7 @@ class FastLines:
     def _read(self, form: Form, toks: list[Any], n: int) -> Any:
         """``match_template`` on token texts (``toks[n]`` is None): the form's reading,
         None if the form does not read the line, or DECLINE."""
-        vals = form.implied.copy() if form.implied else {}
+        vals = dict(form.implied) if form.implied else {}
         label = None
         i = 0
         nums = self.nums
@@ -237,15 +236,15 @@ class FastLines:
                     return None
                 i += 1
             elif step == _NUM:
+                if t is None:
+                    return None
                 v = nums.get(t)
                 if v is None:
-                    if t is None:
-                        return None
                     v = nums[t] = self._number(t)
                 if v.__class__ is not int:
                     return None if v is NOT_A_NUMBER else DECLINE
                 i += 1
-                if toks[i] in _SUM:
+                if toks[i] in ("+", "-"):
                     return DECLINE  # a sum: the general path reads it
             elif step == _FLAG:
                 if t == data:
@@ -254,11 +253,11 @@ class FastLines:
                 else:
                     v = 0
             elif step == _ENUM:
-                v = data[0].get(t)
-                if v is None:
-                    v = data[1]
-                else:
+                if t in data[0]:
+                    v = data[0][t]
                     i += 1
+                else:
+                    v = data[1]
             elif step == _PREFIXED:
                 if t is None or not t.startswith(data) or not t[len(data):].isdigit():
                     return None
