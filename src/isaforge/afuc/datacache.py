@@ -28,6 +28,11 @@ def enable(on: bool = True) -> None:
     _enabled = on and not os.environ.get("ISAFORGE_NO_CACHE")
 
 
+def enabled() -> bool:
+    """Whether the cache is on (see :func:`enable`)."""
+    return _enabled
+
+
 def directory() -> str:
     """``$ISAFORGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/isaforge``, else ``~/.cache/isaforge``."""
     d = os.environ.get("ISAFORGE_CACHE_DIR")
@@ -95,4 +100,4 @@ def derived(name: str, sources: tuple[str, ...], compute: Callable[[], Any]) -> 
     return value
 
 
-__all__ = ["data_file", "derived", "directory", "enable"]
+__all__ = ["data_file", "derived", "directory", "enable", "enabled"]
