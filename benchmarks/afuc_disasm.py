@@ -130,6 +130,10 @@ def main() -> None:
 
         run_dis()  # fills the bytecode cache (not counted)
         run_asm()
+        pyc = list((Path(tmp) / "pycache").rglob("isaforge/**/*.pyc"))
+        bytecode = (f"compiled bytecode of {len(pyc)} isaforge modules, cached in a temporary "
+                    "folder by an uncounted run (PYTHONPYCACHEPREFIX)" if pyc else
+                    "NO bytecode cache (every process compiles what it imports)")
         py = _startup([sys.executable, "-c", "pass"], opt.repeat)
         cli = _startup([sys.executable, "-m", "isaforge", "--version"], opt.repeat)
         cli_dis, cli_asm, cpu_dis, cpu_asm, cpu_cold = [], [], [], [], []
@@ -162,6 +166,7 @@ def main() -> None:
         print(f"{name:44s} {secs:8.3f} {rate:10,.0f}  {rate / MESA[kind]:5.2f}x of "
               f"{MESA[kind]:,} words/s")
     n = len(fws)
+    print(f"CLI processes ran with {bytecode}")
     print(f"start-up per process (median wall / CPU): python -c pass {py[0] * 1e3:.0f} / "
           f"{py[1] * 1e3:.0f} ms, isaforge --version {cli[0] * 1e3:.0f} / "
           f"{cli[1] * 1e3:.0f} ms; x{n} processes = {n * cli[1]:.3f} s CPU of the CLI rows")

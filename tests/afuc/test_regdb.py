@@ -374,3 +374,36 @@ def test_table_agrees_with_per_address_search(variant):
         for a, (name, _ty) in table.items():
             if counts[name] == 1:
                 assert space.offset(name) == a, (name, hex(a))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_plain_names_shortcut_agrees(variant, tmp_path, monkeypatch):
+    """With the disk cache on, a plain name that is no register is answered from the cached
+    name set (the assembler asks about ``b2``): every answer is the uncached lookup's."""
+    from isaforge.afuc import datacache
+
+    monkeypatch.setenv("ISAFORGE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("ISAFORGE_NO_CACHE", raising=False)
+    monkeypatch.setattr(datacache, "_enabled", True)
+    plain = RegDB(variant)._gpu  # made anew: nothing computed before the cache is on
+    assert plain._plain_names and list(tmp_path.iterdir())  # kept on disk
+    again = RegDB(variant)._gpu
+    assert again._plain_names == plain._plain_names  # (read back)
+    monkeypatch.setattr(datacache, "_enabled", False)
+    ref = RegDB(variant)._gpu
+    ref.cache_name = None  # the lookups without the shortcut
+    rng = random.Random(17)
+    names = sorted(ref._by_name) + sorted(ref._top_level[1])
+    names = rng.sample(names, min(len(names), 1500))
+    probes = set(names)
+    for n in names:
+        probes.update({n.lower(), n + "_HI", n + "+0", n[:-1], n + "X", n.split("[")[0],
+                       n.split("+")[0], n.split(".")[0]})
+    probes.update(f"b{i}" for i in range(40))
+    probes.update(["_", "x", "B2", "REG", "CP_ME_INIT", "a b", "0x10", "", " CP_ME_INIT "])
+    n_short = 0
+    for n in sorted(probes):
+        got, want = again.offset(n), ref.offset(n)
+        assert got == want, n
+        n_short += n.isidentifier() and n not in again._plain_names
+    assert n_short > 40  # the shortcut was taken

@@ -29,6 +29,11 @@ def enable(on: bool = True) -> None:
     _enabled = diskcache.allowed(on)
 
 
+def enabled() -> bool:
+    """Whether the cache is on (see :func:`enable`)."""
+    return _enabled
+
+
 def data_file(path: str, decode: Callable[[bytes], Any]) -> Any:
     """``decode(contents of path)``, from the cache (a marshal) when it is on and holds it."""
     def compute() -> Any:
@@ -55,4 +60,4 @@ def derived(name: str, sources: tuple[str, ...], compute: Callable[[], Any]) -> 
     return diskcache.keyed(os.path.join(diskcache.directory(), name), key, compute)
 
 
-__all__ = ["data_file", "derived", "enable"]
+__all__ = ["data_file", "derived", "enable", "enabled"]

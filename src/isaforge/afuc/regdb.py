@@ -324,9 +324,35 @@ class _Space:
                     matching.setdefault(n, e["o"])
         return matching, blind
 
+    @cached_property
+    def _plain_names(self) -> frozenset[str] | None:
+        """The plain names (letters, digits, ``_``) :meth:`offset` can find, kept in the
+        CLI's disk cache (None without a cache name): telling that ``b2`` is no register
+        (the assembler asks) then loads neither the merged table nor the top-level names.
+        Without the cache (the library's default) None: the lookups below are as cheap."""
+        from .datacache import derived, enabled
+
+        if self.cache_name is None or not enabled():
+            return None
+
+        data = os.path.join(os.path.dirname(__file__), "data", DATA_FILE)
+        return frozenset(derived(f"{self.cache_name}-names", (__file__, data),
+                                 self._find_plain_names))
+
+    def _find_plain_names(self) -> list[str]:
+        matching, blind = self._top_level
+        names = {*matching, *blind, *self._by_name}
+        names.update(n[:-2] for n in self._by_name if n.endswith("+0"))
+        return sorted(n for n in names if n.isascii() and n.isidentifier())
+
     def offset(self, name: str) -> int | None:
         name = name.strip()
         if not name:
+            return None
+        if (name.isascii() and name.isidentifier() and not name.endswith("_HI")
+                and self._plain_names is not None and name not in self._plain_names):
+            # (a plain name is its own canonical spelling, matches no index or offset
+            # pattern below, and so is found only by one of the names above)
             return None
         matching, blind = self._top_level
         if name in matching:
