@@ -54,7 +54,7 @@ class Form:
     """One text form of one instruction: the steps that read it and the plan that encodes
     it."""
 
-    __slots__ = ("ins", "steps", "implied", "plan", "fast")
+    __slots__ = ("ins", "steps", "implied", "plan", "fast", "last_reg")
 
     def __init__(self, ins: Instr, template: str, fields: dict, implied: dict[str, int],
                  lexer: Any) -> None:
@@ -78,6 +78,9 @@ class Form:
                 self.steps.append((step, name, data))
                 if name and name not in order:
                     order.append(name)
+        # the last step reads a register: the line's last token must be one (it reads
+        # exactly one token, and the general path reads the form to the end of the line)
+        self.last_reg = bool(self.steps) and self.steps[-1][0] == _REG
         # the general path encodes the values in this order: implied, then as read
         self.plan: list[tuple[str, int, int, int, bool]] = []
         for name in order:
@@ -206,9 +209,12 @@ class FastLines:
             return None
         n = len(toks)
         toks.append(None)  # type: ignore[arg-type]  # (a sentinel: no step reads past it)
+        last = toks[n - 1]
         for form in forms:
             if not form.fast:
                 return None
+            if form.last_reg and last not in REGS:
+                continue  # the form does not read the line (nor does the general path)
             got = self._read(form, toks, n)
             if got is DECLINE:
                 return None
