@@ -54,7 +54,7 @@ class Form:
     """One text form of one instruction: the steps that read it and the plan that encodes
     it."""
 
-    __slots__ = ("ins", "steps", "implied", "plan", "fast", "last_reg")
+    __slots__ = ("ins", "steps", "implied", "plan", "fast", "last_reg", "last_text")
 
     def __init__(self, ins: Instr, template: str, fields: dict, implied: dict[str, int],
                  lexer: Any) -> None:
@@ -81,6 +81,13 @@ class Form:
         # the last step reads a register: the line's last token must be one (it reads
         # exactly one token, and the general path reads the form to the end of the line)
         self.last_reg = bool(self.steps) and self.steps[-1][0] == _REG
+        # the last token must be this text: a literal, or a flag the form implies set (the
+        # flag absent reads 0, which the implied 1 rejects)
+        self.last_text: str | None = None
+        if self.steps:
+            step, name, data = self.steps[-1]
+            if step == _LIT or (step == _FLAG and name and self.implied.get(name) == 1):
+                self.last_text = data
         # the general path encodes the values in this order: implied, then as read
         self.plan: list[tuple[str, int, int, int, bool]] = []
         for name in order:
@@ -215,6 +222,8 @@ class FastLines:
                 return None
             if form.last_reg and last not in REGS:
                 continue  # the form does not read the line (nor does the general path)
+            if form.last_text is not None and last != form.last_text:
+                continue
             got = self._read(form, toks, n)
             if got is DECLINE:
                 return None
