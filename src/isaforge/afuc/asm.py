@@ -152,13 +152,17 @@ class Assembler:
         fast = FastLines(isa, db, LEXER, MODS) if self.fast else None
         sections = [_Section("")]
         # line -> its word, for lines that are one instruction whose operands are all
-        # numbers (no label): firmware repeats many lines, each is parsed and encoded once
-        memo: dict[str, int] = {}
+        # numbers (no label), or (form, values, target) for a line the fast path read that
+        # branches to a label: firmware repeats many lines, each is parsed once
+        memo: dict[str, Any] = {}
         sec = sections[0]
         for lineno, line in enumerate(lines, 1):
             word = memo.get(line)
             if word is not None:
-                sec.stmts.append(word)
+                if word.__class__ is int:
+                    sec.stmts.append(word)
+                else:
+                    sec.stmts.append(_FastRef(word[0], word[1], word[2], line, lineno))
                 sec.size += 1
                 continue
             if fast is not None and self._fast_line(fast, line, lineno, sec, memo):
@@ -180,7 +184,7 @@ class Assembler:
         return struct.pack(f"<{len(out)}I", *out)
 
     def _fast_line(self, fast: FastLines, line: str, lineno: int, sec: _Section,
-                   memo: dict[str, int]) -> bool:
+                   memo: dict[str, Any]) -> bool:
         """Read ``line`` on the fast path (:mod:`isaforge.afuc.fastasm`) if it can: True if
         it did, False to leave it to the general path."""
         toks = fast.tokens(line)
@@ -215,6 +219,7 @@ class Assembler:
             memo[line] = word
         else:
             sec.stmts.append(_FastRef(form, values, target, line, lineno))
+            memo[line] = got
         sec.size += 1
         return True
 
