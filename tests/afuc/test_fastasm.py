@@ -124,3 +124,26 @@ def test_random_lines(data: st.DataObject, gen: int) -> None:
     text = f"[{version}]\nl1:\n" + "\n".join(lines) + "\nl2:\nnop\n"
     fast, general = _both(text, gpu)
     assert fast == general, text
+
+
+# forms the fast path skips by the line's last token (a register, a literal, an implied flag),
+# and repeated lines that branch to a label (read once, resolved at each place)
+SKIPPED = [
+    "mov $01, $02", "mov $01, 0x3", "mov $01, @REG_READ_DWORDS", "mov $01, 0x3 << 2",
+    "(rep)mov $01, $02", "or $01, $02, $03", "or $01, $02, 0x7", "or $01, $02, $03 + 1",
+    "cwrite $02, [$00 + 0x1]", "cwrite $02, [$00 + 0x1]!", "cread $02, [$03 + 0x1]!",
+    "cread $02, [$03 + @REG_READ_DWORDS]", "cwrite $02, [$00 + @REG_READ_DWORDS+0x1]!",
+    "cwrite $02, [$00 + 0x1] !", "cread $02, [$03 + 0x1]]", "brne $01, b2, #l1",
+    "brne $01, 0x2, #l2", "call #l2", "call #l3",
+]
+
+
+@pytest.mark.parametrize("gen", [5, 6, 7])
+@pytest.mark.parametrize("line", SKIPPED)
+def test_skipped_forms_and_repeated_branches(gen: int, line: str) -> None:
+    gpu, version = GPUS[gen]
+    text = f"[{version}]\nl1:\n{line}\nnop\n{line}\nl2:\n{line}\nnop\n"
+    fast, general = _both(text, gpu)
+    assert fast == general, text
+    if "@" not in line and "]]" not in line and "l3" not in line and "+ 1" not in line:
+        assert isinstance(fast, bytes), fast
