@@ -46,10 +46,25 @@ _Poll = tuple[bytes, int, int, int]
 class Wait:
     """What a parked or stalled core waits for."""
 
-    reason: str
+    why: Any  # the reason: a str, or a callable giving it (see :attr:`reason`)
     watch: list[tuple[int, int]] = field(default_factory=list)  # (address, size) ranges
     ready: Any = None  # for a stall: callable, True once the access can complete
     coprocessor: bool = False  # it polls state the coprocessor changes
+
+    @property
+    def reason(self) -> str:
+        """Why it waits (built on first use when given as a callable: cores park on every
+        poll, the text is read only for reports)."""
+        why = self.why
+        if not isinstance(why, str):
+            why = self.why = why()
+        return why
+
+
+def _polling(tile: TileView, watch: list[tuple[int, int]], value: int) -> str:
+    """The reason of a core parked polling ``watch`` (it read ``value``)."""
+    what = ", ".join(sorted({tile.describe(a) for a, _ in watch}))
+    return f"polling {what} (read {value:#x})"
 
 
 class Core:
@@ -152,8 +167,7 @@ class Core:
                 and rec[0] == regs):
             read = self._reads[rec[2]:]
             watch = sorted({(a, s) for a, s, _ in read})
-            what = ", ".join(sorted({self.tile.describe(a) for a, _ in watch}))
-            self.wait = Wait(f"polling {what} (read {value:#x})", watch,
+            self.wait = Wait(partial(_polling, self.tile, watch, value), watch,
                              coprocessor=any(win.observes_coprocessor for _, _, win in read))
             self.state = PARKED
             self._forget_polls()
