@@ -238,7 +238,11 @@ class Hart:
     def step(self) -> StopReason | None:
         """Execute one instruction exactly; a stop reason, or None."""
         pc = self.pc
-        word = self._fetch(pc)
+        r = self._code  # self._fetch(pc) when pc is in the code window seen last
+        if r is not None and r.base <= pc < r.end and not pc & 3:
+            word = int(r.words[(pc - r.base) >> 2])
+        else:
+            word = self._fetch(pc)
         got = self._decoded.get(word)
         if got is None:
             got = self._decode(word, pc)

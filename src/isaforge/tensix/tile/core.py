@@ -21,6 +21,7 @@ coprocessor, the host) writes one of them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ...core.errors import DecodeError
@@ -36,22 +37,34 @@ RESET, RUNNING, PARKED, STALLED, HALTED = "reset", "running", "parked", "stalled
 _READ_LOG = 512
 
 
-@dataclass
-class _Poll:
-    regs: bytes
-    value: int
-    log_at: int
-    writes: int
+# a read seen at a pc: (the hart's registers as bytes, the value read, the read log's length
+# after it, the core's MMIO writes then); a plain tuple (made on every MMIO read)
+_Poll = tuple[bytes, int, int, int]
 
 
 @dataclass
 class Wait:
     """What a parked or stalled core waits for."""
 
-    reason: str
+    why: Any  # the reason: a str, or a callable giving it (see :attr:`reason`)
     watch: list[tuple[int, int]] = field(default_factory=list)  # (address, size) ranges
     ready: Any = None  # for a stall: callable, True once the access can complete
     coprocessor: bool = False  # it polls state the coprocessor changes
+
+    @property
+    def reason(self) -> str:
+        """Why it waits (built on first use when given as a callable: cores park on every
+        poll, the text is read only for reports)."""
+        why = self.why
+        if not isinstance(why, str):
+            why = self.why = why()
+        return why
+
+
+def _polling(tile: TileView, watch: list[tuple[int, int]], value: int) -> str:
+    """The reason of a core parked polling ``watch`` (it read ``value``)."""
+    what = ", ".join(sorted({tile.describe(a) for a, _ in watch}))
+    return f"polling {what} (read {value:#x})"
 
 
 class Core:
@@ -87,18 +100,12 @@ class Core:
     # -- address-space callbacks -------------------------------------------------------------
 
     def _reader(self, w: Window) -> Any:
-        tile = self.tile
-
-        def read(addr: int, size: int) -> int:
-            return tile.mmio_read(self, w, addr, size)
-        return read
+        # read(addr, size) = tile.mmio_read(self, w, addr, size), one Python frame fewer
+        return partial(self.tile.mmio_read, self, w)
 
     def _writer(self, w: Window) -> Any:
-        tile = self.tile
-
-        def write(addr: int, size: int, value: int) -> None:
-            tile.mmio_write(self, w, addr, size, value)
-        return write
+        # write(addr, size, value) = tile.mmio_write(self, w, addr, size, value)
+        return partial(self.tile.mmio_write, self, w)
 
     def _ttinsn(self, hart: Any, tensix_word: int) -> None:
         """A ``.ttinsn`` (the hart hands over the Tensix word): exactly a ``sw`` of it to
@@ -156,18 +163,17 @@ class Core:
         regs = hart.x.tobytes()
         rec = self._polls.get(pc)
         self._reads.append((addr, size, w))
-        if (rec is not None and rec.value == value and rec.writes == self.mmio_writes
-                and rec.regs == regs):
-            read = self._reads[rec.log_at:]
+        if (rec is not None and rec[1] == value and rec[3] == self.mmio_writes
+                and rec[0] == regs):
+            read = self._reads[rec[2]:]
             watch = sorted({(a, s) for a, s, _ in read})
-            what = ", ".join(sorted({self.tile.describe(a) for a, _ in watch}))
-            self.wait = Wait(f"polling {what} (read {value:#x})", watch,
+            self.wait = Wait(partial(_polling, self.tile, watch, value), watch,
                              coprocessor=any(win.observes_coprocessor for _, _, win in read))
             self.state = PARKED
             self._forget_polls()
             hart.request_stop()
             return
-        self._polls[pc] = _Poll(regs, value, len(self._reads), self.mmio_writes)
+        self._polls[pc] = (regs, value, len(self._reads), self.mmio_writes)
 
     def saw_write(self) -> None:
         self.mmio_writes += 1

@@ -62,9 +62,15 @@ class Scheduler:
 
     def wrote(self, addr: int, size: int, by: Core | None) -> None:
         """Someone wrote ``[addr, addr + size)``: wake the cores watching it."""
+        end = addr + size
         for core in self.tile.cores.values():
-            if core.state == PARKED and core is not by and core.watches(addr, size):
-                core.wake()
+            if core.state == PARKED and core is not by:
+                wait = core.wait  # core.watches(addr, size), inlined (called on every write)
+                if wait is not None:
+                    for a, s in wait.watch:
+                        if a < end and addr < a + s:
+                            core.wake()
+                            break
 
     def _coprocessor_moved(self) -> None:
         for core in self.tile.cores.values():
