@@ -12,13 +12,10 @@ gives None and the general path runs the line.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable
-from itertools import islice
 from typing import Any
 
 from ...core.errors import IsaforgeError
-from ..isa import REG_REM
 from ..machine.processor import M32, Processor
 from ..machine.replay import Type4Replay, replay_of
 from ..machine.stream import packet_words
@@ -207,7 +204,7 @@ class Quick:
             tmpl = rp.memo.get(rb[0]) if rb else None
             if tmpl is None:
                 return self._general(nxt, put, readline)
-            n, o, its, g1, dreps, nreads, mode, fmt = tmpl
+            n, its, fmt = tmpl[0], tmpl[2], tmpl[7]
             tw = p.tw
             drop = tw.skip is not None
             if (len(rb) <= n or (drop and tw.skip != (p.name, p.pc))
@@ -217,12 +214,7 @@ class Quick:
             # r: the packet run as Type4Replay.run runs one (the same state, effects,
             # counts and text; tests compare sessions with and without this)
             p.limit = 1 << 62  # (as the runner leaves it)
-            hdr = rb[0]
-            vs = array("I", islice(rb, 1, n + 1))
-            for _ in range(n + 1):
-                rb.popleft()
-            p.gpu[o:o + n] = vs
-            p.fast_append((o, vs, p.name))
+            vs = rp.take(p, tmpl)
             if drop:  # (the first line, the delay slot's, was shown at the prompt)
                 tw.skip = None
                 rest = self.rests.get(fmt)
@@ -231,16 +223,6 @@ class Quick:
                 text = rest(*vs)
             else:
                 text = fmt(*vs)
-            g = p.gpr
-            g[1] = g1
-            g[rp.dst] = o + n
-            g[REG_REM] = 0
-            p.data_mode = mode
-            p.nreads = nreads
-            p.steps += 3 + its
-            p.reps += dreps
-            p.packets += 1
-            p.header = hdr
             put(text)
             put(self._where(p))
             if len(lines) >= batch:

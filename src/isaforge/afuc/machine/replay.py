@@ -92,34 +92,46 @@ class Type4Replay:
                 if p.pc != self.slot or not p.waitin_pending:
                     return ran
                 continue
-            n, o, its, g1, dreps, nreads, mode, fmt = got
+            n, its, fmt = got[0], got[2], got[7]
             if len(rb) <= n or p.steps + 3 + its + 2 > limit:
                 return ran
-            vs = array("I", islice(rb, 1, n + 1))
-            for _ in range(n + 1):
-                rb.popleft()
-            p.gpu[o:o + n] = vs
-            p.fast_append((o, vs, p.name))
+            vs = self.take(p, got)
             if drop:
                 tw.skip = None
                 tw.out(fmt(*vs).split("\n", 1)[1])
                 drop = False
             else:
                 tw.out(fmt(*vs))
-            g = p.gpr
-            g[1] = g1
-            g[self.dst] = o + n
-            g[REG_REM] = 0
-            p.data_mode = mode
-            p.nreads = nreads
-            p.steps += 3 + its
-            p.reps += dreps
-            p.packets += 1
-            p.header = hdr
             ran = True
             if tw.sink is not None and len(tw.buf) >= 256:
                 tw.flush()
         return ran
+
+    def take(self, p: Processor, tmpl: tuple) -> array:
+        """Do what the packet at the head of ``p``'s ring buffer does, as its header's
+        template ``tmpl`` (from :attr:`memo`) says, all but printing: its dwords taken from
+        the ring buffer and written to the GPU registers (an effect), the registers, data
+        mode and counts the handler leaves. Returns the dwords (the template's text's
+        fields)."""
+        n, o, its, g1, dreps, nreads, mode, _ = tmpl
+        rb = p.rb
+        hdr = rb[0]
+        vs = array("I", islice(rb, 1, n + 1))
+        for _ in range(n + 1):
+            rb.popleft()
+        p.gpu[o:o + n] = vs
+        p.fast_append((o, vs, p.name))
+        g = p.gpr
+        g[1] = g1
+        g[self.dst] = o + n
+        g[REG_REM] = 0
+        p.data_mode = mode
+        p.nreads = nreads
+        p.steps += 3 + its
+        p.reps += dreps
+        p.packets += 1
+        p.header = hdr
+        return vs
 
     def _record(self, p: Processor, limit: int, drop: bool) -> bool:
         """Run the packet at the head of the ring buffer exactly, and make its template when
