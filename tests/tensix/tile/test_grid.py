@@ -14,7 +14,7 @@ from isaforge.tensix.tile.loader import load_firmware_dir
 from isaforge.tensix.tile.noc import NocFault
 from isaforge.tensix.tile.soc import device_tables, noc_xy, soc
 from tests.refdata import refdata
-from tests.tensix.tile.test_scheduler import start
+from tests.tensix.tile.test_scheduler import POLL, start
 
 FW = ("tensix", "firmware", "bh-10503743232459396191")
 
@@ -145,14 +145,6 @@ def test_multicast_rectangles() -> None:
     with pytest.raises(NocFault, match="reaches no worker tile"):
         noc.rectangle((8, 2), (9, 5))  # the router and DRAM columns
 
-
-POLL = """
-loop:
-    lbu t0, 0(a0)
-    beqz t0, loop
-    sw t0, 0(a1)
-    ebreak
-"""
 
 
 def test_a_posted_write_from_another_tile_wakes_a_parked_poller_at_round_end() -> None:

@@ -34,6 +34,8 @@ def mailbox(tile: Tile, path: str) -> int:
     return tile.msgs.addr(path)
 
 
+#: a core spinning on a byte at a0 until it is set, then copying it to a1 (other tile tests
+#: poll with it too)
 POLL = """
 loop:
     lbu t0, 0(a0)
