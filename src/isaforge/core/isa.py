@@ -507,10 +507,9 @@ class ISA:
 
     def match(self, word: int) -> Instr | None:
         """The one instruction whose fixed bits match ``word``; ``None`` if none or several."""
-        try:
-            return self._cache[word]
-        except KeyError:
-            pass
+        cached = self._cache.get(word, _UNSEEN)  # (not KeyError: raising costs a miss more
+        if cached is not _UNSEEN:  # than the tree walk, and a listing misses on every word)
+            return cached  # type: ignore[return-value]
         node = self._tree
         if node is None:
             node = self._tree = _decision_tree(self.instrs, (1 << self.size) - 1)
@@ -574,6 +573,7 @@ class ISA:
 
 
 _NONE: list[Instr] = []  # (no instruction has those bits)
+_UNSEEN = object()  # (ISA.match: a word not in the cache)
 
 
 def _decision_tree(instrs: list[Instr], free: int) -> Any:
