@@ -492,18 +492,22 @@ class ISA:
         for b in bitsets:
             if b.abstract or id(b) in parents:
                 continue
-            ins = _flatten(b, size)
-            if ins.gen[0] <= gen <= ins.gen[1]:
-                self.instrs.append(ins)
-        self.by_mnemonic: dict[str, list[Instr]] = {}
-        for ins in self.instrs:
-            for tmpl, _, _ in ins.syntaxes():
-                mn = _template_mnemonic(tmpl, ins)
-                lst = self.by_mnemonic.setdefault(mn, [])
-                if ins not in lst:
-                    lst.append(ins)
+            lo, hi = _gen_range(b)
+            if lo <= gen <= hi:
+                self.instrs.append(_flatten(b, size))
         self._cache: dict[int, Instr | None] = {}
         self._tree: Any = None  # built at the first match (see _decision_tree)
+
+    @cached_property
+    def by_mnemonic(self) -> dict[str, list[Instr]]:
+        """The instructions each mnemonic may be (made at the first use: the assembler's)."""
+        out: dict[str, list[Instr]] = {}
+        for ins in self.instrs:
+            for tmpl, _, _ in ins.syntaxes():
+                lst = out.setdefault(_template_mnemonic(tmpl, ins), [])
+                if ins not in lst:
+                    lst.append(ins)
+        return out
 
     def match(self, word: int) -> Instr | None:
         """The one instruction whose fixed bits match ``word``; ``None`` if none or several."""
@@ -614,6 +618,14 @@ def _template_mnemonic(template: str, ins: Instr) -> str:
     return ins.mnemonic
 
 
+def _gen_range(b: Bitset) -> tuple[int, int]:
+    """The generations a leaf bitset exists in (its own range within its parents')."""
+    gen = b.gen
+    for level in b.chain()[1:]:
+        gen = (max(gen[0], level.gen[0]), min(gen[1], level.gen[1]))
+    return gen
+
+
 def _flatten(b: Bitset, size: int) -> Instr:
     mask = match = dontcare = 0
     fields: dict[str, Field] = {}
@@ -622,15 +634,11 @@ def _flatten(b: Bitset, size: int) -> Instr:
     gen = b.gen
     for level in b.chain():
         for p in level.patterns:
-            for i, ch in enumerate(reversed(p.bits)):
-                bit = 1 << (p.low + i)
-                if mask & bit:
-                    continue  # more specific bitsets win
-                mask |= bit
-                if ch == "1":
-                    match |= bit
-                elif ch == "x":
-                    dontcare |= bit
+            bits = (1 << len(p.bits)) - 1 << p.low
+            new = bits & ~mask  # (bits fixed by a more specific bitset are its)
+            mask |= bits
+            match |= int(p.bits.replace("x", "0"), 2) << p.low & new
+            dontcare |= int(p.bits.replace("1", "0").replace("x", "1"), 2) << p.low & new
         for f in level.fields:
             fields.setdefault(f.name, f)
         overrides.extend(level.overrides)
