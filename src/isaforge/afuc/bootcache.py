@@ -19,9 +19,7 @@ the cache leaves it unused.
 from __future__ import annotations
 
 import os
-import struct
 import sys
-import zlib
 
 from . import datacache, diskcache
 from .image import Firmware
@@ -76,6 +74,9 @@ def boot_tables(fw: Firmware) -> list[BootTable]:
     them (the same errors); from the cache when it is on and holds this firmware."""
     if not _enabled:
         return _compute(fw)
+    import struct  # (a6xx/a7xx listings only)
+    import zlib
+
     image = struct.pack(f"<{len(fw.words)}I", *fw.words)
     crc = zlib.crc32(image)
     path = os.path.join(diskcache.directory(),

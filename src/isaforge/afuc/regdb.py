@@ -24,7 +24,6 @@ SQE registers from ``A6XX_SQE_REG`` and pipe registers from ``A5XX/A6XX/A7XX_PIP
 from __future__ import annotations
 
 import os
-import zlib
 from collections.abc import Iterable, Sequence
 from functools import cache, cached_property
 
@@ -95,6 +94,7 @@ def _domain(name: str) -> dict[str, Any]:
 
 def _decode(blob: bytes) -> dict[str, Any]:
     import json  # (imports re: not needed when the CLI's cache holds the result)
+    import zlib
 
     return json.loads(zlib.decompress(blob, 16 + zlib.MAX_WBITS))  # (a gzip member)
 
