@@ -520,8 +520,8 @@ class ISA:
         while type(node) is tuple:  # (bits, {their value: subtree}) down to a list
             node = node[1].get(word & node[0], _NONE)
         found: Instr | None = None
-        for ins in node:
-            if (word & ins.mask & ~ins.dontcare) == ins.match:
+        for fixed, value, ins in node:
+            if word & fixed == value:
                 if found is not None:
                     found = None  # ambiguous: treat as undecodable, as isaspec does
                     break
@@ -576,7 +576,7 @@ class ISA:
         raise EncodeError(f"instruction {name!r} does not exist in {self.name}")
 
 
-_NONE: list[Instr] = []  # (no instruction has those bits)
+_NONE: list[tuple[int, int, Instr]] = []  # (no instruction has those bits)
 _UNSEEN = object()  # (ISA.match: a word not in the cache)
 
 
@@ -585,18 +585,23 @@ def _decision_tree(instrs: list[Instr], free: int) -> Any:
     ``(bits, {value of those bits: subtree})``, or a list (in table order) where no bit is
     fixed by all or the list is short. An instruction can only match a word whose value on
     those bits is its own, so matching in the one list a word leads to finds what a scan of
-    every instruction finds (including that several match)."""
+    every instruction finds (including that several match). A list holds (the bits an
+    instruction fixes, their values, the instruction)."""
     if len(instrs) <= 4:
-        return list(instrs)
+        return _leaf(instrs)
     common = free
     for ins in instrs:
         common &= ins.mask & ~ins.dontcare
     if not common:
-        return list(instrs)
+        return _leaf(instrs)
     groups: dict[int, list[Instr]] = {}
     for ins in instrs:
         groups.setdefault(ins.match & common, []).append(ins)
     return (common, {k: _decision_tree(v, free & ~common) for k, v in groups.items()})
+
+
+def _leaf(instrs: list[Instr]) -> list[tuple[int, int, Instr]]:
+    return [(ins.mask & ~ins.dontcare, ins.match, ins) for ins in instrs]
 
 
 def _first_blank(text: str) -> int:
