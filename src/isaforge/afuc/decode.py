@@ -314,11 +314,13 @@ class Decoder:
         if not plan:
             _, _, _, _, text, comment = self._decode(word, ctx)
             return text + comment
-        for form in plan:  # the first whose conditions hold (the last has none)
-            for shift, mask, value in form[0]:
+        form, overrides = plan  # the default form, and the others with their conditions
+        for other in overrides:  # (the first whose conditions hold)
+            for shift, mask, value in other[0]:
                 if (word >> shift) & mask != value:
                     break
             else:
+                form = other
                 break
         _, fmt, operands, immed = form
         self._ctx = ctx  # (the operands that print through their kind's format)
@@ -333,8 +335,9 @@ class Decoder:
                                           0 if sh is None else (word >> sh[0]) & sh[1],
                                           None if dst is None else (word >> dst[0]) & dst[1])
 
-    def _line_plan(self, ins: Instr) -> list[tuple] | None:
-        """``ins``'s forms, in the order :meth:`Instr.template_for` tries them, each as
+    def _line_plan(self, ins: Instr) -> tuple[tuple, tuple[tuple, ...]] | None:
+        """``ins``'s default form and its other forms (in the order
+        :meth:`Instr.template_for` tries them), each as
         (conditions: (shift, mask, value) of the fields its choice tests; a %-format
         string of the template; its operands: the shift and mask of the field, and a table
         of its text by value (a ``range`` for a value the format prints itself: Hex, UInt;
@@ -404,7 +407,7 @@ class Decoder:
                          bits["DST"] if "DST" in shown else None)
             operands = tuple(zip(shifts, masks, tables, strict=True))
             plan.append((conds, "".join(fmt), operands, immed))
-        return plan
+        return plan[-1], tuple(plan[:-1])
 
 
 class _Formatted:
