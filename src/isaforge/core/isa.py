@@ -509,6 +509,15 @@ class ISA:
                     lst.append(ins)
         return out
 
+    def decision_tree(self) -> Any:
+        """What :meth:`match` walks, for callers that keep their own cache of matches:
+        ``(bits, {value of those bits: subtree})`` down to a list of (the bits an
+        instruction fixes, their values, the instruction), where ``word`` matches the one
+        instruction (none or several: no match) whose fixed bits have those values."""
+        if self._tree is None:
+            self._tree = _decision_tree(self.instrs, (1 << self.size) - 1)
+        return self._tree
+
     def match(self, word: int) -> Instr | None:
         """The one instruction whose fixed bits match ``word``; ``None`` if none or several."""
         cached = self._cache.get(word, _UNSEEN)  # (not KeyError: raising costs a miss more
