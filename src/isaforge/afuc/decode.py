@@ -134,6 +134,7 @@ class Decoder:
         self._line_plans: dict[int, Any] = {}  # id(Instr) -> _line_plan(), see _line()
         self._tables: dict[tuple[int, int, int], tuple[str, ...]] = {}  # see _line_plan()
         self._ctx: LabelContext | None = None  # the context _line() formats in
+        self._tree = self.isa.decision_tree()  # see _line()
 
     def decode(self, word: int, ctx: LabelContext
                ) -> tuple[Instr | None, dict[str, int], str, str, str, str]:
@@ -305,7 +306,16 @@ class Decoder:
         instruction's forms as %-format strings whose operands are looked up in tables by
         the fields' values (see :meth:`_line_plan`); the general path where a form has
         something else."""
-        ins = self.isa.match(word)
+        node = self._tree  # (ISA.match without its cache: lines() keeps the lines)
+        while node.__class__ is tuple:
+            node = node[1].get(word & node[0], ())
+        ins = None
+        for fixed, value, candidate in node:
+            if word & fixed == value:
+                if ins is not None:
+                    ins = None  # several: no instruction
+                    break
+                ins = candidate
         if ins is None:
             return f"[{word:08x}]" + self.gpu_comment(word)
         plan = self._line_plans.get(id(ins))
