@@ -32,6 +32,7 @@ LITERAL = "[literal]"  # the mnemonic of a word that is no instruction (printed 
 # listing line prints a small field of these kinds from a table made once
 _PURE_KINDS = (Reg, Flag, Enum, UInt, Hex, Int)
 _TABLE_BITS = 6  # fields up to this wide are tabled
+_NO_CANDIDATES: list = []  # (a decision tree's leaf: a list; its inner nodes are tuples)
 
 
 class Detail:
@@ -308,7 +309,7 @@ class Decoder:
         something else."""
         node = self._tree  # (ISA.match without its cache: lines() keeps the lines)
         while node.__class__ is tuple:
-            node = node[1].get(word & node[0], ())
+            node = node[1].get(word & node[0], _NO_CANDIDATES)
         ins = None
         for fixed, value, candidate in node:
             if word & fixed == value:
