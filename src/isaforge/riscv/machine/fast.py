@@ -10,10 +10,18 @@ hart's RAM windows (up to :data:`MAX_RAMS` of them). It returns to Python when:
 * ``LIMIT``: the step budget is used up;
 * ``DECODE``: the word at pc has no (current) decode record: :func:`predecode` makes records
   for it and the words after it;
-* ``SLOW``: the instruction needs the exact path (:meth:`.Hart.step`): an access outside the
-  RAM windows (MMIO, unmapped), anything misaligned, CSRs, ``.ttinsn`` (unless the hart
+* ``MMIO``: an aligned load or store outside the RAM windows (MMIO, or unmapped) that is no
+  latch store (below): the kernel leaves its address, size, kind, register and value in the
+  hart's ``io`` record (:data:`IO_ADDR` ...) and the hart makes the access as
+  :meth:`.Hart.step` would, without decoding the instruction again;
+* ``SLOW``: the instruction needs the exact path (:meth:`.Hart.step`): an AMO outside the
+  RAM windows, anything misaligned, CSRs, ``.ttinsn`` (unless the hart
   batches them, see :func:`run`), ``lr``/``sc``,
   ``ecall``/``ebreak``/``wfi``/``mret``, undecodable words.
+
+Latches (:meth:`.AddressSpace.map_latches`): an aligned ``sw`` to a latch register is made
+by the kernel into the latch array and counted in ``io[IO_LATCHED]`` (:attr:`.Hart.latched`);
+the window's owner has said that is all its ``write`` would do.
 
 Semantics are those of :mod:`.semantics`; ``tests/riscv/test_fast.py`` runs random programs
 through both paths and compares registers and memory. numba is imported, and the kernel
@@ -29,7 +37,11 @@ import numpy as np
 from ..isa import rv32_isa
 from .semantics import amo_base
 
-LIMIT, DECODE, SLOW = 0, 1, 2
+LIMIT, DECODE, SLOW, MMIO = 0, 1, 2, 3
+#: the hart's io record (int64): latch stores made so far, then the MMIO access of an exit:
+#: address, size, kind (IO_STORE, IO_LOAD, IO_LOAD_SIGNED), destination register, store value
+IO_LATCHED, IO_ADDR, IO_SIZE, IO_KIND, IO_RD, IO_VALUE = range(6)
+IO_STORE, IO_LOAD, IO_LOAD_SIGNED = 0, 1, 2
 #: ``.ttinsn`` words the kernel keeps per run for a hart with ``batch_custom``
 PUSH_BUFFER = 256
 MAX_RAMS = 4
@@ -124,34 +136,37 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     to ``hart.custom_store`` (an address outside RAM) is kept the same way: its owner says
     such a store is a ``.ttinsn`` of the stored word."""
     space = hart.space
-    cached = space.__dict__.get("_fast_args")
-    if cached is None or cached[0] != space.version:
-        cached = space._fast_args = (space.version, _kernel_args(space))
     batch = hart.batch_custom and hart.on_custom is not None
-    pushes = hart.__dict__.get("_push_buffer")
-    if pushes is None or (pushes.size > 1) != batch:
-        pushes = hart._push_buffer = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
-    store = hart.custom_store if batch and hart.custom_store is not None else -1
-    status, n, pc = (_state.get("kernel") or _load())(hart.x, hart.pc, max_steps, pushes,
-                                                       store, *cached[1])
+    key = (space.version, batch, hart.custom_store)
+    call = hart.__dict__.get("_fast_call")
+    if call is None or call[0] != key:
+        pushes = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
+        hart._push_buffer = pushes
+        store = hart.custom_store if batch and hart.custom_store is not None else -1
+        call = hart._fast_call = (key, (pushes, store, hart.io, *_kernel_args(space)))
+    args = call[1]
+    status, n, pc = (_state.get("kernel") or _load())(hart.x, hart.pc, max_steps, *args)
     hart.pc = pc
     hart.instret += n
-    count = int(pushes[0])
-    if count:
-        pushes[0] = 0
-        words = pushes[1:count + 1].tolist()
-        many = hart.on_custom_many
-        if many is not None:
-            many(hart, words)
-        else:
-            custom = hart.on_custom
-            for word in words:
-                custom(hart, word)
+    if batch:
+        pushes = args[0]
+        count = int(pushes[0])
+        if count:
+            pushes[0] = 0
+            words = pushes[1:count + 1].tolist()
+            many = hart.on_custom_many
+            if many is not None:
+                many(hart, words)
+            else:
+                custom = hart.on_custom
+                for word in words:
+                    custom(hart, word)
     return status, n
 
 
 def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
-    """The RAM windows as the kernel takes them: regions, MAX_RAMS arrays, their caches."""
+    """The windows as the kernel takes them: regions, MAX_RAMS arrays, their caches, the
+    latch table and words."""
     rams = space.rams[:MAX_RAMS]
     regions = np.full((MAX_RAMS, 2), -1, np.int64)
     arrays = [_EMPTY_U8] * MAX_RAMS
@@ -160,12 +175,18 @@ def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
         regions[i] = (r.base, r.end)
         arrays[i] = r.array
         decs[i] = r.dec
-    return (regions, *arrays, *decs)
+    lat = space.latches
+    if lat is None:
+        return (regions, *arrays, *decs, _NO_LATCHES, _EMPTY_U32)
+    return (regions, *arrays, *decs, lat.table, lat.words)
 
 
 _EMPTY_U8 = np.zeros(4, np.uint8)
-_HELPERS = ("_signed", "_ror", "_div", "_rem", "_bytewise", "_clz", "_cpop", "_region")
+_HELPERS = ("_signed", "_ror", "_div", "_rem", "_bytewise", "_clz", "_cpop", "_region",
+            "_latch")
 _EMPTY_DEC = np.full(2, -1, np.int64)
+_NO_LATCHES = np.zeros((0, 3), np.int64)
+_EMPTY_U32 = np.zeros(1, np.uint32)
 
 
 def _load() -> Any:
@@ -347,9 +368,16 @@ def _region(regions: Any, a: int, size: int) -> int:
     return -1
 
 
-def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, regions: Any, m0: Any,
-            m1: Any, m2: Any, m3: Any, d0: Any, d1: Any, d2: Any, d3: Any
-            ) -> tuple[int, int, int]:
+def _latch(latches: Any, a: int) -> int:
+    for r in range(latches.shape[0]):
+        if latches[r, 0] <= a and a + 4 <= latches[r, 1]:
+            return r
+    return -1
+
+
+def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, regions: Any,
+            m0: Any, m1: Any, m2: Any, m3: Any, d0: Any, d1: Any, d2: Any, d3: Any,
+            latches: Any, lmem: Any) -> tuple[int, int, int]:
     n = 0
     status = LIMIT
     cb = np.int64(-1)
@@ -414,16 +442,39 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, regions: 
             if addr < db or addr + size > de:
                 r = _region(regions, addr, size)
                 if r < 0:
-                    # a sw to the hart's custom_store address: kept as a .ttinsn word
-                    kept = np.int64(pushes[0])
-                    if op == _SW and addr == push_store and kept + 1 < pushes.size:
-                        pushes[kept + 1] = b & M
-                        pushes[0] = kept + 1
-                        x[0] = 0
-                        pc = npc & M
-                        n += 1
-                        continue
-                    status = SLOW
+                    if op == _SW:
+                        # a sw to the hart's custom_store address: kept as a .ttinsn word
+                        kept = np.int64(pushes[0])
+                        if addr == push_store and kept + 1 < pushes.size:
+                            pushes[kept + 1] = b & M
+                            pushes[0] = kept + 1
+                            x[0] = 0
+                            pc = npc & M
+                            n += 1
+                            continue
+                        li = _latch(latches, addr)
+                        if li >= 0:  # a latch register: stored here, counted
+                            lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)] = b & M
+                            io[IO_LATCHED] += 1
+                            x[0] = 0
+                            pc = npc & M
+                            n += 1
+                            continue
+                    if op >= _AMOSWAP:
+                        status = SLOW
+                        break
+                    # a load or store through a window: the hart makes it
+                    io[IO_ADDR] = addr
+                    io[IO_SIZE] = size
+                    io[IO_RD] = rd
+                    io[IO_VALUE] = b
+                    if op == _SW or op == _SB or op == _SH:
+                        io[IO_KIND] = IO_STORE
+                    elif op == _LB or op == _LH:
+                        io[IO_KIND] = IO_LOAD_SIGNED
+                    else:
+                        io[IO_KIND] = IO_LOAD
+                    status = MMIO
                     break
                 db = regions[r, 0]
                 de = regions[r, 1]
@@ -622,5 +673,6 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, regions: 
     return status, n, pc
 
 
-__all__ = ["DECODE", "LIMIT", "MAX_RAMS", "OP", "SLOW", "available", "pack", "predecode",
-           "run"]
+__all__ = ["DECODE", "IO_ADDR", "IO_KIND", "IO_LATCHED", "IO_LOAD", "IO_LOAD_SIGNED", "IO_RD",
+           "IO_SIZE", "IO_STORE", "IO_VALUE", "LIMIT", "MAX_RAMS", "MMIO", "OP", "SLOW",
+           "available", "pack", "predecode", "run"]

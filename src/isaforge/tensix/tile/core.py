@@ -80,6 +80,8 @@ class Core:
         self.space.map_ram(mm.local_base, self.local.data)
         for w in tile.windows:
             self.space.map_mmio(w.base, w.size, self._reader(w), self._writer(w))
+        if tile.latch_ranges:  # NOC command registers: the compiled path stores them itself
+            self.space.map_latches(tile.latch_words, tile.latch_ranges)
         self.hart = Hart(info.name, self.space, pc=0)
         self.hart.on_custom = self._ttinsn
         self.push_window = next(w for w in tile.windows
@@ -163,17 +165,23 @@ class Core:
         regs = hart.x.tobytes()
         rec = self._polls.get(pc)
         self._reads.append((addr, size, w))
-        if (rec is not None and rec[1] == value and rec[3] == self.mmio_writes
-                and rec[0] == regs):
+        writes = self.mmio_writes + hart.latched  # (a latch store is a window write too)
+        if rec is not None and rec[1] == value and rec[3] == writes and rec[0] == regs:
             read = self._reads[rec[2]:]
             watch = sorted({(a, s) for a, s, _ in read})
+            if any(self._latched(a, s) for a, s in watch):
+                self.tile.drop_latches()  # its wake-up needs every store to that register
             self.wait = Wait(partial(_polling, self.tile, watch, value), watch,
                              coprocessor=any(win.observes_coprocessor for _, _, win in read))
             self.state = PARKED
             self._forget_polls()
             hart.request_stop()
             return
-        self._polls[pc] = (regs, value, len(self._reads), self.mmio_writes)
+        self._polls[pc] = (regs, value, len(self._reads), writes)
+
+    def _latched(self, addr: int, size: int) -> bool:
+        """Whether ``[addr, addr + size)`` overlaps a latch register."""
+        return any(addr < b + n and b < addr + size for b, n, _ in self.tile.latch_ranges)
 
     def saw_write(self) -> None:
         self.mmio_writes += 1

@@ -40,6 +40,8 @@ Anything else stops the run with the register's offset.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .memmap import CoreInfo, MemoryMap
 from .mmio import MASK32, Unmodelled, Window, word_offset
 from .noc import NocFault
@@ -62,10 +64,14 @@ CMD_BRCST_SRC_INCLUDE = 1 << 17
 CMD_L1_ACC_AT_EN = 1 << 31
 AT_INS_INCR_GET = 1
 NODE_MASK = 0x3F
+#: words of a command buffer's registers (the latches), the array a NocRegs keeps them in
+LATCH_WORDS = len(_CMD_BUF_REGS)
+STORAGE_WORDS = N_CMD_BUFS * LATCH_WORDS
 
 
 class NocRegs(Window):
-    def __init__(self, tile: object, mm: MemoryMap, noc: int) -> None:
+    def __init__(self, tile: object, mm: MemoryMap, noc: int,
+                 storage: np.ndarray | None = None) -> None:
         start = mm.noc("NOC_REGS_START_ADDR")
         inst = mm.noc("NOC_INSTANCE_OFFSET")
         super().__init__(tile, start + noc * inst, inst)
@@ -82,7 +88,12 @@ class NocRegs(Window):
         self.cfg_base = word("NOC_CFG_BASE")
         self.status_base = word("NOC_STATUS_BASE")
         self.id_logical = mm.noc("NOC_ID_LOGICAL")
-        self.storage = [dict.fromkeys(self.cmd_regs, 0) for _ in range(N_CMD_BUFS)]
+        if sorted(self.cmd_regs) != list(range(LATCH_WORDS)):
+            raise ValueError("the NOC command buffer registers are not words 0.. of a buffer")
+        #: the command buffers' registers (word w of buffer b at ``storage[b, w]``): latch
+        #: registers the RISC-V compiled path may store to itself (see :meth:`latch_ranges`)
+        self.storage = (np.zeros(N_CMD_BUFS * LATCH_WORDS, np.uint32) if storage is None
+                        else storage).reshape(N_CMD_BUFS, LATCH_WORDS)
         self.reg = {n: word(n) for n in _CMD_BUF_REGS}
         self.cfg = [0] * N_CFG
         self.cfg[mm.noc("NIU_CFG_0")] = 1 << mm.noc("NIU_CFG_0_NOC_ID_TRANSLATE_EN")
@@ -103,7 +114,7 @@ class NocRegs(Window):
     def read(self, core: CoreInfo, addr: int, size: int) -> int:
         buf, w = self._split(addr, size)
         if buf < N_CMD_BUFS and w in self.cmd_regs:
-            return self.storage[buf][w]
+            return int(self.storage[buf, w])
         if buf < N_CMD_BUFS and w == self.cmd_ctrl:
             return 0  # ready: nothing is ever in flight
         if buf == 0:
@@ -125,7 +136,7 @@ class NocRegs(Window):
         buf, w = self._split(addr, size)
         value &= 0xFFFFFFFF
         if buf < N_CMD_BUFS and w in self.cmd_regs:
-            self.storage[buf][w] = value
+            self.storage[buf, w] = value  # (what the compiled path does itself: latches)
             return
         if buf < N_CMD_BUFS and w == self.cmd_ctrl:
             if value & 1:
@@ -140,17 +151,28 @@ class NocRegs(Window):
         raise Unmodelled(f"{self.name}: register at offset {(addr - self.base):#x} is not "
                          f"modelled")
 
+    def latch_ranges(self, index: int = 0) -> list[tuple[int, int, int]]:
+        """The command buffers' registers as latches (:meth:`AddressSpace.map_latches`
+        ranges: address, bytes, word in the array), the storage at word ``index`` of it. A
+        store there only keeps the value (NOC_CMD_CTRL, which issues, is outside)."""
+        return [(self.base + b * self.cmd_buf_size, 4 * LATCH_WORDS, index + b * LATCH_WORDS)
+                for b in range(N_CMD_BUFS)]
+
+    def snapshot(self, buf: int) -> list[int]:
+        """Command buffer ``buf``'s registers now, by word (what :meth:`issue` takes)."""
+        return self.storage[buf].tolist()
+
     # -- transactions -------------------------------------------------------------------------
 
     def _count(self, name: str, n: int = 1) -> None:
         k = self.st[name]
         self.status[k] = (self.status[k] + n) & MASK32
 
-    def issue(self, buf: int, regs: dict[int, int] | None = None) -> None:
+    def issue(self, buf: int, regs: list[int] | None = None) -> None:
         """Carry out the transaction command buffer ``buf`` describes (see the module text);
         ``regs``: the buffer's registers as they were when it was issued (a grid carries
         transactions out at the end of the scheduler round)."""
-        regs = self.storage[buf] if regs is None else regs
+        regs = self.snapshot(buf) if regs is None else regs
         r = self.reg
         ctrl = regs[r["NOC_CTRL"]]
         noc = self.tile.noc
@@ -222,4 +244,4 @@ class NocRegs(Window):
             self._count("NIU_MST_POSTED_WR_REQ_SENT")
 
 
-__all__ = ["NocRegs"]
+__all__ = ["LATCH_WORDS", "STORAGE_WORDS", "NocRegs"]

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .. import Coprocessor
 from ..machine.mop import OP_MOP, OP_MOP_CFG
 from .config_regs import ConfigWindow
@@ -41,7 +43,7 @@ from .memmap import CORE_NAMES, CoreInfo, MemoryMap, memory_map
 from .mmio import Stall, Unmodelled, Window
 from .mop_cfg import MopConfig
 from .noc import Noc, NocFault, TileL1
-from .noc_regs import NocRegs
+from .noc_regs import STORAGE_WORDS, NocRegs
 from .pc_buf import PCBufs, PCBufWindow
 from .scheduler import RunResult, Scheduler
 from .streams import StreamRegs
@@ -104,12 +106,14 @@ class Tile:
         mb0 = t("TENSIX_MAILBOX0_BASE")
         mb_size = t("TENSIX_MAILBOX1_BASE") - mb0
         cfg_base = t("TENSIX_CFG_BASE")
+        #: the NOCs' command buffer registers, latches of every core's compiled path
+        self.latch_words = np.zeros(2 * STORAGE_WORDS, np.uint32)
         windows: list[Window] = [
             L1Window(self, self.l1, mbase, msize, "mailboxes (L1)"),
             TdmaRegs(self, mm),
             DebugRegs(self, mm),
-            NocRegs(self, mm, 0),
-            NocRegs(self, mm, 1),
+            *(NocRegs(self, mm, k, self.latch_words[k * STORAGE_WORDS:(k + 1) * STORAGE_WORDS])
+              for k in range(2)),
             StreamRegs(self, mm),
             MopConfig(self, t("TENSIX_MOP_CFG_BASE"), mm.llk("MOP_CFG_WORDS")),
             DstWindow(self, mm.llk("RISCV_DEST_START_ADDR"), 0x8000),
@@ -122,9 +126,18 @@ class Tile:
             ConfigWindow(self, cfg_base, 0x10000, mm.cfg("CFG_STATE_SIZE") * 4),
         ]
         self.debug = next(w for w in windows if isinstance(w, DebugRegs))
+        self.latch_ranges = [r for k, w in enumerate(w for w in windows if isinstance(w, NocRegs))
+                             for r in w.latch_ranges(k * STORAGE_WORDS)]
         self.streams = next(w for w in windows if isinstance(w, StreamRegs))
         self.mailbox_window = windows[0]
         return windows
+
+    def drop_latches(self) -> None:
+        """Every core's stores to the NOC command registers go through the window again (a
+        core waits for one of them to change: each store must wake it)."""
+        self.latch_ranges = []
+        for core in self.cores.values():
+            core.space.unmap_latches()
 
     def window_at(self, addr: int) -> Window | None:
         for w in self.windows:
