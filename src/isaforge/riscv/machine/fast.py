@@ -139,13 +139,15 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     batch = hart.batch_custom and hart.on_custom is not None
     key = (space.version, batch, hart.custom_store)
     call = hart.__dict__.get("_fast_call")
-    if call is None or call[0] != key:
+    if call is None or call[0] != key or call[2] is not hart.x:
         pushes = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
         hart._push_buffer = pushes
         store = hart.custom_store if batch and hart.custom_store is not None else -1
-        call = hart._fast_call = (key, (pushes, store, hart.io, *_kernel_args(space)))
+        args = (pushes, store, hart.io, *_kernel_args(space))
+        call = hart._fast_call = (key, args, hart.x,
+                                  _entry((hart.x, hart.pc, max_steps, *args)))
     args = call[1]
-    status, n, pc = (_state.get("kernel") or _load())(hart.x, hart.pc, max_steps, *args)
+    status, n, pc = call[3](hart.x, hart.pc, max_steps, *args)
     hart.pc = pc
     hart.instret += n
     if batch:
@@ -162,6 +164,19 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
                 for word in words:
                     custom(hart, word)
     return status, n
+
+
+def _entry(args: tuple) -> Any:
+    """The kernel's compiled code for arguments of the types of ``args``, called without
+    numba's dispatch (which looks at the types of all of them at every call)."""
+    from numba.core.typing.typeof import Purpose, typeof
+
+    kernel = _state.get("kernel") or _load()
+    sig = tuple(typeof(a, Purpose.argument) for a in args)
+    if sig not in kernel.overloads:
+        kernel.compile(sig)
+    got = kernel.overloads.get(sig)
+    return got.entry_point if got is not None else kernel
 
 
 def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
