@@ -19,9 +19,15 @@ hart's RAM windows (up to :data:`MAX_RAMS` of them). It returns to Python when:
   batches them, see :func:`run`), ``lr``/``sc``,
   ``ecall``/``ebreak``/``wfi``/``mret``, undecodable words.
 
-Latches (:meth:`.AddressSpace.map_latches`): an aligned ``sw`` to a latch register is made
-by the kernel into the latch array and counted in ``io[IO_LATCHED]`` (:attr:`.Hart.latched`);
-the window's owner has said that is all its ``write`` would do.
+Latches (:meth:`.AddressSpace.map_latches`): an aligned ``sw`` to a store latch is made by
+the kernel into the latch array and counted in ``io[IO_LATCHED]`` (:attr:`.Hart.latched`);
+the window's owner has said that is all its ``write`` would do. An aligned ``lw`` from a load
+latch, for a hart with ``on_loads``, is read from the array and logged (pc, address, value,
+latch stores so far, the registers before it: :data:`LOG_WIDTH` int64 per load, up to
+:data:`LOG_ROWS`); the log is handed to ``hart.on_loads`` when the kernel returns, before
+anything else can look. A load whose pc is in ``hart.load_stops`` (count in element 0, then
+the pcs; the kernel adds each pc it logs) leaves as ``MMIO`` instead, and so does every one
+once that table is full.
 
 Semantics are those of :mod:`.semantics`; ``tests/riscv/test_fast.py`` runs random programs
 through both paths and compares registers and memory. numba is imported, and the kernel
@@ -35,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..isa import rv32_isa
+from .memory import LATCH_LOAD, LATCH_STORE
 from .semantics import amo_base
 
 LIMIT, DECODE, SLOW, MMIO = 0, 1, 2, 3
@@ -42,6 +49,9 @@ LIMIT, DECODE, SLOW, MMIO = 0, 1, 2, 3
 #: address, size, kind (IO_STORE, IO_LOAD, IO_LOAD_SIGNED), destination register, store value
 IO_LATCHED, IO_ADDR, IO_SIZE, IO_KIND, IO_RD, IO_VALUE = range(6)
 IO_STORE, IO_LOAD, IO_LOAD_SIGNED = 0, 1, 2
+IO_LOGGED = 6  # rows of the load log filled
+#: the load log: rows of (pc, address, value, latch stores so far, x0..x31)
+LOG_ROWS, LOG_WIDTH = 64, 36
 #: ``.ttinsn`` words the kernel keeps per run for a hart with ``batch_custom``
 PUSH_BUFFER = 256
 MAX_RAMS = 4
@@ -137,19 +147,26 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     such a store is a ``.ttinsn`` of the stored word."""
     space = hart.space
     batch = hart.batch_custom and hart.on_custom is not None
-    key = (space.version, batch, hart.custom_store)
+    on_loads = hart.on_loads
+    key = (space.version, batch, hart.custom_store, on_loads is not None)
     call = hart.__dict__.get("_fast_call")
     if call is None or call[0] != key or call[2] is not hart.x:
         pushes = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
         hart._push_buffer = pushes
         store = hart.custom_store if batch and hart.custom_store is not None else -1
-        args = (pushes, store, hart.io, *_kernel_args(space))
+        log = np.zeros((LOG_ROWS if on_loads is not None else 0, LOG_WIDTH), np.int64)
+        args = (pushes, store, hart.io, log, hart.load_stops, *_kernel_args(space))
         call = hart._fast_call = (key, args, hart.x,
                                   _entry((hart.x, hart.pc, max_steps, *args)))
     args = call[1]
     status, n, pc = call[3](hart.x, hart.pc, max_steps, *args)
     hart.pc = pc
     hart.instret += n
+    io = hart.io
+    if io[IO_LOGGED]:
+        rows = args[3][:io[IO_LOGGED]].tolist()
+        io[IO_LOGGED] = 0
+        on_loads(hart, rows)
     if batch:
         pushes = args[0]
         count = int(pushes[0])
@@ -198,9 +215,9 @@ def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
 
 _EMPTY_U8 = np.zeros(4, np.uint8)
 _HELPERS = ("_signed", "_ror", "_div", "_rem", "_bytewise", "_clz", "_cpop", "_region",
-            "_latch")
+            "_latch", "_stopped")
 _EMPTY_DEC = np.full(2, -1, np.int64)
-_NO_LATCHES = np.zeros((0, 3), np.int64)
+_NO_LATCHES = np.zeros((0, 4), np.int64)
 _EMPTY_U32 = np.zeros(1, np.uint32)
 
 
@@ -383,16 +400,27 @@ def _region(regions: Any, a: int, size: int) -> int:
     return -1
 
 
-def _latch(latches: Any, a: int) -> int:
+def _latch(latches: Any, a: int, kind: int) -> int:
     for r in range(latches.shape[0]):
-        if latches[r, 0] <= a and a + 4 <= latches[r, 1]:
+        if latches[r, 0] <= a and a + 4 <= latches[r, 1] and latches[r, 3] == kind:
             return r
     return -1
 
 
-def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, regions: Any,
-            m0: Any, m1: Any, m2: Any, m3: Any, d0: Any, d1: Any, d2: Any, d3: Any,
-            latches: Any, lmem: Any) -> tuple[int, int, int]:
+def _stopped(stops: Any, pc: int) -> bool:
+    """A load at ``pc`` must leave: pc is in the stop table, or the table is full."""
+    count = stops[0]
+    if count + 1 >= stops.size:
+        return True
+    for k in range(1, count + 1):
+        if stops[k] == pc:
+            return True
+    return False
+
+
+def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, log: Any,
+            stops: Any, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any, d0: Any, d1: Any,
+            d2: Any, d3: Any, latches: Any, lmem: Any) -> tuple[int, int, int]:
     n = 0
     status = LIMIT
     cb = np.int64(-1)
@@ -467,10 +495,31 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
                             pc = npc & M
                             n += 1
                             continue
-                        li = _latch(latches, addr)
+                        li = _latch(latches, addr, LATCH_STORE)
                         if li >= 0:  # a latch register: stored here, counted
                             lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)] = b & M
                             io[IO_LATCHED] += 1
+                            x[0] = 0
+                            pc = npc & M
+                            n += 1
+                            continue
+                    elif op == _LW:
+                        li = _latch(latches, addr, LATCH_LOAD)
+                        row = io[IO_LOGGED]
+                        if li >= 0 and row < log.shape[0] and not _stopped(stops, pc):
+                            # a load latch: read here, logged with the registers before it
+                            v = lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)]
+                            log[row, 0] = pc
+                            log[row, 1] = addr
+                            log[row, 2] = v
+                            log[row, 3] = io[IO_LATCHED]
+                            for k in range(32):
+                                log[row, 4 + k] = x[k]
+                            io[IO_LOGGED] = row + 1
+                            count = stops[0] + 1
+                            stops[count] = pc
+                            stops[0] = count
+                            x[rd] = v
                             x[0] = 0
                             pc = npc & M
                             n += 1
@@ -688,6 +737,7 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
     return status, n, pc
 
 
-__all__ = ["DECODE", "IO_ADDR", "IO_KIND", "IO_LATCHED", "IO_LOAD", "IO_LOAD_SIGNED", "IO_RD",
-           "IO_SIZE", "IO_STORE", "IO_VALUE", "LIMIT", "MAX_RAMS", "MMIO", "OP", "SLOW",
+__all__ = ["DECODE", "IO_ADDR", "IO_KIND", "IO_LATCHED", "IO_LOAD", "IO_LOAD_SIGNED",
+           "IO_LOGGED", "IO_RD", "IO_SIZE", "IO_STORE", "IO_VALUE", "LIMIT", "LOG_ROWS",
+           "LOG_WIDTH", "MAX_RAMS", "MMIO", "OP", "SLOW",
            "available", "pack", "predecode", "run"]

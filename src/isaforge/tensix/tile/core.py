@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from ...core.errors import DecodeError
 from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason, decode
 from ..decode import decode_word
@@ -80,8 +82,7 @@ class Core:
         self.space.map_ram(mm.local_base, self.local.data)
         for w in tile.windows:
             self.space.map_mmio(w.base, w.size, self._reader(w), self._writer(w))
-        if tile.latch_ranges:  # NOC command registers: the compiled path stores them itself
-            self.space.map_latches(tile.latch_words, tile.latch_ranges)
+        self.map_latches()
         self.hart = Hart(info.name, self.space, pc=0)
         self.hart.on_custom = self._ttinsn
         self.push_window = next(w for w in tile.windows
@@ -92,6 +93,8 @@ class Core:
         # (a TRISC's sw to the push aperture's base is exactly what its .ttinsn is)
         self.hart.custom_store = self.push_window.base
         self.hart.on_custom_many = self._ttinsn_many
+        # loads the compiled path makes itself are heard here, as saw_read would have
+        self.hart.on_loads = self._loads_seen
         self.state = RESET
         self.wait: Wait | None = None
         self.instructions = 0
@@ -133,6 +136,15 @@ class Core:
             raise
         self.tile.scheduler.wrote(w.base, 4, by=self)
 
+    def map_latches(self) -> None:
+        """The tile's latches (NOC command registers: stores; registers read before: loads)
+        as this core's compiled path uses them."""
+        tile = self.tile
+        if tile.latch_ranges or tile.load_ranges:
+            self.space.map_latches(tile.latch_words, tile.latch_ranges, tile.load_ranges)
+        else:
+            self.space.unmap_latches()
+
     # -- reset --------------------------------------------------------------------------------
 
     def leave_reset(self, pc: int) -> None:
@@ -153,8 +165,39 @@ class Core:
     def _forget_polls(self) -> None:
         self._polls.clear()
         self._reads.clear()
+        self.hart.load_stops[0] = 0
+
+    def _stop_at(self, pc: int) -> None:
+        """A read at ``pc`` is on record: the compiled path's next load there comes back
+        (the read may be the loop's second, which parks)."""
+        stops = self.hart.load_stops
+        count = int(stops[0])
+        if count + 1 < stops.size:
+            stops[count + 1] = pc
+            stops[0] = count + 1
+
+    def _loads_seen(self, hart: Any, rows: list[list[int]]) -> None:
+        """Reads the compiled path made itself (from load latches, at pcs with no record):
+        what :meth:`saw_read` does for each of them, none of which parks."""
+        windows = self.tile.load_windows
+        for pc, addr, value, latched, *regs in rows:
+            if len(self._reads) >= _READ_LOG:
+                self._forget_polls()
+            self._reads.append((addr, 4, windows[addr]))
+            self._polls[pc] = (np.array(regs, np.uint32).tobytes(), value, len(self._reads),
+                               self.mmio_writes + latched)
+        # the stop table again lists every pc on record (a forget above emptied it)
+        stops = hart.load_stops
+        pcs = list(self._polls)
+        if len(pcs) + 1 < stops.size:
+            stops[1:len(pcs) + 1] = pcs
+            stops[0] = len(pcs)
+        else:
+            stops[0] = stops.size - 1  # full: every load comes back
 
     def saw_read(self, w: Window, addr: int, size: int, value: int) -> None:
+        if addr not in self.tile.loads_noted:
+            self.tile.note_load(w, addr, size)
         if w.volatile:
             self._forget_polls()
             return
@@ -177,6 +220,8 @@ class Core:
             self._forget_polls()
             hart.request_stop()
             return
+        if rec is None:
+            self._stop_at(pc)
         self._polls[pc] = (regs, value, len(self._reads), writes)
 
     def _latched(self, addr: int, size: int) -> bool:

@@ -81,6 +81,9 @@ class TileView(Protocol):
     l1_ram: list
     latch_words: Any  # the NOC command registers (numpy uint32), latches of the cores
     latch_ranges: list[tuple[int, int, int]]
+    load_ranges: list[tuple[int, int, int]]
+    load_windows: dict[int, Window]
+    loads_noted: set[int]
     windows: list[Window]
     cores: dict[str, Any]
     symbols: dict[str, Any]
@@ -94,6 +97,8 @@ class TileView(Protocol):
     def describe(self, addr: int) -> str: ...
 
     def drop_latches(self) -> None: ...
+
+    def note_load(self, window: Window, addr: int, size: int) -> None: ...
 
 
 def word_offset(window: Window, addr: int, size: int) -> int:

@@ -43,11 +43,15 @@ from .memmap import CORE_NAMES, CoreInfo, MemoryMap, memory_map
 from .mmio import Stall, Unmodelled, Window
 from .mop_cfg import MopConfig
 from .noc import Noc, NocFault, TileL1
-from .noc_regs import STORAGE_WORDS, NocRegs
+from .noc_regs import NocRegs
 from .pc_buf import PCBufs, PCBufWindow
 from .scheduler import RunResult, Scheduler
 from .streams import StreamRegs
 from .tdma_regs import TdmaRegs
+
+#: registers the cores' compiled paths read themselves at most (each one a row the kernel
+#: scans at an access outside RAM)
+MAX_LOAD_LATCHES = 24
 
 
 class Tile:
@@ -106,15 +110,15 @@ class Tile:
         mb0 = t("TENSIX_MAILBOX0_BASE")
         mb_size = t("TENSIX_MAILBOX1_BASE") - mb0
         cfg_base = t("TENSIX_CFG_BASE")
-        #: the NOCs' command buffer registers, latches of every core's compiled path
-        self.latch_words = np.zeros(2 * STORAGE_WORDS, np.uint32)
+        #: the NOCs' and the streams' registers: latches of every core's compiled path
+        nw = NocRegs.WORDS
+        self.latch_words = np.zeros(2 * nw + StreamRegs.words(mm), np.uint32)
         windows: list[Window] = [
             L1Window(self, self.l1, mbase, msize, "mailboxes (L1)"),
             TdmaRegs(self, mm),
             DebugRegs(self, mm),
-            *(NocRegs(self, mm, k, self.latch_words[k * STORAGE_WORDS:(k + 1) * STORAGE_WORDS])
-              for k in range(2)),
-            StreamRegs(self, mm),
+            *(NocRegs(self, mm, k, self.latch_words, k * nw) for k in range(2)),
+            StreamRegs(self, mm, self.latch_words, 2 * nw),
             MopConfig(self, t("TENSIX_MOP_CFG_BASE"), mm.llk("MOP_CFG_WORDS")),
             DstWindow(self, mm.llk("RISCV_DEST_START_ADDR"), 0x8000),
             GprWindow(self, t("REGFILE_BASE"), 0x1000),
@@ -126,8 +130,14 @@ class Tile:
             ConfigWindow(self, cfg_base, 0x10000, mm.cfg("CFG_STATE_SIZE") * 4),
         ]
         self.debug = next(w for w in windows if isinstance(w, DebugRegs))
-        self.latch_ranges = [r for k, w in enumerate(w for w in windows if isinstance(w, NocRegs))
-                             for r in w.latch_ranges(k * STORAGE_WORDS)]
+        #: store latches (the NOC command buffers) and load latches (registers a core read
+        #: through the exact path whose reads only return a word; added as they are read)
+        self.latch_ranges = [r for w in windows if isinstance(w, NocRegs)
+                             for r in w.latch_ranges()]
+        self.load_ranges: list[tuple[int, int, int]] = []
+        #: the window of each load latch; addresses looked at for load latches
+        self.load_windows: dict[int, Window] = {}
+        self.loads_noted: set[int] = set()
         self.streams = next(w for w in windows if isinstance(w, StreamRegs))
         self.mailbox_window = windows[0]
         return windows
@@ -136,8 +146,23 @@ class Tile:
         """Every core's stores to the NOC command registers go through the window again (a
         core waits for one of them to change: each store must wake it)."""
         self.latch_ranges = []
+        self._map_latches()
+
+    def note_load(self, window: Window, addr: int, size: int) -> None:
+        """A core read ``addr`` through ``window`` (the first time): make it a load latch of
+        every core when all the read does is return a word of :attr:`latch_words`."""
+        self.loads_noted.add(addr)
+        find = getattr(window, "load_word", None)
+        index = find(addr, size) if find is not None else None
+        if index is None or len(self.load_ranges) >= MAX_LOAD_LATCHES:
+            return
+        self.load_ranges.append((addr, 4, index))
+        self.load_windows[addr] = window
+        self._map_latches()
+
+    def _map_latches(self) -> None:
         for core in self.cores.values():
-            core.space.unmap_latches()
+            core.map_latches()
 
     def window_at(self, addr: int) -> Window | None:
         for w in self.windows:
