@@ -146,41 +146,50 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     to ``hart.custom_store`` (an address outside RAM) is kept the same way: its owner says
     such a store is a ``.ttinsn`` of the stored word."""
     space = hart.space
-    batch = hart.batch_custom and hart.on_custom is not None
-    on_loads = hart.on_loads
-    key = (space.version, batch, hart.custom_store, on_loads is not None)
+    key = (space.version, hart.batch_custom and hart.on_custom is not None, hart.custom_store,
+           hart.on_loads is not None)
     call = hart.__dict__.get("_fast_call")
     if call is None or call[0] != key or call[2] is not hart.x:
-        pushes = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
-        hart._push_buffer = pushes
-        store = hart.custom_store if batch and hart.custom_store is not None else -1
-        log = np.zeros((LOG_ROWS if on_loads is not None else 0, LOG_WIDTH), np.int64)
-        args = (pushes, store, hart.io, log, hart.load_stops, *_kernel_args(space))
-        call = hart._fast_call = (key, args, hart.x,
-                                  _entry((hart.x, hart.pc, max_steps, *args)))
-    args = call[1]
-    status, n, pc = call[3](hart.x, hart.pc, max_steps, *args)
+        call = hart._fast_call = _prepare(hart, key, max_steps)
+    status, n, pc, more = call[3](hart.x, hart.pc, max_steps, *call[1])
     hart.pc = pc
     hart.instret += n
-    io = hart.io
-    if io[IO_LOGGED]:
-        rows = args[3][:io[IO_LOGGED]].tolist()
-        io[IO_LOGGED] = 0
-        on_loads(hart, rows)
-    if batch:
-        pushes = args[0]
-        count = int(pushes[0])
-        if count:
-            pushes[0] = 0
-            words = pushes[1:count + 1].tolist()
-            many = hart.on_custom_many
-            if many is not None:
-                many(hart, words)
-            else:
-                custom = hart.on_custom
-                for word in words:
-                    custom(hart, word)
+    if more:  # loads logged or .ttinsn words kept
+        _hand_over(hart, call[1])
     return status, n
+
+
+def _prepare(hart: Any, key: tuple, max_steps: int) -> tuple:
+    """The hart's kernel call: (key, arguments after x/pc/limit, x, compiled code)."""
+    batch = key[1]
+    pushes = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
+    hart._push_buffer = pushes
+    store = hart.custom_store if batch and hart.custom_store is not None else -1
+    log = np.zeros((LOG_ROWS if key[3] else 0, LOG_WIDTH), np.int64)
+    args = (pushes, store, hart.io, log, hart.load_stops, *_kernel_args(hart.space))
+    return key, args, hart.x, _entry((hart.x, hart.pc, max_steps, *args))
+
+
+def _hand_over(hart: Any, args: tuple) -> None:
+    """The run's logged loads to ``on_loads``, then its kept words to ``on_custom``."""
+    io = hart.io
+    logged = int(io[IO_LOGGED])
+    if logged:
+        rows = args[3][:logged].tolist()
+        io[IO_LOGGED] = 0
+        hart.on_loads(hart, rows)
+    pushes = args[0]
+    count = int(pushes[0])
+    if count:
+        pushes[0] = 0
+        words = pushes[1:count + 1].tolist()
+        many = hart.on_custom_many
+        if many is not None:
+            many(hart, words)
+        else:
+            custom = hart.on_custom
+            for word in words:
+                custom(hart, word)
 
 
 def _entry(args: tuple) -> Any:
@@ -420,7 +429,7 @@ def _stopped(stops: Any, pc: int) -> bool:
 
 def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, log: Any,
             stops: Any, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any, d0: Any, d1: Any,
-            d2: Any, d3: Any, latches: Any, lmem: Any) -> tuple[int, int, int]:
+            d2: Any, d3: Any, latches: Any, lmem: Any) -> tuple[int, int, int, int]:
     n = 0
     status = LIMIT
     cb = np.int64(-1)
@@ -734,7 +743,7 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
         x[0] = 0
         pc = npc & M
         n += 1
-    return status, n, pc
+    return status, n, pc, io[IO_LOGGED] + pushes[0]  # (non-zero: something to hand over)
 
 
 __all__ = ["DECODE", "IO_ADDR", "IO_KIND", "IO_LATCHED", "IO_LOAD", "IO_LOAD_SIGNED",

@@ -140,7 +140,7 @@ class Core:
         """The tile's latches (NOC command registers: stores; registers read before: loads)
         as this core's compiled path uses them."""
         tile = self.tile
-        if tile.latch_ranges or tile.load_ranges:
+        if tile.latches and (tile.latch_ranges or tile.load_ranges):
             self.space.map_latches(tile.latch_words, tile.latch_ranges, tile.load_ranges)
         else:
             self.space.unmap_latches()

@@ -79,6 +79,7 @@ class TileView(Protocol):
     cp: Any
     msgs: Any
     l1_ram: list
+    latches: bool
     latch_words: Any  # the NOC command registers (numpy uint32), latches of the cores
     latch_ranges: list[tuple[int, int, int]]
     load_ranges: list[tuple[int, int, int]]

@@ -62,6 +62,11 @@ class Tile:
     moves to the next one (results do not depend on it, only speed does).
     """
 
+    #: the cores' compiled paths store the NOC command registers and read the registers
+    #: whose reads only return a word themselves (False: every such access goes through its
+    #: window; set it on a tile and call :meth:`remap_latches`)
+    latches = True
+
     def __init__(self, mm: MemoryMap | None = None, noc_xy: tuple[int, int] = (1, 2),
                  quantum: int = 2000, ub: str = "stop", noc: Noc | None = None,
                  msgs: DevMsgs | None = None) -> None:
@@ -146,21 +151,24 @@ class Tile:
         """Every core's stores to the NOC command registers go through the window again (a
         core waits for one of them to change: each store must wake it)."""
         self.latch_ranges = []
-        self._map_latches()
+        self.remap_latches()
 
     def note_load(self, window: Window, addr: int, size: int) -> None:
         """A core read ``addr`` through ``window`` (the first time): make it a load latch of
         every core when all the read does is return a word of :attr:`latch_words`."""
         self.loads_noted.add(addr)
+        if not self.latches:
+            return
         find = getattr(window, "load_word", None)
         index = find(addr, size) if find is not None else None
         if index is None or len(self.load_ranges) >= MAX_LOAD_LATCHES:
             return
         self.load_ranges.append((addr, 4, index))
         self.load_windows[addr] = window
-        self._map_latches()
+        self.remap_latches()
 
-    def _map_latches(self) -> None:
+    def remap_latches(self) -> None:
+        """Give every core's compiled path the latches as they are now."""
         for core in self.cores.values():
             core.map_latches()
 
