@@ -33,6 +33,7 @@ def _device(latches: bool) -> Add1Device:
 @pytest.mark.parametrize("counts", [(1, 5), (3, 17, 2)])
 def test_latches_equal_every_access_through_its_window(counts: tuple[int, ...]) -> None:
     on, off = _device(True), _device(False)
+    off_before = sum(c.hart.latched for c in off.tile.cores.values())  # (its boot's)
     heard = []
     for core in on.tile.cores.values():
         seen = core.hart.on_loads
@@ -49,7 +50,7 @@ def test_latches_equal_every_access_through_its_window(counts: tuple[int, ...]) 
         assert _state(on) == _state(off)
     # the latches were used (else this compares nothing), and not by the other device
     assert sum(c.hart.latched for c in on.tile.cores.values()) > 10 and len(heard) > 10
-    assert sum(c.hart.latched for c in off.tile.cores.values()) == 0
+    assert sum(c.hart.latched for c in off.tile.cores.values()) == off_before
     assert all(c.space.latches is None for c in off.tile.cores.values())
 
 

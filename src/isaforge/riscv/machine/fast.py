@@ -23,11 +23,12 @@ Latches (:meth:`.AddressSpace.map_latches`): an aligned ``sw`` to a store latch 
 the kernel into the latch array and counted in ``io[IO_LATCHED]`` (:attr:`.Hart.latched`);
 the window's owner has said that is all its ``write`` would do. An aligned ``lw`` from a load
 latch, for a hart with ``on_loads``, is read from the array and logged (pc, address, value,
-latch stores so far, the registers before it: :data:`LOG_WIDTH` int64 per load, up to
-:data:`LOG_ROWS`); the log is handed to ``hart.on_loads`` when the kernel returns, before
-anything else can look. A load whose pc is in ``hart.load_stops`` (count in element 0, then
-the pcs; the kernel adds each pc it logs) leaves as ``MMIO`` instead, and so does every one
-once that table is full.
+the stores the kernel made so far -- latch stores, and the words it kept in this run, each
+a store to the owner --, the registers before it: :data:`LOG_WIDTH` int64 per load, up to
+:data:`LOG_ROWS`, and at most ``io[IO_ROOM]``, which it counts down); the log is handed to
+``hart.on_loads`` when the kernel returns, before the kept words and anything else. The kernel keeps
+``hart.load_records`` as it logs; a load the records say may be a loop's (see
+:attr:`.Hart.load_records`) leaves as ``MMIO`` instead.
 
 Semantics are those of :mod:`.semantics`; ``tests/riscv/test_fast.py`` runs random programs
 through both paths and compares registers and memory. numba is imported, and the kernel
@@ -50,6 +51,8 @@ LIMIT, DECODE, SLOW, MMIO = 0, 1, 2, 3
 IO_LATCHED, IO_ADDR, IO_SIZE, IO_KIND, IO_RD, IO_VALUE = range(6)
 IO_STORE, IO_LOAD, IO_LOAD_SIGNED = 0, 1, 2
 IO_LOGGED = 6  # rows of the load log filled
+IO_WRITES = 7  # the owner's count of writes (the kernel reads it)
+IO_ROOM = 8  # loads the kernel may still log (it counts them down; the owner sets it)
 #: the load log: rows of (pc, address, value, latch stores so far, x0..x31)
 LOG_ROWS, LOG_WIDTH = 64, 36
 #: ``.ttinsn`` words the kernel keeps per run for a hart with ``batch_custom``
@@ -166,7 +169,7 @@ def _prepare(hart: Any, key: tuple, max_steps: int) -> tuple:
     hart._push_buffer = pushes
     store = hart.custom_store if batch and hart.custom_store is not None else -1
     log = np.zeros((LOG_ROWS if key[3] else 0, LOG_WIDTH), np.int64)
-    args = (pushes, store, hart.io, log, hart.load_stops, *_kernel_args(hart.space))
+    args = (pushes, store, hart.io, log, hart.load_records, *_kernel_args(hart.space))
     return key, args, hart.x, _entry((hart.x, hart.pc, max_steps, *args))
 
 
@@ -224,7 +227,7 @@ def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
 
 _EMPTY_U8 = np.zeros(4, np.uint8)
 _HELPERS = ("_signed", "_ror", "_div", "_rem", "_bytewise", "_clz", "_cpop", "_region",
-            "_latch", "_stopped")
+            "_latch", "_record")
 _EMPTY_DEC = np.full(2, -1, np.int64)
 _NO_LATCHES = np.zeros((0, 4), np.int64)
 _EMPTY_U32 = np.zeros(1, np.uint32)
@@ -416,19 +419,16 @@ def _latch(latches: Any, a: int, kind: int) -> int:
     return -1
 
 
-def _stopped(stops: Any, pc: int) -> bool:
-    """A load at ``pc`` must leave: pc is in the stop table, or the table is full."""
-    count = stops[0]
-    if count + 1 >= stops.size:
-        return True
-    for k in range(1, count + 1):
-        if stops[k] == pc:
-            return True
-    return False
+def _record(recs: Any, pc: int) -> int:
+    """The row of ``pc`` in the load records, or -1."""
+    for k in range(1, recs[0, 0] + 1):
+        if recs[k, 0] == pc:
+            return k
+    return -1
 
 
 def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, log: Any,
-            stops: Any, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any, d0: Any, d1: Any,
+            recs: Any, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any, d0: Any, d1: Any,
             d2: Any, d3: Any, latches: Any, lmem: Any) -> tuple[int, int, int, int]:
     n = 0
     status = LIMIT
@@ -515,24 +515,41 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
                     elif op == _LW:
                         li = _latch(latches, addr, LATCH_LOAD)
                         row = io[IO_LOGGED]
-                        if li >= 0 and row < log.shape[0] and not _stopped(stops, pc):
-                            # a load latch: read here, logged with the registers before it
-                            v = lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)]
-                            log[row, 0] = pc
-                            log[row, 1] = addr
-                            log[row, 2] = v
-                            log[row, 3] = io[IO_LATCHED]
-                            for k in range(32):
-                                log[row, 4 + k] = x[k]
-                            io[IO_LOGGED] = row + 1
-                            count = stops[0] + 1
-                            stops[count] = pc
-                            stops[0] = count
-                            x[rd] = v
-                            x[0] = 0
-                            pc = npc & M
-                            n += 1
-                            continue
+                        if li >= 0 and row < log.shape[0] and io[IO_ROOM] > 0:
+                            # a load latch: read here and logged with the registers before
+                            # it, unless the records say it may be a loop's (or are full)
+                            v = np.int64(lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)])
+                            made = io[IO_LATCHED] + np.int64(pushes[0])
+                            writes = io[IO_WRITES] + made
+                            k = _record(recs, pc)
+                            if k < 0:
+                                k = recs[0, 0] + 1
+                                same = k >= recs.shape[0]  # full: it leaves
+                            else:
+                                same = recs[k, 1] == v and recs[k, 2] == writes
+                                j = 0
+                                while same and j < 32:
+                                    same = recs[k, 3 + j] == x[j]
+                                    j += 1
+                            if not same:
+                                recs[0, 0] = max(recs[0, 0], k)
+                                recs[k, 0] = pc
+                                recs[k, 1] = v
+                                recs[k, 2] = writes
+                                log[row, 0] = pc
+                                log[row, 1] = addr
+                                log[row, 2] = v
+                                log[row, 3] = made
+                                for j in range(32):
+                                    recs[k, 3 + j] = x[j]
+                                    log[row, 4 + j] = x[j]
+                                io[IO_LOGGED] = row + 1
+                                io[IO_ROOM] -= 1
+                                x[rd] = v
+                                x[0] = 0
+                                pc = npc & M
+                                n += 1
+                                continue
                     if op >= _AMOSWAP:
                         status = SLOW
                         break
@@ -747,6 +764,6 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
 
 
 __all__ = ["DECODE", "IO_ADDR", "IO_KIND", "IO_LATCHED", "IO_LOAD", "IO_LOAD_SIGNED",
-           "IO_LOGGED", "IO_RD", "IO_SIZE", "IO_STORE", "IO_VALUE", "LIMIT", "LOG_ROWS",
-           "LOG_WIDTH", "MAX_RAMS", "MMIO", "OP", "SLOW",
-           "available", "pack", "predecode", "run"]
+           "IO_LOGGED", "IO_RD", "IO_ROOM", "IO_SIZE", "IO_STORE", "IO_VALUE", "IO_WRITES",
+           "LIMIT", "LOG_ROWS", "LOG_WIDTH", "MAX_RAMS", "MMIO", "OP", "SLOW", "available",
+           "pack", "predecode", "run"]

@@ -72,9 +72,9 @@ _Exec = Callable[["Hart", dict[str, int], int], "StopReason | None"]
 #: instructions a process runs on the exact path before "auto" harts switch to the compiled
 #: one: a firmware boot (~10k instructions) finishes before numba would have loaded
 WARMUP_STEPS = 50_000
-_warmup = [0]
-#: room in :attr:`Hart.load_stops`
-LOAD_STOPS = 64  # exact-path instructions run so far by "auto" harts, process-wide
+_warmup = [0]  # exact-path instructions run so far by "auto" harts, process-wide
+#: rows of :attr:`Hart.load_records`
+LOAD_RECORDS = 64
 
 
 class Hart:
@@ -109,15 +109,23 @@ class Hart:
         #: once, as ``on_custom`` would one by one (None: ``on_custom`` hears each)
         self.on_custom_many: Callable[[Hart, list[int]], None] | None = None
         #: the compiled path's record: latch stores made, the MMIO access it left (fast.IO_*)
-        self.io = np.zeros(8, np.int64)
+        self.io = np.zeros(16, np.int64)
+        self.io[fast.IO_ROOM] = 1 << 62
         #: ``on_loads(hart, rows)``: the loads from load latches the compiled path made
         #: itself, in order, when it returns (rows as :data:`.fast.LOG_WIDTH` ints: pc,
-        #: address, value, :attr:`latched` then, x0..x31 before the load); None: such loads
-        #: go through their window
+        #: address, value, stores made then -- :attr:`latched` and the words kept in this
+        #: run, handed over after the rows --, x0..x31 before the load); None: such loads go
+        #: through their window
         self.on_loads: Callable[[Hart, list[list[int]]], None] | None = None
-        #: pcs at which load-latch loads go through their window (element 0: how many; the
-        #: compiled path adds each pc it logs; full: all of them do); change it in place
-        self.load_stops = np.zeros(LOAD_STOPS + 1, np.int64)
+        #: the last load-latch load seen at each of some pcs, kept by the owner of
+        #: ``on_loads`` and by the compiled path (which adds and updates the rows of the loads
+        #: it logs): row 0 column 0 the number of rows, then rows of (pc, value, count of
+        #: writes then (``io[IO_WRITES]`` + :attr:`latched` + words kept and not yet handed
+        #: over), x0..x31 before the load). A load
+        #: at a pc with a row of the same value, count and registers (a loop that may be
+        #: idle), at a pc with no row once the table is full, or with no ``io[IO_ROOM]`` left,
+        #: goes through its window. Change it in place.
+        self.load_records = np.zeros((LOAD_RECORDS + 1, 35), np.int64)
         self.hooks = Hooks(self.HOOK_KINDS, on_change=self._hooks_changed)
         self._hooked = False
         self._code: Ram | None = None  # the RAM window of the last fetch

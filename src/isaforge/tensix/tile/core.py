@@ -28,6 +28,7 @@ import numpy as np
 
 from ...core.errors import DecodeError
 from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason, decode
+from ...riscv.machine.fast import IO_LATCHED, IO_ROOM, IO_WRITES
 from ..decode import decode_word
 from .errors import TileError
 from .local_mem import LocalMemory
@@ -98,9 +99,11 @@ class Core:
         self.state = RESET
         self.wait: Wait | None = None
         self.instructions = 0
-        self.mmio_writes = 0
+        self._io = self.hart.io  # (the write count lives there: the compiled path reads it)
         self._polls: dict[int, _Poll] = {}
         self._reads: list[tuple[int, int, Window]] = []
+        self._rows: dict[int, int] = {}  # pc -> its row of hart.load_records
+        self._forget_polls()
 
     # -- address-space callbacks -------------------------------------------------------------
 
@@ -124,7 +127,7 @@ class Core:
         only sets their state)."""
         w = self.push_window
         if w.push_many(self.info, words):  # every word a plain push to one thread: at once
-            self.mmio_writes += len(words)  # (saw_write of each)
+            self._io[IO_WRITES] += len(words)  # (saw_write of each)
             self.tile.scheduler.wrote(w.base, 4, by=self)
             return
         try:
@@ -165,35 +168,45 @@ class Core:
     def _forget_polls(self) -> None:
         self._polls.clear()
         self._reads.clear()
-        self.hart.load_stops[0] = 0
+        self._rows.clear()
+        self.hart.load_records[0, 0] = 0
+        self._io[IO_ROOM] = _READ_LOG
 
-    def _stop_at(self, pc: int) -> None:
-        """A read at ``pc`` is on record: the compiled path's next load there comes back
-        (the read may be the loop's second, which parks)."""
-        stops = self.hart.load_stops
-        count = int(stops[0])
-        if count + 1 < stops.size:
-            stops[count + 1] = pc
-            stops[0] = count + 1
+    def _record(self, pc: int, value: int, writes: int) -> None:
+        """Keep the read at ``pc`` in the compiled path's load records too (its next load
+        there comes back here when it repeats this one: the loop may be idle)."""
+        recs = self.hart.load_records
+        k = self._rows.get(pc)
+        if k is None:
+            k = len(self._rows) + 1
+            if k >= recs.shape[0]:
+                return  # full: the compiled path sends a load at pc here
+            self._rows[pc] = k
+            recs[0, 0] = k
+        row = recs[k]
+        row[0] = pc
+        row[1] = value
+        row[2] = writes
+        row[3:] = self.hart.x
 
     def _loads_seen(self, hart: Any, rows: list[list[int]]) -> None:
-        """Reads the compiled path made itself (from load latches, at pcs with no record):
-        what :meth:`saw_read` does for each of them, none of which parks."""
+        """Reads the compiled path made itself (from load latches): what :meth:`saw_read`
+        does for each of them, none of which parks (it checked, and kept its load records
+        as :meth:`_record` would; ``io[IO_ROOM]`` kept the read log from filling)."""
         windows = self.tile.load_windows
-        for pc, addr, value, latched, *regs in rows:
-            if len(self._reads) >= _READ_LOG:
-                self._forget_polls()
-            self._reads.append((addr, 4, windows[addr]))
-            self._polls[pc] = (np.array(regs, np.uint32).tobytes(), value, len(self._reads),
-                               self.mmio_writes + latched)
-        # the stop table again lists every pc on record (a forget above emptied it)
-        stops = hart.load_stops
-        pcs = list(self._polls)
-        if len(pcs) + 1 < stops.size:
-            stops[1:len(pcs) + 1] = pcs
-            stops[0] = len(pcs)
-        else:
-            stops[0] = stops.size - 1  # full: every load comes back
+        reads, polls, recs = self._reads, self._polls, self._rows
+        writes = self.mmio_writes
+        for pc, addr, value, made, *regs in rows:  # (made: latch stores and pushes kept)
+            reads.append((addr, 4, windows[addr]))
+            polls[pc] = (np.array(regs, np.uint32).tobytes(), value, len(reads),
+                         writes + made)
+            if pc not in recs:
+                recs[pc] = len(recs) + 1
+
+    @property
+    def mmio_writes(self) -> int:
+        """Writes through windows this core made (latch stores apart: :attr:`.Hart.latched`)."""
+        return int(self._io[IO_WRITES])
 
     def saw_read(self, w: Window, addr: int, size: int, value: int) -> None:
         if addr not in self.tile.loads_noted:
@@ -208,7 +221,9 @@ class Core:
         regs = hart.x.tobytes()
         rec = self._polls.get(pc)
         self._reads.append((addr, size, w))
-        writes = self.mmio_writes + hart.latched  # (a latch store is a window write too)
+        io = self._io
+        io[IO_ROOM] = _READ_LOG - len(self._reads)
+        writes = int(io[IO_WRITES] + io[IO_LATCHED])  # (a latch store is a window write too)
         if rec is not None and rec[1] == value and rec[3] == writes and rec[0] == regs:
             read = self._reads[rec[2]:]
             watch = sorted({(a, s) for a, s, _ in read})
@@ -220,16 +235,15 @@ class Core:
             self._forget_polls()
             hart.request_stop()
             return
-        if rec is None:
-            self._stop_at(pc)
         self._polls[pc] = (regs, value, len(self._reads), writes)
+        self._record(pc, value, writes)
 
     def _latched(self, addr: int, size: int) -> bool:
         """Whether ``[addr, addr + size)`` overlaps a latch register."""
         return any(addr < b + n and b < addr + size for b, n, _ in self.tile.latch_ranges)
 
     def saw_write(self) -> None:
-        self.mmio_writes += 1
+        self._io[IO_WRITES] += 1
 
     def stall(self, s: Stall) -> None:
         self.wait = Wait(s.reason, ready=s.ready)
