@@ -26,8 +26,8 @@ latch, for a hart with ``on_loads``, is read from the array and logged (pc, addr
 the stores the kernel made so far -- latch stores, and the words it kept in this run, each
 a store to the owner --, the registers before it: :data:`LOG_WIDTH` int64 per load, up to
 :data:`LOG_ROWS`, and at most ``io[IO_ROOM]``, which it counts down); the log is handed to
-``hart.on_loads`` when the kernel returns, before the kept words and anything else. The kernel keeps
-``hart.load_records`` as it logs; a load the records say may be a loop's (see
+``hart.on_loads`` when the kernel returns, before the kept words and anything else. The
+kernel keeps ``hart.load_records`` as it logs; a load the records say may be a loop's (see
 :attr:`.Hart.load_records`) leaves as ``MMIO`` instead.
 
 Semantics are those of :mod:`.semantics`; ``tests/riscv/test_fast.py`` runs random programs
@@ -53,7 +53,7 @@ IO_STORE, IO_LOAD, IO_LOAD_SIGNED = 0, 1, 2
 IO_LOGGED = 6  # rows of the load log filled
 IO_WRITES = 7  # the owner's count of writes (the kernel reads it)
 IO_ROOM = 8  # loads the kernel may still log (it counts them down; the owner sets it)
-#: the load log: rows of (pc, address, value, latch stores so far, x0..x31)
+#: the load log: rows of (pc, address, value, stores made so far, x0..x31)
 LOG_ROWS, LOG_WIDTH = 64, 36
 #: ``.ttinsn`` words the kernel keeps per run for a hart with ``batch_custom``
 PUSH_BUFFER = 256
@@ -143,9 +143,9 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     With ``hart.batch_custom`` the kernel keeps the words of ``.ttinsn`` instructions (up to
     :data:`PUSH_BUFFER` of them) instead of leaving for the exact path, and they are handed
     to ``hart.on_custom`` (or all at once to ``hart.on_custom_many``) in order when it
-    returns, before anything else can look: the kernel runs no MMIO access, so nothing
-    between two of them could have seen the
-    difference (the owner of ``on_custom`` asks for this only when that holds). A ``sw``
+    returns, before anything else can look: the kernel runs no MMIO access but latch
+    accesses, which its owner says see no pushes, so nothing between two of them could have
+    seen the difference (the owner of ``on_custom`` asks for this only when that holds). A ``sw``
     to ``hart.custom_store`` (an address outside RAM) is kept the same way: its owner says
     such a store is a ``.ttinsn`` of the stored word."""
     space = hart.space
