@@ -272,8 +272,8 @@ def _latched_hart(code: bytes, regs: list[int], data: bytes, fast: bool
         events.append(("w", h.pc, a, s, v))
         back[a - _WIN:a - _WIN + s] = np.frombuffer(v.to_bytes(s, "little"), np.uint8)
 
-    def loads(hart: Hart, rows: list[list[int]]) -> None:
-        for pc, a, v, _latched, *x in rows:
+    def loads(hart: Hart, rows: np.ndarray) -> None:
+        for pc, a, v, _made, *x in rows.tolist():
             events.append(("r", pc, a, 4, v, x))
 
     space.map_mmio(_WIN, _WIN_SIZE, read, write)
@@ -357,7 +357,7 @@ def test_a_load_latch_loop_leaves_when_it_may_be_idle() -> None:
         events = _both_latched(assemble(src, CODE), regs, data, steps)
         quick, _, _, _ = _latched_hart(assemble(src, CODE), regs, data, fast=True)
         rows: list[list[int]] = []
-        quick.on_loads = lambda hart, got, rows=rows: rows.extend(got)
+        quick.on_loads = lambda hart, got, rows=rows: rows.extend(got.tolist())
         quick.run(steps)
         assert len(rows) == logged and sum(1 for e in events if e[0] == "r") >= logged
 

@@ -39,7 +39,7 @@ def test_latches_equal_every_access_through_its_window(counts: tuple[int, ...]) 
         seen = core.hart.on_loads
 
         def spy(hart: object, rows: list, seen: object = seen) -> None:
-            heard.extend(rows)
+            heard.extend(rows.tolist())  # type: ignore[attr-defined]
             seen(hart, rows)  # type: ignore[operator]
 
         core.hart.on_loads = spy

@@ -178,7 +178,7 @@ def _hand_over(hart: Any, args: tuple) -> None:
     io = hart.io
     logged = int(io[IO_LOGGED])
     if logged:
-        rows = args[3][:logged].tolist()
+        rows = args[3][:logged].copy()
         io[IO_LOGGED] = 0
         hart.on_loads(hart, rows)
     pushes = args[0]

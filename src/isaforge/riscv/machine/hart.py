@@ -112,11 +112,12 @@ class Hart:
         self.io = np.zeros(16, np.int64)
         self.io[fast.IO_ROOM] = 1 << 62
         #: ``on_loads(hart, rows)``: the loads from load latches the compiled path made
-        #: itself, in order, when it returns (rows as :data:`.fast.LOG_WIDTH` ints: pc,
+        #: itself, in order, when it returns (an int64 array, a row of :data:`.fast.LOG_WIDTH`
+        #: per load: pc,
         #: address, value, stores made then -- :attr:`latched` and the words kept in this
         #: run, handed over after the rows --, x0..x31 before the load); None: such loads go
         #: through their window
-        self.on_loads: Callable[[Hart, list[list[int]]], None] | None = None
+        self.on_loads: Callable[[Hart, np.ndarray], None] | None = None
         #: the last load-latch load seen at each of some pcs, kept by the owner of
         #: ``on_loads`` and by the compiled path (which adds and updates the rows of the loads
         #: it logs): row 0 column 0 the number of rows, then rows of (pc, value, count of

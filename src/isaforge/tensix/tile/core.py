@@ -189,17 +189,18 @@ class Core:
         row[2] = writes
         row[3:] = self.hart.x
 
-    def _loads_seen(self, hart: Any, rows: list[list[int]]) -> None:
+    def _loads_seen(self, hart: Any, rows: np.ndarray) -> None:
         """Reads the compiled path made itself (from load latches): what :meth:`saw_read`
         does for each of them, none of which parks (it checked, and kept its load records
         as :meth:`_record` would; ``io[IO_ROOM]`` kept the read log from filling)."""
         windows = self.tile.load_windows
         reads, polls, recs = self._reads, self._polls, self._rows
         writes = self.mmio_writes
-        for pc, addr, value, made, *regs in rows:  # (made: latch stores and pushes kept)
+        regs = rows[:, 4:].astype(np.uint32)  # (as hart.x was: its bytes are the record's)
+        # (made: latch stores and pushes kept so far)
+        for i, (pc, addr, value, made) in enumerate(rows[:, :4].tolist()):
             reads.append((addr, 4, windows[addr]))
-            polls[pc] = (np.array(regs, np.uint32).tobytes(), value, len(reads),
-                         writes + made)
+            polls[pc] = (regs[i].tobytes(), value, len(reads), writes + made)
             if pc not in recs:
                 recs[pc] = len(recs) + 1
 
