@@ -195,12 +195,13 @@ class Core:
         as :meth:`_record` would; ``io[IO_ROOM]`` kept the read log from filling)."""
         windows = self.tile.load_windows
         reads, polls, recs = self._reads, self._polls, self._rows
-        writes = self.mmio_writes
-        regs = rows[:, 4:].astype(np.uint32)  # (as hart.x was: its bytes are the record's)
-        # (made: latch stores and pushes kept so far)
-        for i, (pc, addr, value, made) in enumerate(rows[:, :4].tolist()):
+        writes = int(self._io[IO_WRITES])
+        regs = rows[:, 4:].astype(np.uint32).tobytes()  # (hart.x's bytes then, row by row)
+        at = 0
+        for pc, addr, value, made in rows[:, :4].tolist():  # (made: latch stores, pushes)
             reads.append((addr, 4, windows[addr]))
-            polls[pc] = (regs[i].tobytes(), value, len(reads), writes + made)
+            polls[pc] = (regs[at:at + 128], value, len(reads), writes + made)
+            at += 128
             if pc not in recs:
                 recs[pc] = len(recs) + 1
 
