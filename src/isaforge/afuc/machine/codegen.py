@@ -473,7 +473,11 @@ class CodeGen:
         lines: list[str] = ["bt = None"]
         pc = start
         maybe_bt = False
-        loops = has_branch = False
+        # a conditional branch with a constant target, outside a delay slot, keeps its
+        # condition in a local (cond form: "cN_", the target) instead of bt
+        cond: tuple[str, int] | None = None
+        uses_bt = False
+        loops = False
         n = 0
         insns: list[tuple[str, dict]] = []
         while True:
@@ -486,7 +490,8 @@ class CodeGen:
             if name == "waitin":
                 lines.extend(body)
                 if maybe_bt:
-                    lines.append(f"m.pc = bt if bt is not None else {pc + 1}")
+                    lines.append(f"m.pc = {cond[1]} if {cond[0]} else {pc + 1}" if cond
+                                 else f"m.pc = bt if bt is not None else {pc + 1}")
                     lines.append("m.bt = None")
                     lines.append("return")
                     break
@@ -497,18 +502,41 @@ class CodeGen:
                     tail.remove(WAIT_DONE)  # (so it is still False)
                 lines.extend(tail[:-1] if loops else tail)
                 break
-            if name in BRANCHES:
-                has_branch = True
+            cm = _COND_BRANCH.fullmatch(body[-1]) if (
+                name in BRANCHES and not maybe_bt and FEATURES["cond_branches"]) else None
+            if cm is not None:  # (cond form)
+                cond = (f"c{n}_", int(cm.group(2)))
+                lines.extend(body[:-1])
+                lines.append(f"{cond[0]} = {cm.group(1)}")
+                maybe_bt = True
+            elif name in BRANCHES:
+                uses_bt = True
                 lines.append("nb = None")
                 lines.extend(body)
                 if maybe_bt:
-                    lines.append(f"if bt is not None: m.steps -= {k_mark}; m.pc = bt; m.bt = nb; "
+                    taken, to = (cond[0], cond[1]) if cond else ("bt is not None", "bt")
+                    lines.append(f"if {taken}: m.steps -= {k_mark}; m.pc = {to}; m.bt = nb; "
                                  f"{NEXT}")
                 lines.append("bt = nb")
                 maybe_bt = True
+                cond = None
             else:
+                if maybe_bt and cond and body == ["pass"] and lines[-2].startswith(cond[0]):
+                    # a nop in the delay slot: the branch is taken before it (same state)
+                    k = lines[-1]
+                    lines[-2:] = [f"if {lines[-2][len(cond[0]) + 3:]}: m.steps -= {k_mark}; "
+                                  f"m.pc = {cond[1]}; return F.get({cond[1]})", k]
+                    maybe_bt = False
+                    cond = None
+                    body = []
                 lines.extend(body)
-                if maybe_bt:
+                if maybe_bt and cond:
+                    # (inside a block m.bt is None, and only waitin sets m.waitin_pending)
+                    lines.append(f"if {cond[0]}: m.steps -= {k_mark}; m.pc = {cond[1]}; "
+                                 f"return F.get({cond[1]})")
+                    maybe_bt = False
+                    cond = None
+                elif maybe_bt:
                     lines.append(f"if bt is not None: m.steps -= {k_mark}; m.pc = bt; m.bt = None; "
                                  f"{NEXT}")
                     maybe_bt = False
@@ -519,7 +547,10 @@ class CodeGen:
             pc += 1
             if n >= BLOCK_MAX or _ends_block(proc, pc):
                 lines.append(f"m.pc = {pc}")
-                lines.append("m.bt = bt" if maybe_bt else "m.bt = None")
+                if maybe_bt and cond:
+                    lines.append(f"m.bt = {cond[1]} if {cond[0]} else None")
+                else:
+                    lines.append("m.bt = bt" if maybe_bt else "m.bt = None")
                 lines.append(NEXT)
                 break
         batch = _type4_batch(proc, start, insns) if loops else None
@@ -528,7 +559,7 @@ class CodeGen:
                 f"if not ph and fr and len(rb) > 1 and not m.ib_level and jt[p4] == {start}: "
                 "S, P, H = batch_(m, g, rb, S, L, P, H)")
         lines[:0] = [f"m.steps += {n}", f"if m.steps > m.limit: m.steps -= {n}; return None"]
-        if not has_branch:
+        if not uses_bt:
             lines.remove("bt = None")
         if loops:  # the packet dispatched at the end may start this block again: loop here
             # (m.pc stays {start} meanwhile: every other way out sets it)
@@ -701,7 +732,8 @@ _CODE_MAX = 100_000
 
 
 def _code_key(proc: Processor, kind: str, pc: int) -> tuple:
-    return (kind, proc.image_key, proc.gen, proc.meq is None, proc.is_me5, proc.lpac_cntl, pc)
+    return (kind, proc.image_key, proc.gen, proc.meq is None, proc.is_me5, proc.lpac_cntl, pc,
+            *sorted(k for k, on in FEATURES.items() if on))
 
 
 def _remember(key: tuple, code: CodeType, n: int) -> tuple[CodeType, int]:
@@ -719,6 +751,13 @@ def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
     _CODE.update(codecache.load(image_key))
     return _CODE.get(key)
 
+
+# the fast path's optional parts (tests turn each off to compare; compiled code is keyed by
+# them): cond_branches: a conditional branch keeps its condition in a local, its target a
+# constant (else the general bt/nb bookkeeping)
+FEATURES: dict[str, bool] = {"cond_branches": True}
+# a conditional branch's body (see CodeGen.body): "if COND: nb = TARGET"
+_COND_BRANCH = re.compile(r"if (.+): nb = (-?\d+)")
 
 # "S - 1 - 1 < L" (Python does not fold it): only before a comparison, where it is safe
 _FOLD = re.compile(r"- (\d+) - (\d+) (?=[<>])")
