@@ -561,6 +561,8 @@ class CodeGen:
         lines[:0] = [f"m.steps += {n}", f"if m.steps > m.limit: m.steps -= {n}; return None"]
         if not uses_bt:
             lines.remove("bt = None")
+        if FEATURES["grouped_reads"]:
+            lines[2:] = _grouped_reads(lines[2:])  # (after the step count)
         if loops:  # the packet dispatched at the end may start this block again: loop here
             # (m.pc stays {start} meanwhile: every other way out sets it)
             lines = ["while True:", *("    " + s for s in lines),
@@ -754,10 +756,56 @@ def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
 
 # the fast path's optional parts (tests turn each off to compare; compiled code is keyed by
 # them): cond_branches: a conditional branch keeps its condition in a local, its target a
-# constant (else the general bt/nb bookkeeping)
-FEATURES: dict[str, bool] = {"cond_branches": True}
+# constant (else the general bt/nb bookkeeping); grouped_reads: see _grouped_reads
+FEATURES: dict[str, bool] = {"cond_branches": True, "grouped_reads": True}
 # a conditional branch's body (see CodeGen.body): "if COND: nb = TARGET"
 _COND_BRANCH = re.compile(r"if (.+): nb = (-?\d+)")
+
+_READ = [  # an inlined top-level $data read of the fast path (see CodeGen.body), temp {t}
+    "if rb and not m.ib_level:",
+    f"    {{t}} = rb.popleft(); g[{REG_REM}] = (g[{REG_REM}] - 1) & M",
+    "else:",
+    "    {t} = m.rd_data()",
+]
+_UNSAFE = re.compile(rf"\breturn\b|\braise\b|\bm\.\w+\(|F\.get|g\[{REG_REM}\]|\bpop_\b|\bhdr\b"
+                     r"|\bwhile\b|\bfor\b")
+
+
+def _grouped_reads(lines: list[str]) -> list[str]:
+    """The block's first $data reads at once: where a block starts with K >= 2 top-level
+    reads among statements that call nothing, read no $rem and leave no way out, the
+    statements up to the first other one run, when the ring buffer holds K words and
+    @IB_LEVEL is 0, with plain pops and one $rem update at their end (else as they are)."""
+    groups: list[list[str]] = []
+    for s in lines:
+        if groups and (s[:1] == " " or s.startswith(("else:", "elif "))):
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    fast: list[str] = []
+    k = cut = 0
+    while cut < len(groups):
+        grp = groups[cut]
+        t = grp[1].split(" = ", 1)[0].strip() if len(grp) == 4 else ""
+        if t and grp == [r.format(t=t) for r in _READ]:
+            fast.append(f"{t} = rb.popleft()")
+            k += 1
+        elif not any(_UNSAFE.search(s) for s in grp):
+            fast.extend(grp)
+        else:
+            break
+        cut += 1
+    if k < 2 or cut == len(groups):
+        return lines
+    rest = [s for grp in groups[cut:] for s in grp]
+    slow = [s for grp in groups[:cut] for s in grp]
+    return [f"if len(rb) >= {k} and not m.ib_level:",
+            *("    " + s for s in fast),
+            f"    g[{REG_REM}] = (g[{REG_REM}] - {k}) & M",
+            "else:",
+            *("    " + s for s in slow),
+            *rest]
+
 
 # "S - 1 - 1 < L" (Python does not fold it): only before a comparison, where it is safe
 _FOLD = re.compile(r"- (\d+) - (\d+) (?=[<>])")
