@@ -618,22 +618,26 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
     dec = f"g[{REG_REM}] = (g[{REG_REM}] - 1) & M"
     if sum(f"g[{REG_REM}]" in line for line in slot) == 1 and dec in slot:
         slot.remove(dec)  # $rem is set by the dispatch below before anything reads it
+    if slot[:1] == ["pop_()"] and FEATURES["tail_pop"]:  # the slot reads the header first
+        del slot[0]
+        out[out.index("    hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop")] = "    hdr = q_.pop()"
+        out[out.index("    hdr = rb[0]; pop_ = rb.popleft")] = "    hdr = rb.popleft()"
     out.extend(slot)
     slow = "m.STEPS = S; m.packets = P; m.header = H; m.dispatch(hdr); return F.get(m.pc)"
     out.append("try:")
-    out.append("    h_ = HD[hdr]")
+    out.append("    ty_, id_, cnt_ = HD[hdr]")
     out.append("except KeyError:")  # a header not seen yet: dispatch checks and records it
     out.append(f"    {slow}")
     out.append(f"if ph: {slow}")
-    out.append("if h_[0]:")
+    out.append("if ty_:")
     out.append("    p_ = jt[p4]")
     if slot and slot[-1] == "g[1] = hdr":  # the usual 'mov $01, $data': $01 is the header
         out.append("    g[1] = hdr & 0x07ffffff")
     else:
         out.append("    if g[1] == hdr: g[1] = hdr & 0x07ffffff")
     out.append("else:")
-    out.append("    p_ = jt[h_[1]]")
-    out.append(f"g[{REG_REM}] = h_[2]; P += 1; H = hdr")
+    out.append("    p_ = jt[id_]")
+    out.append(f"g[{REG_REM}] = cnt_; P += 1; H = hdr")
     out.append(LOOP)
     return out
 
@@ -756,8 +760,9 @@ def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
 
 # the fast path's optional parts (tests turn each off to compare; compiled code is keyed by
 # them): cond_branches: a conditional branch keeps its condition in a local, its target a
-# constant (else the general bt/nb bookkeeping); grouped_reads: see _grouped_reads
-FEATURES: dict[str, bool] = {"cond_branches": True, "grouped_reads": True}
+# constant (else the general bt/nb bookkeeping); grouped_reads: see _grouped_reads;
+# tail_pop: a waitin's delay slot that reads the header first pops it where it is found
+FEATURES: dict[str, bool] = {"cond_branches": True, "grouped_reads": True, "tail_pop": True}
 # a conditional branch's body (see CodeGen.body): "if COND: nb = TARGET"
 _COND_BRANCH = re.compile(r"if (.+): nb = (-?\d+)")
 
