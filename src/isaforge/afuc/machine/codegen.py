@@ -407,6 +407,26 @@ class CodeGen:
             "    vs_ = array('I', starmap(rb.popleft, repeat((), R_)))",
             "    gpu[o_:o_ + R_] = vs_; app((o_, vs_, nm))",  # one run of registers
             f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its} - 1; m.reps += {its} - 1",
+            *(self.nrt_copy(its) if FEATURES["nrt_copy"] else []),
+        ]
+
+    def nrt_copy(self, its: str) -> list[str]:
+        """The rest of a packet copied to the pipe's NRT_DATA (a memory dword each, NRT_ADDR
+        moving on unless its low bits are set) through a ``$addr`` that does not move on
+        (bit 0x40000: CP_MEM_WRITE's payload), when the words are in the ring buffer and the
+        step budget holds the iterations: a loop of the writes alone (an elif of
+        :meth:`data_copy`'s)."""
+        return [
+            "elif (R_ and fr and o_ & 0x40000 and o_ >> 24 == m.nrt_data and len(rb) >= R_"
+            f" and not m.ib_level and m.steps + {its} - 2 - @K@ < m.limit):",
+            "    n_ = o_ >> 24; pp_ = m.pipe; lo_ = m.nrt_addr; mem_ = m.emu.mem",
+            "    a_ = pp_[lo_] | pp_[lo_ + 1] << 32",
+            "    for v_ in starmap(rb.popleft, repeat((), R_)):",
+            "        b_ = a_ & ~3; pp_[n_] = v_; app(('pipe', n_, v_, nm))",
+            "        mem_[b_] = v_; app(('mem', b_, v_, nm))",
+            "        if not a_ & 3: a_ += 4",
+            "    pp_[lo_] = a_ & M; pp_[lo_ + 1] = (a_ >> 32) & M",
+            f"    g[{REG_REM}] = 0; m.steps += {its} - 1; m.reps += {its} - 1",
         ]
 
     @staticmethod
@@ -761,8 +781,10 @@ def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
 # the fast path's optional parts (tests turn each off to compare; compiled code is keyed by
 # them): cond_branches: a conditional branch keeps its condition in a local, its target a
 # constant (else the general bt/nb bookkeeping); grouped_reads: see _grouped_reads;
-# tail_pop: a waitin's delay slot that reads the header first pops it where it is found
-FEATURES: dict[str, bool] = {"cond_branches": True, "grouped_reads": True, "tail_pop": True}
+# tail_pop: a waitin's delay slot that reads the header first pops it where it is found;
+# nrt_copy: see CodeGen.nrt_copy
+FEATURES: dict[str, bool] = {"cond_branches": True, "grouped_reads": True, "tail_pop": True,
+                             "nrt_copy": True}
 # a conditional branch's body (see CodeGen.body): "if COND: nb = TARGET"
 _COND_BRANCH = re.compile(r"if (.+): nb = (-?\d+)")
 
@@ -772,15 +794,18 @@ _READ = [  # an inlined top-level $data read of the fast path (see CodeGen.body)
     "else:",
     "    {t} = m.rd_data()",
 ]
-_UNSAFE = re.compile(rf"\breturn\b|\braise\b|\bm\.\w+\(|F\.get|g\[{REG_REM}\]|\bpop_\b|\bhdr\b"
-                     r"|\bwhile\b|\bfor\b")
+# (set_addr and wr_data change neither @IB_LEVEL, the ring buffer nor $rem; with effects only
+# recorded (fr) nothing else sees $rem meanwhile)
+_UNSAFE = re.compile(rf"\breturn\b|\braise\b|\bm\.(?!set_addr\(|wr_data\()\w+\(|F\.get"
+                     rf"|g\[{REG_REM}\]|\bpop_\b|\bhdr\b|\bwhile\b|\bfor\b")
 
 
 def _grouped_reads(lines: list[str]) -> list[str]:
     """The block's first $data reads at once: where a block starts with K >= 2 top-level
-    reads among statements that call nothing, read no $rem and leave no way out, the
-    statements up to the first other one run, when the ring buffer holds K words and
-    @IB_LEVEL is 0, with plain pops and one $rem update at their end (else as they are)."""
+    reads among statements that call nothing (but set_addr, wr_data), read no $rem and leave
+    no way out, the statements up to the first other one run, when the ring buffer holds K
+    words, @IB_LEVEL is 0 and effects are only recorded, with plain pops and one $rem
+    update at their end (else as they are)."""
     groups: list[list[str]] = []
     for s in lines:
         if groups and (s[:1] == " " or s.startswith(("else:", "elif "))):
@@ -804,7 +829,7 @@ def _grouped_reads(lines: list[str]) -> list[str]:
         return lines
     rest = [s for grp in groups[cut:] for s in grp]
     slow = [s for grp in groups[:cut] for s in grp]
-    return [f"if len(rb) >= {k} and not m.ib_level:",
+    return [f"if len(rb) >= {k} and not m.ib_level and fr:",
             *("    " + s for s in fast),
             f"    g[{REG_REM}] = (g[{REG_REM}] - {k}) & M",
             "else:",
