@@ -599,12 +599,15 @@ class CodeGen:
         # (m.dispatch counted the packet itself: the finally clause must not undo it)
         body = body.replace("m.dispatch(hdr); return", "m.dispatch(hdr); P = m.packets; "
                             "H = m.header; return")
+        # (only the locals the body uses: a block that does not dispatch has no P and H)
+        used = [f"{v} = {e}" for v, e in _PROLOGUE if re.search(rf"\b{v}\b", body)]
+        ph = re.search(r"\b[PH]\b", body) is not None
         src = ((batch or "") + "def block(m, g):\n"
-               "    rb = m.rb; gpu = m.gpu; app = m.fast_append; fr = m.fast_regs; nm = m.name\n"
-               "    jt = m.jmptbl; p4 = m.emu.pkt4_id; ph = m.emu.packet_hooks; HD = HEADERS\n"
-               "    S = m.steps; L = m.limit; P = m.packets; H = m.header\n"
-               "    try:\n" + body + "    finally:\n"
-               "        m.steps = S; m.packets = P; m.header = H\n")
+               f"    {'; '.join(used + ['S = m.steps', 'L = m.limit'])}\n"
+               + ("    P = m.packets; H = m.header\n" if ph else "")
+               + "    try:\n" + body + "    finally:\n"
+               + ("        m.steps = S; m.packets = P; m.header = H\n" if ph
+                  else "        m.steps = S\n"))
         return src, n
 
 
@@ -869,6 +872,10 @@ def _ends_block(proc: Processor, pc: int) -> bool:
     return False
 
 
+# the locals a block may use, as its first line sets them
+_PROLOGUE = (("rb", "m.rb"), ("gpu", "m.gpu"), ("app", "m.fast_append"), ("fr", "m.fast_regs"),
+             ("nm", "m.name"), ("jt", "m.jmptbl"), ("p4", "m.emu.pkt4_id"),
+             ("ph", "m.emu.packet_hooks"), ("HD", "HEADERS"))
 _LOCALS = re.compile(r"\b(rb|gpu|app|fr|nm)\b")
 _CHANGED_BY_READS = f"{REG_REM}|{REG_ADDR}|{REG_USRADDR}"  # $data, $regdata reads change them
 _PURE = re.compile(rf"0x[0-9a-f]+|[0-9]+|d[0-9]+|hdr|g\[(?!(?:{_CHANGED_BY_READS})\])[0-9]+\]")
