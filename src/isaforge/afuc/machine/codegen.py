@@ -266,8 +266,22 @@ class CodeGen:
             out.append(f"a = ({rd(f['OFFSET'])} + {off:#x}) & M")
             if f["PREINCREMENT"]:
                 wr(f["OFFSET"], "a")
-            if name == "cwrite":
+            if name == "cwrite" and inline and FEATURES["ctrl_inline"]:
+                # a control register without side effects, effects only recorded: in place
+                base = rd(f["OFFSET"]) if f["OFFSET"] == 0 else None
+                n = (off & 0xFFF) if base == "0" else None
+                if n is not None and n in self.proc.ctl_special:
+                    out.append("m.wr_ctrl(a, v)")
+                else:
+                    if n is None:
+                        out.append("n_ = a & 0xfff")
+                    c = "n_" if n is None else f"{n:#x}"
+                    special = "" if n is not None else " and n_ not in m.ctl_special"
+                    out.append(f"if fr{special}: m.control[{c}] = v; app(('ctrl', {c}, v, nm))")
+                    out.append("else: m.wr_ctrl(a, v)")
+            elif name == "cwrite":
                 out.append("m.wr_ctrl(a, v)")
+            if name == "cwrite":
                 for i in range(f.get("SDS", 0)):
                     out.append(f"v = {rd(f['SRC'])}")
                     out.append(f"if (a & 0xfff) == m.c['DRAW_STATE_SET_HDR']: m.ds_base({i}, v)")
@@ -408,6 +422,21 @@ class CodeGen:
             "    gpu[o_:o_ + R_] = vs_; app((o_, vs_, nm))",  # one run of registers
             f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its} - 1; m.reps += {its} - 1",
             *(self.nrt_copy(its) if FEATURES["nrt_copy"] else []),
+            *(self.ib_copy(its, cond[4:]) if FEATURES["ib_copy"] else []),
+        ]
+
+    @staticmethod
+    def ib_copy(its: str, cond: list[str]) -> list[str]:
+        """The bulk register copy of :meth:`data_copy` from an IB (or SDS region) that holds
+        the packet's rest, read in place from GPU memory (an elif of :meth:`data_copy`'s;
+        ``cond``: its conditions on the registers and the step budget)."""
+        return [
+            f"elif (R_ and fr and m.ib_level and {' and '.join(cond)}"
+            " and (q_ := m.ib.get(m.ib_level)).__class__ is RQ and q_.left >= R_):",
+            "    a_ = q_.addr; q_.addr = a_ + 4 * R_; q_.left -= R_",
+            "    vs_ = array('I', map(q_.mem.get, range(a_, a_ + 4 * R_, 4), repeat(0, R_)))",
+            "    gpu[o_:o_ + R_] = vs_; app((o_, vs_, nm))",
+            f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its} - 1; m.reps += {its} - 1",
         ]
 
     def nrt_copy(self, its: str) -> list[str]:
@@ -785,9 +814,10 @@ def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
 # them): cond_branches: a conditional branch keeps its condition in a local, its target a
 # constant (else the general bt/nb bookkeeping); grouped_reads: see _grouped_reads;
 # tail_pop: a waitin's delay slot that reads the header first pops it where it is found;
-# nrt_copy: see CodeGen.nrt_copy
+# nrt_copy, ib_copy: see CodeGen.nrt_copy, CodeGen.ib_copy; ctrl_inline: a cwrite of a
+# control register without side effects writes it in place
 FEATURES: dict[str, bool] = {"cond_branches": True, "grouped_reads": True, "tail_pop": True,
-                             "nrt_copy": True}
+                             "nrt_copy": True, "ib_copy": True, "ctrl_inline": True}
 # a conditional branch's body (see CodeGen.body): "if COND: nb = TARGET"
 _COND_BRANCH = re.compile(r"if (.+): nb = (-?\d+)")
 

@@ -327,8 +327,19 @@ class Processor:
         return self.rb if level == 0 else self.ib.get(level) or RegionQueue({}, 0, 0)
 
     def rd_data(self) -> int:
-        q = self.rb if self.ib_level == 0 and self.meq is None else self.queue()
-        v = q.popleft() if q.__class__ is ListQueue and q else q.pop()
+        level = self.ib_level
+        if level == 0 and self.meq is None:
+            q = self.rb
+            v = q.popleft() if q else None
+        else:
+            q = self.ib.get(level) if self.meq is None and self.bootq is None else None
+            if q.__class__ is RegionQueue and q.left:  # an IB or SDS region (as its pop)
+                v = q.mem.get(q.addr, 0)
+                q.addr += 4
+                q.left -= 1
+            else:
+                q = self.queue()
+                v = q.popleft() if q.__class__ is ListQueue and q else q.pop()
         if v is None:
             raise StreamEndError(f"{self.name}: the command stream ended inside a packet "
                                  f"($rem = {self.gpr[REG_REM]})")
