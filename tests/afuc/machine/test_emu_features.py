@@ -1,6 +1,7 @@
 """The fast path's optional parts (``codegen.FEATURES``: conditional branches kept in
 locals, a block's first reads at once, the header popped where waitin finds it, the
-CP_MEM_WRITE copy to NRT_DATA), each on and off, against the exact path on random streams
+CP_MEM_WRITE copy to NRT_DATA, the register copy from an IB, control registers written in
+place), each on and off, against the exact path on random streams
 of the packets they handle; and that each is really in the code made for a630's handlers."""
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ from hypothesis import strategies as st
 
 from isaforge.afuc.machine import codegen
 from tests.afuc.machine.test_emu_fastpath import (
+    CP_INDIRECT_BUFFER,
     CP_MEM_WRITE,
     CP_REG_WRITE,
+    IB_ADDR,
+    IB_WORDS,
     MEM_WRITE,
     TYPE3,
     TYPE4,
@@ -79,6 +83,12 @@ def test_the_parts_are_in_the_code_of_a630s_handlers(features, on):
     assert ("if c3_: " in reg) == on  # cond_branches (breqb after the first two reads)
     assert ("    hdr = rb.popleft()" in reg) == on  # tail_pop
     assert ("nb = None" in reg) != on
+    # ib_copy in the type-4 handler, ctrl_inline in CP_INDIRECT_BUFFER's blocks
+    emu = same(mixed_words([(CP_INDIRECT_BUFFER, [IB_ADDR, 0, len(IB_WORDS)])] * 2))
+    p = emu.main
+    blocks = [emu.codegen._block_source(p, pc)[0] for pc in p._fast]
+    assert ("(q_ := m.ib.get(m.ib_level))" in "".join(blocks)) == on
+    assert any("if fr: m.control[" in b for b in blocks) == on
     # (a630's handler clears the address's low bits: NRT_ADDR moves on)
     emu = same(mixed_words([(CP_MEM_WRITE, [0x10003, 0, 7, 8, 9])]))
     assert emu.read_mem(0x10000, 3) == [7, 8, 9]
