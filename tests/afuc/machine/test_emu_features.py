@@ -1,7 +1,7 @@
 """The fast path's optional parts (``codegen.FEATURES``: conditional branches kept in
 locals, a block's first reads at once, the header popped where waitin finds it, the
 CP_MEM_WRITE copy to NRT_DATA, the register copy from an IB, control registers written in
-place), each on and off, against the exact path on random streams
+place, an IB's end in the compiled block), each on and off, against the exact path on random streams
 of the packets they handle; and that each is really in the code made for a630's handlers."""
 
 from __future__ import annotations
@@ -89,6 +89,7 @@ def test_the_parts_are_in_the_code_of_a630s_handlers(features, on):
     blocks = [emu.codegen._block_source(p, pc)[0] for pc in p._fast]
     assert ("(q_ := m.ib.get(m.ib_level))" in "".join(blocks)) == on
     assert any("if fr: m.control[" in b for b in blocks) == on
+    assert any("m.ib_end()" in b for b in blocks) == on  # ib_end
     # (a630's handler clears the address's low bits: NRT_ADDR moves on)
     emu = same(mixed_words([(CP_MEM_WRITE, [0x10003, 0, 7, 8, 9])]))
     assert emu.read_mem(0x10000, 3) == [7, 8, 9]

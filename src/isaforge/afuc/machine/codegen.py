@@ -32,7 +32,7 @@ from ...core.isa import sign_extend
 from ..isa import REG_ADDR, REG_DATA, REG_LR, REG_MEMDATA, REG_REGDATA, REG_REM, REG_USRADDR
 from . import codecache
 from .processor import DATA_ADDR, DATA_PIPE, DATA_USRADDR, M32, Processor
-from .queues import RegionQueue
+from .queues import ListQueue, RegionQueue
 from .stream import HEADERS
 
 BRANCHES = {"brnei", "breqi", "brneb", "breqb", "call", "ret", "iret", "bl", "jumpa", "jumpr",
@@ -462,7 +462,7 @@ class CodeGen:
     def _make(code: CodeType, name: str, **extra: Any) -> Callable:
         ns: dict[str, Any] = {"M": M32, "HEADERS": HEADERS, "array": array, "repeat": repeat,
                               "starmap": starmap, "islice": islice, "consume": deque,
-                              "RQ": RegionQueue,
+                              "RQ": RegionQueue, "LQ": ListQueue,
                               **extra}
         exec(code, ns)  # noqa: S102 - our own generated code
         return ns[name]
@@ -653,11 +653,21 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
     pend = "; ".join(out)
     # the header: from the ring buffer, or from the IB that @IB_LEVEL reads (an IB with
     # words left; its end, the SDS queue and idling are the exact path's)
-    out = [BATCH,
-           "if m.ib_level:",
-           "    q_ = m.ib.get(m.ib_level)",
-           f"    if q_.__class__ is not RQ or not q_.left or m.steps >= m.limit: {pend}; return",
-           "    hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop",
+    ib = ["if m.ib_level:",
+          "    q_ = m.ib.get(m.ib_level)",
+          f"    if q_.__class__ is not RQ or not q_.left or m.steps >= m.limit: {pend}; return",
+          "    hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop"]
+    if FEATURES["ib_end"]:  # (an ended IB's IN_IB_END too, as next_header makes it)
+        ib = ["if m.ib_level:",
+              "    q_ = m.ib.get(m.ib_level)",
+              "    if (q_.__class__ is RQ and not q_.left and m.emu.ib_end_id is not None"
+              " and m.steps < m.limit): m.ib_end(); q_ = m.ib.get(m.ib_level)",
+              "    if q_.__class__ is RQ and q_.left and m.steps < m.limit:",
+              "        hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop",
+              "    elif q_.__class__ is LQ and q_ and m.steps < m.limit:",
+              "        hdr = q_[0]; pop_ = q_.popleft",
+              f"    else: {pend}; return"]
+    out = [BATCH, *ib,
            f"elif not rb or m.steps >= m.limit: {pend}; return",
            "else:",
            "    hdr = rb[0]; pop_ = rb.popleft",
@@ -672,7 +682,11 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
         slot.remove(dec)  # $rem is set by the dispatch below before anything reads it
     if slot[:1] == ["pop_()"] and FEATURES["tail_pop"]:  # the slot reads the header first
         del slot[0]
-        out[out.index("    hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop")] = "    hdr = q_.pop()"
+        for i, line in enumerate(out):
+            if line.endswith("hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop"):
+                out[i] = line.replace("q_.mem.get(q_.addr, 0); pop_ = q_.pop", "q_.pop()")
+            elif line.endswith("hdr = q_[0]; pop_ = q_.popleft"):
+                out[i] = line.replace("q_[0]; pop_ = q_.popleft", "q_.popleft()")
         out[out.index("    hdr = rb[0]; pop_ = rb.popleft")] = "    hdr = rb.popleft()"
     out.extend(slot)
     slow = "m.STEPS = S; m.packets = P; m.header = H; m.dispatch(hdr); return F.get(m.pc)"
@@ -815,9 +829,11 @@ def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
 # constant (else the general bt/nb bookkeeping); grouped_reads: see _grouped_reads;
 # tail_pop: a waitin's delay slot that reads the header first pops it where it is found;
 # nrt_copy, ib_copy: see CodeGen.nrt_copy, CodeGen.ib_copy; ctrl_inline: a cwrite of a
-# control register without side effects writes it in place
+# control register without side effects writes it in place; ib_end: a waitin at the end of
+# an IB takes its IN_IB_END in the compiled block (Processor.ib_end)
 FEATURES: dict[str, bool] = {"cond_branches": True, "grouped_reads": True, "tail_pop": True,
-                             "nrt_copy": True, "ib_copy": True, "ctrl_inline": True}
+                             "nrt_copy": True, "ib_copy": True, "ctrl_inline": True,
+                             "ib_end": True}
 # a conditional branch's body (see CodeGen.body): "if COND: nb = TARGET"
 _COND_BRANCH = re.compile(r"if (.+): nb = (-?\d+)")
 

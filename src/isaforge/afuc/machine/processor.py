@@ -464,16 +464,21 @@ class Processor:
         hdr = q.peek()
         if hdr is None:
             if isinstance(q, (RegionQueue, SdsQueue)) and self.emu.ib_end_id is not None:
-                lvl = int(self.control[self.c["IB_LEVEL"]]) & 3
-                end = self.emu.ib_end_id
-                fake_hdr = _IB_END.get(end)
-                if fake_hdr is None:
-                    fake_hdr = _IB_END[end] = pkt7_header(end, 0)
-                fake = ListQueue([fake_hdr])
-                self.ib[lvl] = fake  # type: ignore[assignment]
-                return fake[0]
+                return self.ib_end()[0]
             raise Idle
         return hdr
+
+    def ib_end(self) -> ListQueue:
+        """Put the fake IN_IB_END packet an ended IB (or SDS queue) gives ``waitin`` in the
+        place of the queue @IB_LEVEL reads; returns that one-header queue."""
+        lvl = int(self.control[self.c["IB_LEVEL"]]) & 3
+        end = self.emu.ib_end_id
+        fake_hdr = _IB_END.get(end)  # type: ignore[arg-type]
+        if fake_hdr is None:
+            fake_hdr = _IB_END[end] = pkt7_header(end, 0)  # type: ignore[index,arg-type]
+        fake = ListQueue([fake_hdr])
+        self.ib[lvl] = fake  # type: ignore[assignment]
+        return fake
 
     def alone_hint(self) -> str:
         """What to add to a bad-header error of an a5xx firmware run alone (as the ME): a
