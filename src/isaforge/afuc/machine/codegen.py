@@ -610,6 +610,8 @@ class CodeGen:
         lines[:0] = [f"m.steps += {n}", f"if m.steps > m.limit: m.steps -= {n}; return None"]
         if not uses_bt:
             lines.remove("bt = None")
+        if FEATURES["addr_data"]:
+            lines = _addr_then_data(lines)
         if FEATURES["grouped_reads"]:
             lines[2:] = _grouped_reads(lines[2:])  # (after the step count)
         if loops:  # the packet dispatched at the end may start this block again: loop here
@@ -830,12 +832,43 @@ def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
 # tail_pop: a waitin's delay slot that reads the header first pops it where it is found;
 # nrt_copy, ib_copy: see CodeGen.nrt_copy, CodeGen.ib_copy; ctrl_inline: a cwrite of a
 # control register without side effects writes it in place; ib_end: a waitin at the end of
-# an IB takes its IN_IB_END in the compiled block (Processor.ib_end)
+# an IB takes its IN_IB_END in the compiled block (Processor.ib_end); addr_data: see
+# _addr_then_data
 FEATURES: dict[str, bool] = {"cond_branches": True, "grouped_reads": True, "tail_pop": True,
                              "nrt_copy": True, "ib_copy": True, "ctrl_inline": True,
-                             "ib_end": True}
+                             "ib_end": True, "addr_data": True}
 # a conditional branch's body (see CodeGen.body): "if COND: nb = TARGET"
 _COND_BRANCH = re.compile(r"if (.+): nb = (-?\d+)")
+
+_SET_ADDR = re.compile(r"if v_ <= 0xffff: m\.data_mode = ([01]); g\[(\d+)\] = v_")
+_PURE_VALUE = re.compile(r"v_ = [^()]*")  # (no call: no register changes)
+
+
+def _addr_then_data(lines: list[str]) -> list[str]:
+    """An inlined write of $addr/$usraddr (CodeGen.body's) followed by an inlined $data
+    write: the address register and offset the write uses are known in each of the first's
+    branches (``r_``, ``o_``), instead of being looked up again."""
+    out = list(lines)
+    i = 0
+    while i + 7 < len(out):
+        mo = _SET_ADDR.fullmatch(out[i + 1])
+        if (mo and _PURE_VALUE.fullmatch(out[i]) and out[i + 4].startswith("# ")
+                and "m." not in out[i + 5] and _PURE_VALUE.fullmatch(out[i + 5])
+                and out[i + 6] == f"r_ = {REG_USRADDR} if m.data_mode == {DATA_USRADDR} "
+                                  f"else {REG_ADDR}"
+                and out[i + 7] == "o_ = g[r_]"):
+            mode, n = int(mo.group(1)), mo.group(2)
+            pipe = f"elif not m.pipe_void[v_ >> 24]: m.data_mode = {DATA_PIPE}; g[{n}] = v_"
+            if out[i + 2] == pipe and out[i + 3] == f"else: m.set_addr({n}, v_)":
+                r = REG_USRADDR if mode == DATA_USRADDR else REG_ADDR
+                out[i + 1] = f"{out[i + 1]}; o_ = v_; r_ = {r}"
+                out[i + 2] = f"{pipe}; r_ = {REG_ADDR}; o_ = g[{REG_ADDR}]"
+                out[i + 3] = (f"else: m.set_addr({n}, v_); r_ = {REG_USRADDR} if m.data_mode "
+                              f"== {DATA_USRADDR} else {REG_ADDR}; o_ = g[r_]")
+                del out[i + 6:i + 8]
+        i += 1
+    return out
+
 
 _READ = [  # an inlined top-level $data read of the fast path (see CodeGen.body), temp {t}
     "if rb and not m.ib_level:",
