@@ -1,9 +1,9 @@
 """The fast path's optional parts (``codegen.FEATURES``: conditional branches kept in
 locals, a block's first reads at once, the header popped where waitin finds it, the
 CP_MEM_WRITE copy to NRT_DATA, the register copy from an IB, control registers written in
-place, an IB's end in the compiled block, a $data write after an address write), each on
-and off, against the exact path on random streams of the packets they handle; and that each
-is really in the code made for a630's handlers."""
+place, an IB's end in the compiled block, a $data write after an address write, constant
+addresses), each on and off, against the exact path on random streams of the packets they
+handle; and that each is really in the code made for a630's handlers."""
 
 from __future__ import annotations
 
@@ -85,6 +85,7 @@ def test_the_parts_are_in_the_code_of_a630s_handlers(features, on):
     assert ("    hdr = rb.popleft()" in reg) == on  # tail_pop
     assert ("nb = None" in reg) != on
     assert ("g[30] = v_; o_ = v_; r_ = 30" in reg) == on  # addr_data
+    assert ("m.data_mode = 2; g[29] = 0xa0000000" in mem) == on  # const_addr
     # ib_copy in the type-4 handler, ctrl_inline in CP_INDIRECT_BUFFER's blocks
     emu = same(mixed_words([(CP_INDIRECT_BUFFER, [IB_ADDR, 0, len(IB_WORDS)])] * 2))
     p = emu.main

@@ -181,6 +181,16 @@ class CodeGen:
                 out.extend(self.wr_data_inline(expr))
             elif n == REG_DATA and tin:
                 out.extend(self.wr_data_traced(expr))
+            elif (n in (REG_ADDR, REG_USRADDR) and inline and FEATURES["const_addr"]
+                  and _CONST.fullmatch(expr)):  # (which branch below is known here)
+                v = int(expr.strip("()"), 0)
+                if v <= 0xFFFF:
+                    mode = DATA_ADDR if n == REG_ADDR else DATA_USRADDR
+                    out.append(f"m.data_mode = {mode}; g[{n}] = {v:#x}")
+                elif not self.proc.pipe_void[v >> 24]:
+                    out.append(f"m.data_mode = {DATA_PIPE}; g[{n}] = {v:#x}")
+                else:
+                    out.append(f"m.set_addr({n}, {v:#x})")
             elif n in (REG_ADDR, REG_USRADDR) and inline:
                 mode = DATA_ADDR if n == REG_ADDR else DATA_USRADDR
                 out.append(f"v_ = {expr}")
@@ -833,13 +843,14 @@ def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
 # nrt_copy, ib_copy: see CodeGen.nrt_copy, CodeGen.ib_copy; ctrl_inline: a cwrite of a
 # control register without side effects writes it in place; ib_end: a waitin at the end of
 # an IB takes its IN_IB_END in the compiled block (Processor.ib_end); addr_data: see
-# _addr_then_data
+# _addr_then_data; const_addr: a constant written to $addr/$usraddr takes its branch only
 FEATURES: dict[str, bool] = {"cond_branches": True, "grouped_reads": True, "tail_pop": True,
                              "nrt_copy": True, "ib_copy": True, "ctrl_inline": True,
-                             "ib_end": True, "addr_data": True}
+                             "ib_end": True, "addr_data": True, "const_addr": True}
 # a conditional branch's body (see CodeGen.body): "if COND: nb = TARGET"
 _COND_BRANCH = re.compile(r"if (.+): nb = (-?\d+)")
 
+_CONST = re.compile(r"\(?(?:0x[0-9a-f]+|[0-9]+)\)?")
 _SET_ADDR = re.compile(r"if v_ <= 0xffff: m\.data_mode = ([01]); g\[(\d+)\] = v_")
 _PURE_VALUE = re.compile(r"v_ = [^()]*")  # (no call: no register changes)
 
