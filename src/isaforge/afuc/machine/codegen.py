@@ -455,6 +455,10 @@ class CodeGen:
         (bit 0x40000: CP_MEM_WRITE's payload), when the words are in the ring buffer and the
         step budget holds the iterations: a loop of the writes alone (an elif of
         :meth:`data_copy`'s)."""
+        p = self.proc
+        if p is None or p.nrt_data is None or p.nrt_addr is None or (
+                p.nrt_data in (p.nrt_addr, p.nrt_addr + 1)):  # (the address read once)
+            return []
         return [
             "elif (R_ and fr and o_ & 0x40000 and o_ >> 24 == m.nrt_data and len(rb) >= R_"
             f" and not m.ib_level and m.steps + {its} - 2 - @K@ < m.limit):",

@@ -329,8 +329,8 @@ class Processor:
     def rd_data(self) -> int:
         level = self.ib_level
         if level == 0 and self.meq is None:
-            q = self.rb
-            v = q.popleft() if q else None
+            q = self.rb  # (a boot-code run's is a BootQueue)
+            v = q.popleft() if q.__class__ is ListQueue and q else q.pop()
         else:
             q = self.ib.get(level) if self.meq is None and self.bootq is None else None
             if q.__class__ is RegionQueue and q.left:  # an IB or SDS region (as its pop)
