@@ -218,6 +218,9 @@ class Coprocessor:
         #: SFP opcodes without a wait of their own (loops of them: SfpBlocks)
         self._sfp_nowait = frozenset(op for op in self._sfp_opcodes
                                      if self._table[op][1] is None)  # type: ignore[index]
+        #: word -> what _issue needs of it (decoded once; cleared when _table is replaced)
+        self._words: dict[int, _Word] = {}
+        self._words_table = self._table
         #: (thread, instruction text or word, stream index) that UB reports name
         self._current: tuple[int, str, int] = (0, "", 0)
 
@@ -416,14 +419,30 @@ class Coprocessor:
 
     # -- the Wait Gate and execution ---------------------------------------------------------
 
-    def _issue(self, th: Thread) -> bool:
-        t = th.index
-        word = th.pending[0]
+    def _word(self, t: int, th: Thread, word: int) -> _Word:
+        """What :meth:`_issue` needs of ``word``, decoded once (:data:`_Word`)."""
         try:
             ins = decode(word)
         except DecodeError as e:
             raise EmulationError(f"thread {t}: instruction {th.executed + 1}: {e.message}"
                                  ) from None
+        execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
+        kind = (_SFPU if unit == "Sfpu" else
+                _RUNS if ins.opcode in (MVMUL_OPCODE, PACR_OPCODE) else _PLAIN)
+        hit = (ins, execute, wait, kind)
+        if self._words_table is not self._table or len(self._words) > 4096:
+            self._words.clear()  # (the table was replaced: decode again)
+            self._words_table = self._table
+        self._words[word] = hit
+        return hit
+
+    def _issue(self, th: Thread) -> bool:
+        t = th.index
+        word = th.pending[0]
+        hit = self._words.get(word)
+        if hit is None:
+            hit = self._word(t, th, word)
+        ins, execute, wait, kind = hit
         sync = self.sync
         if sync.latched[t] is not None and sync.gate_blocks(t, ins.name):
             b = th.blocked
@@ -433,7 +452,6 @@ class Coprocessor:
             return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
-        execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
         if wait is not None:
             reason = wait(t, ins.fields)
             if reason is not None:
@@ -442,6 +460,32 @@ class Coprocessor:
                 return False
         th.blocked = None
         th.blocked_at = -1
+        if kind is _RUNS and self._runs(th, t, ins):
+            return True
+        if kind is _SFPU and not self._tracing and self._rounds_left > 1 \
+                and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
+                and self._next_sfp(th, 1) and not self.units.sfpu.scheduled \
+                and (self._alone(t) or self._others_blocked(t)):
+            self._sfp_run(th, execute, ins)
+            return True
+        th.pending.popleft()
+        execute(t, ins.fields)
+        if kind is not _SFPU:
+            self._epoch += 1
+            sfpu = self.units.sfpu
+            if sfpu.macros.pending or sfpu._landing:  # (sfpu.scheduled): a cycle for
+                sfpu.idle_cycle(t)  # SFPLOADMACRO's work
+        th.executed += 1
+        self.steps += 1
+        if self._tracing:  # (a hook may change anything)
+            self._epoch += 1
+            ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
+            self.hooks.fire("insn", self, address, 4, ev)
+        return True
+
+    def _runs(self, th: Thread, t: int, ins: Decoded) -> bool:
+        """A run of MVMULs or PACRs from ``ins`` (thread ``th``'s first pending instruction,
+        whose waits passed), when the rules allow one; whether it ran."""
         runner = self._runners.get(ins.opcode)
         if runner is not None and self._run_cap > self.steps + 1 and not self._tracing \
                 and (self._alone(t) or (ins.opcode == MVMUL_OPCODE and self._others_blocked(t))):
@@ -473,25 +517,7 @@ class Coprocessor:
                 self._sfp_extra += n - 1
                 self._epoch += 1
                 return True
-        if unit == "Sfpu" and not self._tracing and self._rounds_left > 1 \
-                and self._run_cap > self.steps + 1 and self._next_sfp(th, 1) \
-                and ins.opcode in self._sfp_opcodes and not self.units.sfpu.scheduled \
-                and (self._alone(t) or self._others_blocked(t)):
-            self._sfp_run(th, execute, ins)
-            return True
-        th.pending.popleft()
-        execute(t, ins.fields)
-        if unit != "Sfpu":
-            self._epoch += 1
-            if self.units.sfpu.scheduled:  # a cycle for SFPLOADMACRO's work
-                self.units.sfpu.idle_cycle(t)
-        th.executed += 1
-        self.steps += 1
-        if self._tracing:  # (a hook may change anything)
-            self._epoch += 1
-            ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
-            self.hooks.fire("insn", self, address, 4, ev)
-        return True
+        return False
 
     def _next_sfp(self, th: Thread, i: int) -> bool:
         """Whether thread ``th``'s instruction after its ``i`` first pending ones is an SFP
@@ -639,6 +665,13 @@ class Coprocessor:
     def cfg(self, t: int, name: str) -> int:
         """A Config field as thread ``t`` sees it (its CFG_STATE_ID bank)."""
         return thread_cfg(self.config, self.thread_config, t, name)
+
+
+#: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word)
+_PLAIN, _RUNS, _SFPU = "plain", "runs", "sfpu"
+#: a decoded word: (the instruction, its execute, its own wait or None, its kind: the Vector
+#: Unit's, MVMUL or PACR (runs of them), any other)
+_Word = tuple[Decoded, Execute, Any, str]
 
 
 class _WaitBlocked:
