@@ -13,6 +13,7 @@ import pytest
 
 from isaforge.tensix.examples import Add1Device
 from isaforge.tensix.machine.coprocessor import Coprocessor
+from isaforge.tensix.machine.matrix import MatrixUnit
 from isaforge.tensix.machine.unpack import Unpackers
 from isaforge.tensix.matmul import matmul
 from isaforge.tensix.tile.scheduler import Scheduler
@@ -20,6 +21,7 @@ from isaforge.tensix.tile.scheduler import Scheduler
 #: name -> (the class with the switch, its attribute, the method only the slow path calls)
 SWITCHES = {
     "unpack plans": (Unpackers, "plans", "_worked_out"),
+    "MOVA2D plans": (MatrixUnit, "mova2d_plans", "_move_columns"),
 }
 
 
