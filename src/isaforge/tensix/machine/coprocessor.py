@@ -58,7 +58,7 @@ from ..program import Program, parse_program
 from .adc import AdcUnit
 from .config import ConfigUnit
 from .dispatch import Entry, Execute, Fields, Unit, build
-from .frontend import FrontendUnit, Thread
+from .frontend import EXPANDED, FrontendUnit, Thread
 from .l1 import L1Memory
 from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
 from .pack import PACR_OPCODE, Packer
@@ -358,9 +358,16 @@ class Coprocessor:
         self.rounds += 1
         moved = False
         for th in self.threads:
-            if not th.pending and (th.pc >= len(th.program)
-                                   or not th.fill(self._expander_ub)):
-                continue  # finished
+            if not th.pending:
+                pc, program = th.pc, th.program
+                if pc >= len(program):
+                    continue  # finished
+                word = program[pc]
+                if word >> 24 not in EXPANDED and not th.replay.load_left:
+                    th.pc = pc + 1  # what fill() does with a word both expanders pass
+                    th.pending.append(word)
+                elif not th.fill(self._expander_ub):
+                    continue  # finished
             if th.blocked_at == self._epoch:
                 # it waited (Wait Gate latch or its instruction's own wait) and since then
                 # only Vector Unit instructions ran, which change none of what those wait
@@ -370,9 +377,14 @@ class Coprocessor:
                 continue
             if self._issue(th):
                 moved = True
-        finished = self.finished
-        if finished and self.units.sfpu.scheduled:  # SFPLOADMACRO's last instructions
-            self.units.sfpu.drain()
+        for th in self.threads:  # (self.finished)
+            if th.pending or th.pc < len(th.program):
+                finished = False
+                break
+        else:
+            finished = True
+            if self.units.sfpu.scheduled:  # SFPLOADMACRO's last instructions
+                self.units.sfpu.drain()
         if not moved and not finished:
             if quiet:
                 return None
