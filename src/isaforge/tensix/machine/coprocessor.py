@@ -646,14 +646,17 @@ class Coprocessor:
                 continue
             if not th.pending:
                 return False  # it would take its next word from the MOP expander
-            ins = decode(th.pending[0])
+            word = th.pending[0]
+            hit = self._words.get(word)
+            if hit is None:
+                hit = self._word(th.index, th, word)
+            ins, _, wait, _ = hit
             latched = self.sync.latched[th.index]
-            if latched is not None and self.sync.latched_unmet(th.index) \
+            if latched is not None and self.sync.latched_holds(th.index) \
                     and is_blocked(ins.name, latched.block_mask):
                 continue
-            _, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
-            if wait is None or (writes_l1 and unit == "ScalarMemoryUnit") \
-                    or wait(th.index, ins.fields) is None:
+            if wait is None or (writes_l1 and self._table[ins.opcode][3] == "ScalarMemoryUnit") \
+                    or wait(th.index, ins.fields) is None:  # type: ignore[index]
                 return False
         return True
 
