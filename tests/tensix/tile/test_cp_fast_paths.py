@@ -14,14 +14,18 @@ import pytest
 from isaforge.tensix.examples import Add1Device
 from isaforge.tensix.machine.coprocessor import Coprocessor
 from isaforge.tensix.machine.matrix import MatrixUnit
+from isaforge.tensix.machine.sfpu.block import SfpBlocks
+from isaforge.tensix.machine.sfpu.movement import MovementMixin
 from isaforge.tensix.machine.unpack import Unpackers
 from isaforge.tensix.matmul import matmul
 from isaforge.tensix.tile.scheduler import Scheduler
 
-#: name -> (the class with the switch, its attribute, the method only the slow path calls)
-SWITCHES = {
-    "unpack plans": (Unpackers, "plans", "_worked_out"),
-    "MOVA2D plans": (MatrixUnit, "mova2d_plans", "_move_columns"),
+#: name -> (the class with the switch, its attribute, a class and its method the slow path
+#: calls more often)
+SWITCHES: dict[str, tuple[type, str, type, str]] = {
+    "unpack plans": (Unpackers, "plans", Unpackers, "_worked_out"),
+    "MOVA2D plans": (MatrixUnit, "mova2d_plans", MatrixUnit, "_move_columns"),
+    "single SFPLOAD/SFPSTORE plans": (SfpBlocks, "single_plans", MovementMixin, "_addr"),
 }
 
 
@@ -68,8 +72,8 @@ def _counting(monkeypatch: pytest.MonkeyPatch, cls: type, method: str) -> list[i
 
 @pytest.mark.parametrize("switch", sorted(SWITCHES))
 def test_add1_with_and_without(switch: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    cls, attr, slow = SWITCHES[switch]
-    calls = _counting(monkeypatch, cls, slow)
+    cls, attr, slow_cls, slow = SWITCHES[switch]
+    calls = _counting(monkeypatch, slow_cls, slow)
     rng = np.random.default_rng(25)
     inputs = [rng.integers(0, 1 << 16, (n, 32, 32), dtype=np.uint16) for n in (1, 3, 17)]
     results = {}
@@ -86,7 +90,7 @@ def test_add1_with_and_without(switch: str, monkeypatch: pytest.MonkeyPatch) -> 
 @pytest.mark.parametrize("switch", sorted(SWITCHES))
 def test_matmul_with_and_without(switch: str, monkeypatch: pytest.MonkeyPatch,
                                  made: tuple[list[Coprocessor], list[Scheduler]]) -> None:
-    cls, attr, _ = SWITCHES[switch]
+    cls, attr, _, _ = SWITCHES[switch]
     cps, scheds = made
     rng = np.random.default_rng(26)
     a = rng.integers(0, 1 << 16, (64, 96), dtype=np.uint16) & 0x7F7F

@@ -45,6 +45,8 @@ class SfpuBase:
         #: per thread: ((Config version, ThreadConfig version), SFPLOAD/SFPSTORE's settings)
         self._regs_cache: dict[int, tuple[tuple[int, int], object]] = {}
         #: SFPLOAD/SFPSTORE's Dst rows and cell indices by (address, 32-bit, addressing bits)
+        #: _SfpuRegs by their values (Sfpu._regs gives one object per values)
+        self._regs_canonical: dict[tuple[int, ...], object] = {}
         self._cells_cache: dict[tuple[int, bool, bool, bool], tuple[np.ndarray, np.ndarray]] = {}
 
     def cfg(self, t: int, name: str) -> int:

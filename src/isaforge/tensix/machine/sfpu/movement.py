@@ -110,6 +110,10 @@ class _SfpuRegs:
         self.sp_base = cfg("DEST_SP_BASE_Base")
         self.stack_incr = tc("SFPU_STACK_Incr")
 
+    def values(self) -> tuple[int, ...]:
+        return (self.srcb_mode, self.math_offset, self.regw_base, self.sp_base,
+                self.stack_incr)
+
 
 def lane_rows_cols(addr: int) -> tuple[np.ndarray, np.ndarray]:
     """Dst16b/Dst32b row and column of each of the 32 lanes for address ``addr``."""
@@ -139,6 +143,10 @@ class MovementMixin(SfpuBase):
         if hit is not None and hit[0] == key:
             return hit[1]
         regs = _SfpuRegs(self.config, self.thread_config, t)
+        # the same values are the same object (single instructions' plans key on it)
+        regs = self._regs_canonical.setdefault(regs.values(), regs)
+        if len(self._regs_canonical) > 256:
+            self._regs_canonical.clear()
         self._regs_cache[t] = (key, regs)
         return regs
 
