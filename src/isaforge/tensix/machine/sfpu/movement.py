@@ -142,11 +142,19 @@ class MovementMixin(SfpuBase):
         hit = self._regs_cache.get(t)
         if hit is not None and hit[0] == key:
             return hit[1]
-        regs = _SfpuRegs(self.config, self.thread_config, t)
-        # the same values are the same object (single instructions' plans key on it)
-        regs = self._regs_canonical.setdefault(regs.values(), regs)
-        if len(self._regs_canonical) > 256:
-            self._regs_canonical.clear()
+        # _SfpuRegs reads only the thread's ThreadConfig row and its bank's Config words: a
+        # kernel rewriting its configuration tile after tile finds them by their bytes
+        tc = self.thread_config
+        content = (t, tc.regs[t].tobytes(),
+                   self.config.words[tc.get(t, "CFG_STATE_ID_StateID")].tobytes())
+        regs = self._regs_canonical.get(content)  # type: ignore[assignment]
+        if regs is None:
+            regs = _SfpuRegs(self.config, tc, t)
+            # the same values are the same object (single instructions' plans key on it)
+            regs = self._regs_canonical.setdefault(regs.values(), regs)
+            if len(self._regs_canonical) > 256:
+                self._regs_canonical.clear()
+            self._regs_canonical[content] = regs
         self._regs_cache[t] = (key, regs)
         return regs
 
