@@ -264,8 +264,8 @@ class Packer(Unit):
             r = self.regs(t)
             plan = self.plan(t, hit[1], r)
             for message in plan.ub:
-                self.report_ub(message)
-            self.execute(t, plan, r)
+                self.report_ub(message)  # (a hook may change the configuration)
+            self.execute(t, plan, None if plan.ub else r)
         except Refused as e:
             raise NotImplementedInstruction(f"thread {t}: not implemented: PACR: {e}") from None
 

@@ -172,14 +172,14 @@ def read_regs(config: Config, thread_config: ThreadConfig, t: int, which: int, m
 @dataclass(frozen=True)
 class UnpackPlan:
     """What one UNPACR does, worked out once for its word, thread, :class:`UnpackRegs`,
-    address counters and row cursor (:meth:`Unpackers.plan`): read L1 bytes ``start..end``
-    as ``dtype`` datums, turn each into its Src cell by ``table`` (the datum's conversion,
-    :func:`~.l1formats.unpack_to_src` then :func:`~.l1formats.src_cells`, for every value
-    of its width), write them to rows ``row0..row0 + n`` of the unpacker's Src bank, set the
-    counters to ``adc_after`` (the issuing thread's; ``adc_other_after``: the
-    ``AddrCntContextId`` thread's when another). Only for what needs nothing else: no
-    undefined behaviour, no exponents (BFP), not to Dst, whole rows from contiguous bytes,
-    no ``ZeroWrite2``."""
+    address counters and row cursor (made and used by :meth:`Unpackers.unpacr`): read L1
+    bytes ``start..end`` as ``dtype`` datums, turn each into its Src cell by ``table`` (the
+    datum's conversion, :func:`~.l1formats.unpack_to_src` then
+    :func:`~.l1formats.src_cells`, for every value of its width), write them to rows
+    ``row0..row0 + n`` of the unpacker's Src bank, set the counters to ``adc_after`` (the
+    issuing thread's; ``adc_other_after``: the ``AddrCntContextId`` thread's when another).
+    Only for what needs nothing else: no undefined behaviour, no exponents (BFP), not to
+    Dst, whole rows from contiguous bytes, no ``ZeroWrite2``."""
 
     f: Fields
     regs: UnpackRegs
@@ -195,11 +195,15 @@ class UnpackPlan:
 
 @functools.cache
 def _cells_by_datum(bits: int, in_fmt: int, out_fmt: int, unsigned: bool, e4m3: bool
-                    ) -> np.ndarray:
+                    ) -> np.ndarray | None:
     """The Src cell of every ``bits``-wide datum of ``in_fmt`` unpacked as ``out_fmt``
-    (the conversion UNPACR applies, made once per format pair)."""
+    (the conversion UNPACR applies, made once per format pair); None when some datum does
+    not convert."""
     datums = np.arange(1 << bits, dtype=I64)
-    table = L.src_cells(L.unpack_to_src(datums, None, in_fmt, out_fmt, unsigned, e4m3))
+    try:
+        table = L.src_cells(L.unpack_to_src(datums, None, in_fmt, out_fmt, unsigned, e4m3))
+    except L.UnpackError:
+        return None
     table.flags.writeable = False
     return table
 
@@ -408,10 +412,10 @@ class Unpackers(Unit):
             row0 = self._to_src(t, which, values, out, r)
             if row0 >= 0 and not bfp and not f["ZeroWrite2"] and in_bits in (8, 16) \
                     and start % 8 == 0 and 8 * stride == in_bits * width:
-                self._plan = (start // 8, start // 8 + count * in_bits // 8,
-                              "u1" if in_bits == 8 else "<u2",
-                              _cells_by_datum(in_bits, r.in_fmt, r.out_fmt, r.unsigned, r.e4m3),
-                              row0, count // 16)
+                table = _cells_by_datum(in_bits, r.in_fmt, r.out_fmt, r.unsigned, r.e4m3)
+                if table is not None:
+                    self._plan = (start // 8, start // 8 + count * in_bits // 8,
+                                  "u1" if in_bits == 8 else "<u2", table, row0, count // 16)
         self._finish(t, adc_t, which, f, r)
 
     def _check(self, r: UnpackRegs, which: int) -> None:

@@ -111,6 +111,7 @@ class _SfpuRegs:
         self.stack_incr = tc("SFPU_STACK_Incr")
 
     def values(self) -> tuple[int, ...]:
+        """What the record holds (equal values: the same settings)."""
         return (self.srcb_mode, self.math_offset, self.regw_base, self.sp_base,
                 self.stack_incr)
 
