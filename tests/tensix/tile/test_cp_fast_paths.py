@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from isaforge.tensix.examples import Add1Device
+from isaforge.tensix.machine import fpu
 from isaforge.tensix.machine.coprocessor import Coprocessor
 from isaforge.tensix.machine.matrix import MatrixUnit
 from isaforge.tensix.machine.sfpu.block import SfpBlocks
@@ -72,6 +73,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, cls: type, method: str) -> list[i
 
 @pytest.mark.parametrize("switch", sorted(SWITCHES))
 def test_add1_with_and_without(switch: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    fpu._jit(now=True)  # (MOVA2D plans need the compiled kernels, loaded after 1,000 calls)
     cls, attr, slow_cls, slow = SWITCHES[switch]
     calls = _counting(monkeypatch, slow_cls, slow)
     rng = np.random.default_rng(25)
