@@ -65,6 +65,24 @@ def test_compiled_twin_matches_every_vector(name: str) -> None:
     assert not msg, msg
 
 
+@pytest.mark.parametrize("name", FILES, ids=IDS)
+def test_compiled_twin_broadcasts_rows_as_numpy(name: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """fma() of a block of rows with one row (or a scalar) repeats it in the kernel."""
+    if fma_jit.load() is None:
+        missing("NUMBA MISSING: the compiled SFPU multiply-add is not tested")
+    monkeypatch.setitem(fma_mod._STATE, "calls", fma_mod.JIT_AFTER + 1)
+    d = _load(name)
+    n = len(d["a"]) // 32 * 32
+    if n < 64:
+        return
+    block = d["a"][:n].reshape(-1, 32)
+    row, column = d["b"][:32], d["c"][:n // 32].reshape(-1, 1)
+    for args in ((block, row, d["c"][32]), (row, block, row), (block, column, row)):
+        want = fma_bh(*(np.ascontiguousarray(v) for v in np.broadcast_arrays(*args)))
+        np.testing.assert_array_equal(fma_mod.fma(*args), want)
+
+
 def _lanes(v: np.ndarray) -> np.ndarray:
     """``v`` padded to a multiple of 32 (with +0) and cut into 32-lane rows."""
     pad = (-len(v)) % 32

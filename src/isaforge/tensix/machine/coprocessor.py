@@ -58,7 +58,7 @@ from ..program import Program, parse_program
 from .adc import AdcUnit
 from .config import ConfigUnit
 from .dispatch import Entry, Execute, Fields, Unit, build
-from .frontend import FrontendUnit, Thread
+from .frontend import EXPANDED, FrontendUnit, Thread
 from .l1 import L1Memory
 from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
 from .pack import PACR_OPCODE, Packer
@@ -218,6 +218,9 @@ class Coprocessor:
         #: SFP opcodes without a wait of their own (loops of them: SfpBlocks)
         self._sfp_nowait = frozenset(op for op in self._sfp_opcodes
                                      if self._table[op][1] is None)  # type: ignore[index]
+        #: word -> what _issue needs of it (decoded once; cleared when _table is replaced)
+        self._words: dict[int, _Word] = {}
+        self._words_table = self._table
         #: (thread, instruction text or word, stream index) that UB reports name
         self._current: tuple[int, str, int] = (0, "", 0)
 
@@ -355,9 +358,16 @@ class Coprocessor:
         self.rounds += 1
         moved = False
         for th in self.threads:
-            if not th.pending and (th.pc >= len(th.program)
-                                   or not th.fill(self._expander_ub)):
-                continue  # finished
+            if not th.pending:
+                pc, program = th.pc, th.program
+                if pc >= len(program):
+                    continue  # finished
+                word = program[pc]
+                if word >> 24 not in EXPANDED and not th.replay.load_left:
+                    th.pc = pc + 1  # what fill() does with a word both expanders pass
+                    th.pending.append(word)
+                elif not th.fill(self._expander_ub):
+                    continue  # finished
             if th.blocked_at == self._epoch:
                 # it waited (Wait Gate latch or its instruction's own wait) and since then
                 # only Vector Unit instructions ran, which change none of what those wait
@@ -367,9 +377,14 @@ class Coprocessor:
                 continue
             if self._issue(th):
                 moved = True
-        finished = self.finished
-        if finished and self.units.sfpu.scheduled:  # SFPLOADMACRO's last instructions
-            self.units.sfpu.drain()
+        for th in self.threads:  # (self.finished)
+            if th.pending or th.pc < len(th.program):
+                finished = False
+                break
+        else:
+            finished = True
+            if self.units.sfpu.scheduled:  # SFPLOADMACRO's last instructions
+                self.units.sfpu.drain()
         if not moved and not finished:
             if quiet:
                 return None
@@ -416,14 +431,30 @@ class Coprocessor:
 
     # -- the Wait Gate and execution ---------------------------------------------------------
 
-    def _issue(self, th: Thread) -> bool:
-        t = th.index
-        word = th.pending[0]
+    def _word(self, t: int, th: Thread, word: int) -> _Word:
+        """What :meth:`_issue` needs of ``word``, decoded once (:data:`_Word`)."""
         try:
             ins = decode(word)
         except DecodeError as e:
             raise EmulationError(f"thread {t}: instruction {th.executed + 1}: {e.message}"
                                  ) from None
+        execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
+        kind = (_SFPU if unit == "Sfpu" else
+                _RUNS if ins.opcode in (MVMUL_OPCODE, PACR_OPCODE) else _PLAIN)
+        hit = (ins, execute, wait, kind)
+        if self._words_table is not self._table or len(self._words) > 4096:
+            self._words.clear()  # (the table was replaced: decode again)
+            self._words_table = self._table
+        self._words[word] = hit
+        return hit
+
+    def _issue(self, th: Thread) -> bool:
+        t = th.index
+        word = th.pending[0]
+        hit = self._words.get(word)
+        if hit is None:
+            hit = self._word(t, th, word)
+        ins, execute, wait, kind = hit
         sync = self.sync
         if sync.latched[t] is not None and sync.gate_blocks(t, ins.name):
             b = th.blocked
@@ -433,7 +464,6 @@ class Coprocessor:
             return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
-        execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
         if wait is not None:
             reason = wait(t, ins.fields)
             if reason is not None:
@@ -442,6 +472,32 @@ class Coprocessor:
                 return False
         th.blocked = None
         th.blocked_at = -1
+        if kind is _RUNS and self._runs(th, t, ins):
+            return True
+        if kind is _SFPU and not self._tracing and self._rounds_left > 1 \
+                and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
+                and self._next_sfp(th, 1) and not self.units.sfpu.scheduled \
+                and (self._alone(t) or self._others_blocked(t)):
+            self._sfp_run(th, execute, ins)
+            return True
+        th.pending.popleft()
+        execute(t, ins.fields)
+        if kind is not _SFPU:
+            self._epoch += 1
+            sfpu = self.units.sfpu
+            if sfpu.macros.pending or sfpu._landing:  # (sfpu.scheduled): a cycle for
+                sfpu.idle_cycle(t)  # SFPLOADMACRO's work
+        th.executed += 1
+        self.steps += 1
+        if self._tracing:  # (a hook may change anything)
+            self._epoch += 1
+            ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
+            self.hooks.fire("insn", self, address, 4, ev)
+        return True
+
+    def _runs(self, th: Thread, t: int, ins: Decoded) -> bool:
+        """A run of MVMULs or PACRs from ``ins`` (thread ``th``'s first pending instruction,
+        whose waits passed), when the rules allow one; whether it ran."""
         runner = self._runners.get(ins.opcode)
         if runner is not None and self._run_cap > self.steps + 1 and not self._tracing \
                 and (self._alone(t) or (ins.opcode == MVMUL_OPCODE and self._others_blocked(t))):
@@ -473,25 +529,7 @@ class Coprocessor:
                 self._sfp_extra += n - 1
                 self._epoch += 1
                 return True
-        if unit == "Sfpu" and not self._tracing and self._rounds_left > 1 \
-                and self._run_cap > self.steps + 1 and self._next_sfp(th, 1) \
-                and ins.opcode in self._sfp_opcodes and not self.units.sfpu.scheduled \
-                and (self._alone(t) or self._others_blocked(t)):
-            self._sfp_run(th, execute, ins)
-            return True
-        th.pending.popleft()
-        execute(t, ins.fields)
-        if unit != "Sfpu":
-            self._epoch += 1
-            if self.units.sfpu.scheduled:  # a cycle for SFPLOADMACRO's work
-                self.units.sfpu.idle_cycle(t)
-        th.executed += 1
-        self.steps += 1
-        if self._tracing:  # (a hook may change anything)
-            self._epoch += 1
-            ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
-            self.hooks.fire("insn", self, address, 4, ev)
-        return True
+        return False
 
     def _next_sfp(self, th: Thread, i: int) -> bool:
         """Whether thread ``th``'s instruction after its ``i`` first pending ones is an SFP
@@ -608,14 +646,17 @@ class Coprocessor:
                 continue
             if not th.pending:
                 return False  # it would take its next word from the MOP expander
-            ins = decode(th.pending[0])
+            word = th.pending[0]
+            hit = self._words.get(word)
+            if hit is None:
+                hit = self._word(th.index, th, word)
+            ins, _, wait, _ = hit
             latched = self.sync.latched[th.index]
-            if latched is not None and self.sync.latched_unmet(th.index) \
+            if latched is not None and self.sync.latched_holds(th.index) \
                     and is_blocked(ins.name, latched.block_mask):
                 continue
-            _, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
-            if wait is None or (writes_l1 and unit == "ScalarMemoryUnit") \
-                    or wait(th.index, ins.fields) is None:
+            if wait is None or (writes_l1 and self._table[ins.opcode][3] == "ScalarMemoryUnit") \
+                    or wait(th.index, ins.fields) is None:  # type: ignore[index]
                 return False
         return True
 
@@ -639,6 +680,13 @@ class Coprocessor:
     def cfg(self, t: int, name: str) -> int:
         """A Config field as thread ``t`` sees it (its CFG_STATE_ID bank)."""
         return thread_cfg(self.config, self.thread_config, t, name)
+
+
+#: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word)
+_PLAIN, _RUNS, _SFPU = "plain", "runs", "sfpu"
+#: a decoded word: (the instruction, its execute, its own wait or None, its kind: the Vector
+#: Unit's, MVMUL or PACR (runs of them), any other)
+_Word = tuple[Decoded, Execute, Any, str]
 
 
 class _WaitBlocked:

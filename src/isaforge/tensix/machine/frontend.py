@@ -57,7 +57,7 @@ class Thread:
 
     def push(self, words: Iterable[int]) -> None:
         """Append Tensix words to the stream, as the thread's RISC-V core does."""
-        self.program.extend(int(w) & 0xFFFFFFFF for w in words)
+        self.program.extend([int(w) & 0xFFFFFFFF for w in words])
 
     def fill(self, report: ExpanderReport) -> bool:
         """Refill ``pending`` through the MOP and replay expanders (when it is empty); False

@@ -42,7 +42,7 @@ import numpy as np
 from ...core.errors import EmulationError
 from ..decode import decode
 from . import formats as F
-from . import fpu
+from . import fpu, fpu_jit
 from .dispatch import Execute, Fields, Report, Unit, Wait
 from .regfiles import Dst, SrcClient, SrcRegs
 from .rwc import addr_mod_index, apply_addr_mod, incrwc, setrwc
@@ -194,8 +194,27 @@ ZEROACC_ONE_ROW, ZEROACC_16_ROWS, ZEROACC_HALF, ZEROACC_ALL = range(4)
 # --------------------------------------------------------------------------------------------
 
 
+class _Mova2d(NamedTuple):
+    """One MOVA2D worked out (:meth:`MatrixUnit._mova2d_planned`): the arguments of the
+    compiled move (what :func:`~.fpu.mova2d` passes it) and the RWCs after."""
+
+    f: Fields
+    regs: MathRegs
+    drow0: int
+    n: int
+    srow0: int
+    flush: bool
+    bf16: bool
+    tf32: bool
+    lo: bool
+    rwc_after: np.ndarray
+
+
 class MatrixUnit(Unit):
     """The Matrix Unit (FPU) of the coprocessor, on the state it is given."""
+
+    #: MOVA2D from plans worked out once (False: each the long way; tests compare)
+    mova2d_plans = True
 
     def __init__(self, dst: Dst, srca: SrcRegs, srcb: SrcRegs, rwc: RWCs, config: Config,
                  thread_config: ThreadConfig, lane_config: np.ndarray,
@@ -208,11 +227,18 @@ class MatrixUnit(Unit):
         self.thread_config = thread_config
         #: the Vector Unit's LaneConfig (18 bits per lane): the MOV*s' BLOCK_DEST_MOV masks
         self.lane_config = lane_config
-        self.report_ub = report_ub
+        self._report = report_ub
+        self._ubs = 0  # undefined behaviour reported so far (a MOVA2D plan is made only without)
+        #: (fields' id, thread, MathRegs' id, RWC row bytes, Src implied formats) -> _Mova2d
+        self._mova2d: dict[tuple[int, int, int, bytes, int, int], _Mova2d] = {}
         #: per thread, (config versions, :class:`MathRegs`): see :meth:`math_regs`
         self.regs_cache: list[tuple[tuple[int, int], MathRegs] | None] = [None] * N_THREADS
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> MathRegs
         self._regs_by_content: dict[tuple[int, bytes, bytes], MathRegs] = {}
+
+    def report_ub(self, message: str) -> None:
+        self._ubs += 1
+        self._report(message)
 
     def handlers(self) -> Mapping[str, Execute]:
         def arith(op: str) -> Execute:
@@ -503,6 +529,53 @@ class MatrixUnit(Unit):
         return np.flatnonzero(block >> (np.arange(16) & 1) & 1)
 
     def _move(self, t: int, f: Fields, op: str) -> None:
+        if op == "MOVA2D" and self.mova2d_plans:
+            self._mova2d_planned(t, f)
+            return
+        self._move_columns(t, f, op)
+
+    def _mova2d_planned(self, t: int, f: Fields) -> None:
+        """MOVA2D from a :class:`_Mova2d` plan when one was made for its word, thread,
+        configuration, RWCs and Src implied formats (no LaneConfig column masks, the
+        compiled kernels loaded); else the long way, which makes one when it reported
+        nothing."""
+        kernels = fpu_jit._LOADED.get("kernels") if fpu.USE_JIT else None
+        lane_config = self.lane_config
+        if not kernels or lane_config.tobytes() != bytes(lane_config.nbytes):
+            self._move_columns(t, f, "MOVA2D")
+            return
+        regs = self.math_regs(t)
+        srca, srcb, dst, rwc = self.srca, self.srcb, self.dst, self.rwc
+        row = rwc.v[t]
+        key = (id(f), t, id(regs), row.tobytes(), int(srca.implied_fmt[srca.matrix_bank]),
+               int(srcb.implied_fmt[srcb.matrix_bank]))
+        plan = self._mova2d.get(key)
+        if plan is not None and plan.f is f and plan.regs is regs:
+            dst.remap_addrs = regs.remap_addrs  # (sync_dst_config)
+            dst.swizzle_32b = regs.swizzle_32b
+            kernels.src2dst(dst.bits, dst.valid, dst.phys_table(False), dst.phys_table(True),
+                            plan.drow0, plan.n, srca.cells, srca.matrix_bank, plan.srow0, 1,
+                            False, plan.flush, plan.bf16, plan.tf32, plan.lo, F.SRC_MASK)
+            rwc.v[t] = plan.rwc_after
+            return
+        before, ubs = row.tolist(), self._ubs
+        self._move_columns(t, f, "MOVA2D")
+        if self._ubs != ubs:
+            return
+        cfg = self.math_config(t, regs)
+        n = 8 if f["instr_mod"] >> 1 & 1 else 1
+        plan = _Mova2d(
+            f, regs, drow0=(f.get("dst", 0) + regs.dst_offset + before[DST]) & 0x3FF & (0x400 - n),
+            n=n, srow0=(f["src"] + before[SRCA]) & (0x40 - n),
+            flush=not cfg.zero_flag_disabled_src,
+            bf16=not cfg.fp16a_force and F.src_style(cfg.srca_fmt) in ("bf16", "tf32"),
+            tf32=not cfg.fp16a_force and int(cfg.srca_fmt) == F.DataFormat.TF32,
+            lo=bool(f.get("dest_32b_lo", 0)), rwc_after=rwc.v[t].copy())
+        if len(self._mova2d) > 1024:
+            self._mova2d.clear()
+        self._mova2d[key] = plan
+
+    def _move_columns(self, t: int, f: Fields, op: str) -> None:
         blocked = self.blocked_mov_columns() if op != "MOVB2A" else _NO_COLUMNS
         if blocked.size:  # do the move, then put the blocked columns back as they were
             if op in ("MOVA2D", "MOVB2D"):

@@ -261,10 +261,11 @@ class Packer(Unit):
                 self._words.clear()
             hit = self._words[id(f)] = (f, (_word(f),))
         try:
-            plan = self.plan(t, hit[1])
+            r = self.regs(t)
+            plan = self.plan(t, hit[1], r)
             for message in plan.ub:
-                self.report_ub(message)
-            self.execute(t, plan)
+                self.report_ub(message)  # (a hook may change the configuration)
+            self.execute(t, plan, None if plan.ub else r)
         except Refused as e:
             raise NotImplementedInstruction(f"thread {t}: not implemented: PACR: {e}") from None
 
@@ -294,10 +295,11 @@ class Packer(Unit):
             return 0  # nothing was written: one by one, the refused one says so
         return plan.n
 
-    def plan(self, t: int, words: tuple[int, ...]) -> PackPlan:
+    def plan(self, t: int, words: tuple[int, ...], r: PackRegs | None = None) -> PackPlan:
         """The :class:`PackPlan` of PACR ``words`` from the current state (cached: a kernel
-        packing tile after tile repeats the same plans)."""
-        r = self.regs(t)
+        packing tile after tile repeats the same plans); ``r``: :meth:`regs` already read."""
+        if r is None:
+            r = self.regs(t)
         key = (t, words, r, self.adc.v[t, PACK].tobytes(), self.state.key())
         plan = self._plans.get(key)
         if plan is None:
@@ -420,10 +422,11 @@ class Packer(Unit):
             adc_after=a.astype(np.uint32),
             state_after=(int(active), x, y, z, data_addr, exp_addr), ub=tuple(ub))
 
-    def execute(self, t: int, plan: PackPlan) -> None:
+    def execute(self, t: int, plan: PackPlan, r: PackRegs | None = None) -> None:
         """Do what ``plan`` says: read, convert and write its datums, then set the counters
-        and the packer state."""
-        r = self.regs(t)
+        and the packer state; ``r``: :meth:`regs` already read."""
+        if r is None:
+            r = self.regs(t)
         mem = self._l1()
         l1 = mem.l1
         dst = self.dst

@@ -42,6 +42,7 @@ context counters (``AutoIncContextID``, ``CfgContextCntInc``), upsampling, colum
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -168,8 +169,50 @@ def read_regs(config: Config, thread_config: ThreadConfig, t: int, which: int, m
     )
 
 
+@dataclass(frozen=True)
+class UnpackPlan:
+    """What one UNPACR does, worked out once for its word, thread, :class:`UnpackRegs`,
+    address counters and row cursor (made and used by :meth:`Unpackers.unpacr`): read L1
+    bytes ``start..end`` as ``dtype`` datums, turn each into its Src cell by ``table`` (the
+    datum's conversion, :func:`~.l1formats.unpack_to_src` then
+    :func:`~.l1formats.src_cells`, for every value of its width), write them to rows
+    ``row0..row0 + n`` of the unpacker's Src bank, set the counters to ``adc_after`` (the
+    issuing thread's; ``adc_other_after``: the ``AddrCntContextId`` thread's when another).
+    Only for what needs nothing else: no undefined behaviour, no exponents (BFP), not to
+    Dst, whole rows from contiguous bytes, no ``ZeroWrite2``."""
+
+    f: Fields
+    regs: UnpackRegs
+    start: int
+    end: int
+    dtype: str
+    table: np.ndarray
+    row0: int
+    n: int
+    adc_after: np.ndarray
+    adc_other_after: np.ndarray | None
+
+
+@functools.cache
+def _cells_by_datum(bits: int, in_fmt: int, out_fmt: int, unsigned: bool, e4m3: bool
+                    ) -> np.ndarray | None:
+    """The Src cell of every ``bits``-wide datum of ``in_fmt`` unpacked as ``out_fmt``
+    (the conversion UNPACR applies, made once per format pair); None when some datum does
+    not convert."""
+    datums = np.arange(1 << bits, dtype=I64)
+    try:
+        table = L.src_cells(L.unpack_to_src(datums, None, in_fmt, out_fmt, unsigned, e4m3))
+    except L.UnpackError:
+        return None
+    table.flags.writeable = False
+    return table
+
+
 class Unpackers(Unit):
     """Unpacker 0 (SrcA, Dst) and unpacker 1 (SrcB): UNPACR."""
+
+    #: UNPACRs from plans (:class:`UnpackPlan`; False: each worked out again; tests compare)
+    plans = True
 
     def __init__(self, dst: Dst, srca: SrcRegs, srcb: SrcRegs, adc: ADCs, config: Config,
                  thread_config: ThreadConfig, memory: Callable[[], object],
@@ -179,11 +222,22 @@ class Unpackers(Unit):
         self.adc = adc
         self.config = config
         self.thread_config = thread_config
-        self.report_ub = report_ub
+        self._report = report_ub
+        self._ubs = 0  # undefined behaviour reported so far (a plan is made only without)
+        #: (fields' id, thread, UnpackRegs' id, counters' bytes, row cursor) -> UnpackPlan
+        self._plans: dict[tuple[int, int, int, bytes, bytes, int], UnpackPlan] = {}
+        #: UnpackRegs -> the one object with its values (regs() returns it)
+        self._canonical: dict[UnpackRegs, UnpackRegs] = {}
+        #: what _worked_out found a plan needs (see UnpackPlan), or None
+        self._plan: tuple[int, int, str, np.ndarray, int, int] | None = None
         self._cache: dict[tuple[int, int, bool, int], tuple[tuple[int, int], UnpackRegs]] = {}
         self._by_content: dict[tuple[object, bytes, bytes], UnpackRegs] = {}
         self._l1 = L1Source(memory)
 
+
+    def report_ub(self, message: str) -> None:
+        self._ubs += 1
+        self._report(message)
 
     def handlers(self) -> Mapping[str, Execute]:
         return {"UNPACR": self.unpacr}
@@ -206,8 +260,11 @@ class Unpackers(Unit):
         regs = self._by_content.get(content)
         if regs is None:
             regs = read_regs(self.config, tc, t, which, multi, context)
+            # the same values are the same object (plans are found by its identity)
+            regs = self._canonical.setdefault(regs, regs)
             if len(self._by_content) > 256:
                 self._by_content.clear()
+                self._canonical.clear()
             self._by_content[content] = regs
         self._cache[key] = (version, regs)
         return regs
@@ -251,6 +308,36 @@ class Unpackers(Unit):
         which = f["Unpack_block_selection"]
         multi, context, adc_t = self._context(t, f, which)
         r = self.regs(t, which, multi, context)
+        adc = self.adc.v
+        src = self.src[which]
+        key = (id(f), t, id(r), adc[t, UNP0 + which].tobytes(),
+               adc[adc_t, UNP0 + which].tobytes() if adc_t != t else b"",
+               int(src.unpacker_row[t]))
+        plan = self._plans.get(key) if self.plans else None
+        if plan is not None and plan.f is f and plan.regs is r:
+            data = self._l1().l1[plan.start:plan.end].view(plan.dtype)
+            src.cells[src.unpacker_bank, plan.row0:plan.row0 + plan.n] = \
+                plan.table.take(data).reshape(-1, 16)
+            adc[t, UNP0 + which] = plan.adc_after
+            if plan.adc_other_after is not None:
+                adc[adc_t, UNP0 + which] = plan.adc_other_after
+            self._finish_src(t, which, f, r)
+            return
+        ubs = self._ubs
+        self._plan = None
+        self._worked_out(t, f, which, r, multi, adc_t)
+        plan = self._plan
+        if plan is not None and self._ubs == ubs and self.plans:
+            plan = UnpackPlan(f, r, *plan, adc[t, UNP0 + which].copy(),
+                              adc[adc_t, UNP0 + which].copy() if adc_t != t else None)
+            if len(self._plans) > 1024:
+                self._plans.clear()
+            self._plans[key] = plan
+
+    def _worked_out(self, t: int, f: Fields, which: int, r: UnpackRegs, multi: bool,
+                    adc_t: int) -> None:
+        """UNPACR from its registers; leaves in ``_plan`` what makes an :class:`UnpackPlan`
+        (without its counters) when one can do the same."""
         self._check(r, which)
         l1 = self._l1().l1
         in_bits = L.datum_bits(r.in_fmt)
@@ -322,7 +409,13 @@ class Unpackers(Unit):
         if r.to_dst:
             self._to_dst(t, values, out + np.arange(count), is32, r)
         else:
-            self._to_src(t, which, values, out, r)
+            row0 = self._to_src(t, which, values, out, r)
+            if row0 >= 0 and not bfp and not f["ZeroWrite2"] and in_bits in (8, 16) \
+                    and start % 8 == 0 and 8 * stride == in_bits * width:
+                table = _cells_by_datum(in_bits, r.in_fmt, r.out_fmt, r.unsigned, r.e4m3)
+                if table is not None:
+                    self._plan = (start // 8, start // 8 + count * in_bits // 8,
+                                  "u1" if in_bits == 8 else "<u2", table, row0, count // 16)
         self._finish(t, adc_t, which, f, r)
 
     def _check(self, r: UnpackRegs, which: int) -> None:
@@ -342,9 +435,10 @@ class Unpackers(Unit):
             self.report_ub("transpose (Haloize_mode) on unpacker 1")
 
     def _to_src(self, t: int, which: int, logical: np.ndarray, first: int,
-                r: UnpackRegs) -> None:
+                r: UnpackRegs) -> int:
         """Write the logical values to the unpacker's Src bank from output datum ``first``
-        on."""
+        on; returns the first row when they were whole rows written as one slice (else
+        -1)."""
         src = self.src[which]
         bank = src.unpacker_bank
         count = len(logical)
@@ -363,7 +457,7 @@ class Unpackers(Unit):
             if 0 <= row0 and row0 + count // 16 <= 64:
                 src.cells[bank, row0:row0 + count // 16] = \
                     L.src_cells(logical).reshape(-1, 16)
-                return
+                return row0
         pos = first + np.arange(count)
         row, col = pos // 16, pos % 16
         if which == 1:
@@ -385,6 +479,7 @@ class Unpackers(Unit):
             if r.haloize:
                 row, col = (row & ~15) | col, row & 15
         src.cells[bank, row, col] = L.src_cells(logical)
+        return -1
 
     def _to_dst(self, t: int, values: np.ndarray, pos: np.ndarray, is32: bool,
                 r: UnpackRegs) -> None:
@@ -418,6 +513,11 @@ class Unpackers(Unit):
             for ch, dim, inc in incs:
                 adc.set(thread, UNP0 + which, ch, dim,
                         adc.get(thread, UNP0 + which, ch, dim) + inc, cr=False)
+        self._finish_src(t, which, f, r)
+
+    def _finish_src(self, t: int, which: int, f: Fields, r: UnpackRegs) -> None:
+        """``SetDatValid``: hand the bank over; else ``Unpack_Src_Reg_Set_Upd`` moves the
+        row cursor."""
         src = self.src[which]
         if f["SetDatValid"]:
             src.implied_fmt[src.unpacker_bank] = r.out_fmt
@@ -426,4 +526,4 @@ class Unpackers(Unit):
             src.unpacker_row[t] = (int(src.unpacker_row[t]) + 16 + (r.set_base << 4)) & 0x3F
 
 
-__all__ = ["UnpackRegs", "Unpackers", "read_regs"]
+__all__ = ["UnpackPlan", "UnpackRegs", "Unpackers", "read_regs"]

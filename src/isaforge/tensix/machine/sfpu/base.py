@@ -44,6 +44,9 @@ class SfpuBase:
         self.exec_mask = ALL_LANES
         #: per thread: ((Config version, ThreadConfig version), SFPLOAD/SFPSTORE's settings)
         self._regs_cache: dict[int, tuple[tuple[int, int], object]] = {}
+        #: _SfpuRegs by their values and by the register bytes they were read from
+        #: (Sfpu._regs gives one object per values)
+        self._regs_canonical: dict[tuple[object, ...], object] = {}
         #: SFPLOAD/SFPSTORE's Dst rows and cell indices by (address, 32-bit, addressing bits)
         self._cells_cache: dict[tuple[int, bool, bool, bool], tuple[np.ndarray, np.ndarray]] = {}
 

@@ -135,11 +135,19 @@ class SfpBlocks:
     """Finds loops in runs of SFP words (:meth:`segments`) and executes them (:meth:`run`)
     on the Vector Unit ``sfpu``."""
 
+    #: a single SFPLOAD/SFPSTORE's Dst cells and RWCs after from a plan made once per
+    #: instruction, thread, RWCs and configuration (False: worked out each time; tests compare)
+    single_plans = True
+
     def __init__(self, sfpu: Any) -> None:
         self.sfpu = sfpu  # the :class:`~.unit.Sfpu` (which holds this object)
         self._segments: dict[tuple[int, ...], dict[int, tuple[int, int]]] = {}
         self._plans: dict[tuple[object, ...], _Plan | None] = {}
         self._ops: dict[tuple[int, ...], list[Op]] = {}
+        #: (Op's id, thread, RWC row bytes, Sp, _SfpuRegs' id, MathRegs' id) -> a single
+        #: SFPLOAD/SFPSTORE worked out: (op, regs, math regs, mode, is32, rows, cells, RWCs
+        #: after)
+        self._singles: dict[tuple[object, ...], tuple[Any, ...]] = {}
 
     def segments(self, words: tuple[int, ...]) -> dict[int, tuple[int, int]]:
         """The loops in ``words`` (SFP words, in order; none from the first that does not
@@ -254,16 +262,38 @@ class SfpBlocks:
         if load and op.vd >= N_WRITABLE or op.macro:
             return False
         regs = s._regs(t)
+        matrix, dst, rwc = s.matrix, s.dst, s.rwc
+        mregs = matrix.math_regs(t)
+        key = (id(op), t, rwc.v[t].tobytes(), int(rwc.sp[t]), id(regs), id(mregs))
+        plan = self._singles.get(key) if self.single_plans else None
+        if plan is not None and plan[0] is op and plan[1] is regs and plan[2] is mregs:
+            _, _, _, mode, is32, phys, at, after = plan
+            matrix.sync_dst_config(t, mregs)
+            if not all_true(dst.valid[phys]):
+                return False  # (the long way reports it)
+            self._move(op, load, mode, is32, at)
+            rwc.v[t] = after
+            return True
         mode = regs.srcb_mode if op.mod == SRCB else op.mod
         if mode not in (_LOAD_MODES if load else _STORE_MODES):
             return False
-        matrix, dst = s.matrix, s.dst
         matrix.sync_dst_config(t)
         is32 = mode in (LOAD32 if load else STORE32)
         phys, at = s._cells(s._addr(t, regs, op.addr, mode), is32)
         if not all_true(dst.valid[phys]):
             return False  # (the long way reports it)
-        flat = dst.bits.reshape(-1)
+        self._move(op, load, mode, is32, at)
+        matrix.advance(t, op.addr_mode, update_fidelity=False)
+        if len(self._singles) > 1024:
+            self._singles.clear()
+        self._singles[key] = (op, regs, mregs, mode, is32, phys, at, rwc.v[t].copy())
+        return True
+
+    def _move(self, op: Op, load: bool, mode: int, is32: bool, at: np.ndarray) -> None:
+        """A single SFPLOAD/SFPSTORE's data: Dst cells ``at`` to/from ``LReg[op.vd]``."""
+        s = self.sfpu
+        lreg = s.lreg
+        flat = s.dst.bits.reshape(-1)
         if load:
             if is32:
                 lreg[op.vd] = F.dst32_halves_to_fp32(flat[at], flat[at + 128])
@@ -277,8 +307,6 @@ class SfpBlocks:
                 flat[at + 128] = cells.astype(np.uint16)
             else:
                 flat[at] = cells.astype(np.uint16)
-        matrix.advance(t, op.addr_mode, update_fidelity=False)
-        return True
 
     def _plan(self, t: int, ops: list[Op], period: int, regs: object) -> _Plan | None:
         """The block's Dst cells, or None when its iterations cannot run at once."""

@@ -119,10 +119,17 @@ def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
             _STATE["calls"] += 1
             kernel = fma_jit.load() if _STATE["calls"] > JIT_AFTER else None
         if kernel is not None:
-            x, y, z = (np.asarray(v, dtype=np.uint32) for v in (x, y, z))
-            if not x.shape == y.shape == z.shape:
-                x, y, z = (np.ascontiguousarray(v) for v in np.broadcast_arrays(x, y, z))
-            out = np.empty(x.shape, dtype=np.uint32)
+            x = np.asarray(x, dtype=np.uint32)
+            y = np.asarray(y, dtype=np.uint32)
+            z = np.asarray(z, dtype=np.uint32)
+            shape = x.shape
+            if not shape == y.shape == z.shape:
+                shape = np.broadcast_shapes(shape, y.shape, z.shape)
+                # an input whose shape ends the result's repeats in the kernel (i % len);
+                # any other broadcast is made in full
+                x, y, z = (v if v.shape == shape[len(shape) - v.ndim:] else
+                           np.ascontiguousarray(np.broadcast_to(v, shape)) for v in (x, y, z))
+            out = np.empty(shape, dtype=np.uint32)
             kernel(x.reshape(-1), y.reshape(-1), z.reshape(-1), out.reshape(-1))
             return out
     return fma_bh(x, y, z)

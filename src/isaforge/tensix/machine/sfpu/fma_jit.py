@@ -84,9 +84,11 @@ def _fma1(x: int, y: int, z: int) -> int:
 
 
 def _fma_lanes(x: np.ndarray, y: np.ndarray, z: np.ndarray, out: np.ndarray) -> None:
-    """``out[i] = fma_bh(x[i], y[i], z[i])`` (uint32 arrays of one length)."""
+    """``out[i] = fma_bh(x[i], y[i], z[i])`` (uint32 arrays; an input shorter than ``out``
+    repeats, ``x[i % len(x)]``: a row broadcast over the rows of a C-ordered block)."""
+    nx, ny, nz = x.shape[0], y.shape[0], z.shape[0]
     for i in range(out.shape[0]):
-        out[i] = _fma1(np.int64(x[i]), np.int64(y[i]), np.int64(z[i]))
+        out[i] = _fma1(np.int64(x[i % nx]), np.int64(y[i % ny]), np.int64(z[i % nz]))
 
 
 _LOADED: dict[str, Callable[..., None] | None] = {}

@@ -110,6 +110,11 @@ class _SfpuRegs:
         self.sp_base = cfg("DEST_SP_BASE_Base")
         self.stack_incr = tc("SFPU_STACK_Incr")
 
+    def values(self) -> tuple[int, ...]:
+        """What the record holds (equal values: the same settings)."""
+        return (self.srcb_mode, self.math_offset, self.regw_base, self.sp_base,
+                self.stack_incr)
+
 
 def lane_rows_cols(addr: int) -> tuple[np.ndarray, np.ndarray]:
     """Dst16b/Dst32b row and column of each of the 32 lanes for address ``addr``."""
@@ -138,7 +143,19 @@ class MovementMixin(SfpuBase):
         hit = self._regs_cache.get(t)
         if hit is not None and hit[0] == key:
             return hit[1]
-        regs = _SfpuRegs(self.config, self.thread_config, t)
+        # _SfpuRegs reads only the thread's ThreadConfig row and its bank's Config words: a
+        # kernel rewriting its configuration tile after tile finds them by their bytes
+        tc = self.thread_config
+        content = (t, tc.regs[t].tobytes(),
+                   self.config.words[tc.get(t, "CFG_STATE_ID_StateID")].tobytes())
+        regs = self._regs_canonical.get(content)  # type: ignore[assignment]
+        if regs is None:
+            regs = _SfpuRegs(self.config, tc, t)
+            # the same values are the same object (single instructions' plans key on it)
+            regs = self._regs_canonical.setdefault(regs.values(), regs)
+            if len(self._regs_canonical) > 256:
+                self._regs_canonical.clear()
+            self._regs_canonical[content] = regs
         self._regs_cache[t] = (key, regs)
         return regs
 
