@@ -137,9 +137,11 @@ class _Ctx:
 class Assembler:
     """Two passes: parse and lay out statements, then resolve labels and encode."""
 
-    def __init__(self, gpu: str | int | None = None, fast: bool = True) -> None:
+    def __init__(self, gpu: str | int | None = None, fast: bool = True,
+                 shapes: bool = True) -> None:
         self.fwid = parse_gpu(gpu) if gpu is not None else None
         self.fast = fast  # False: every line through the general path (for comparisons)
+        self.shapes = shapes  # False: the fast path reads each line itself (comparisons)
 
     def assemble(self, text: str, filename: str = "<input>") -> bytes:
         lines = text.splitlines()
@@ -150,6 +152,8 @@ class Assembler:
         ctx = _Ctx(db)
         self._filename, self._isa, self._ctx, self._gen = filename, isa, ctx, gen
         fast = FastLines(isa, db, LEXER, MODS) if self.fast else None
+        if fast is not None:
+            split, shapes = fast.split, fast.shapes
         sections = [_Section("")]
         # line -> its word, for lines that are one instruction whose operands are all
         # numbers (no label), or (form, values, target) for a line the fast path read that
@@ -165,8 +169,23 @@ class Assembler:
                     sec.stmts.append(_FastRef(word[0], word[1], word[2], line, lineno))
                 sec.size += 1
                 continue
-            if fast is not None and self._fast_line(fast, line, lineno, sec, memo):
-                continue
+            if fast is not None:
+                shape = split(line)
+                operands = shape[2::3]
+                del shape[2::3]
+                reader = shapes.get(tuple(shape))
+                if reader is not None:
+                    word = fast.shaped(reader, operands)
+                    if word is not None:
+                        if word.__class__ is int:
+                            sec.stmts.append(word)
+                        else:
+                            sec.stmts.append(_FastRef(word[0], word[1], word[2], line, lineno))
+                        memo[line] = word
+                        sec.size += 1
+                        continue
+                elif self._fast_line(fast, line, lineno, sec, memo, shape, operands):
+                    continue
             n_stmts, n_labels = len(sec.stmts), len(sec.labels)
             toks = LEXER.tokenize(line, filename, lineno)
             self._statement(toks, sections, isa, ctx, gen, filename, lineno, len(line))
@@ -184,7 +203,7 @@ class Assembler:
         return struct.pack(f"<{len(out)}I", *out)
 
     def _fast_line(self, fast: FastLines, line: str, lineno: int, sec: _Section,
-                   memo: dict[str, Any]) -> bool:
+                   memo: dict[str, Any], shape: list[str], operands: list[str]) -> bool:
         """Read ``line`` on the fast path (:mod:`isaforge.afuc.fastasm`) if it can: True if
         it did, False to leave it to the general path."""
         toks = fast.tokens(line)
@@ -221,6 +240,8 @@ class Assembler:
             sec.stmts.append(_FastRef(form, values, target, line, lineno))
             memo[line] = got
         sec.size += 1
+        if self.shapes:
+            fast.learn(line, shape, operands, toks, got)
         return True
 
     # -- pass 1 -------------------------------------------------------------------------------

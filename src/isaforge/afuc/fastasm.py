@@ -40,6 +40,21 @@ _HEX = re.compile(r"0[xX][0-9a-fA-F]+")
 _DEC = re.compile(r"\d+")
 _RAW = re.compile(r"-?\d+")  # a branch operand that is a raw field value
 
+# A line's *shape*: re.split by this pattern gives [text, class, operand, text, class,
+# operand, ..., text]; the shape is that list without the operands. The class says what
+# the operand is: ``$`` a register's name or number, ``#`` a label, a blank or comma a
+# decimal number, the same then ``0x`` a hex number, ``;`` a comment. Each operand (but
+# the comment) is in one token whatever its text (the lexer reads these greedily too), so
+# lines of one shape split into the same tokens but for these.
+_OPERANDS = re.compile(
+    r"([$#; \t,](?:(?<=[ \t,])0[xX])?)"
+    r"((?<=\$)[0-9A-Za-z_]+|(?<=[xX])[0-9a-fA-F]+|(?<=[ \t,])[0-9]+"
+    r"|(?<=#)[A-Za-z_][0-9A-Za-z_]*|(?<=;).*)")
+# the tokens operands are in (those a form's literal text must not be), and how they start
+_OPERAND_TOKEN = re.compile(
+    r"\$[0-9A-Za-z_]+|0[xX][0-9a-fA-F]+|[0-9]+|#[A-Za-z_][0-9A-Za-z_]*")
+_OPERAND_STARTS = frozenset("$#0123456789")
+
 # every text the general path reads as a register ($0a, $0A, $data ...)
 REGS: dict[str, int] = {}
 for _n in range(32):
@@ -48,13 +63,20 @@ for _n in range(32):
             REGS["$" + _a + _b] = _n
 REGS.update(("$" + _k, _v) for _k, _v in REG_ALIASES.items())
 assert all(parse_reg_name(_k) == _v for _k, _v in REGS.items())
+# a register operand of a shape (the text after its $) -> its number
+_REG_NAMES = {_k[1:]: _v for _k, _v in REGS.items()}
+
+
+def _hex(text: str) -> int:
+    return int(text, 16)
 
 
 class Form:
     """One text form of one instruction: the steps that read it and the plan that encodes
     it."""
 
-    __slots__ = ("ins", "steps", "implied", "plan", "fast", "last_reg", "last_text")
+    __slots__ = ("ins", "steps", "implied", "plan", "fast", "last_reg", "last_text",
+                 "shape_ok")
 
     def __init__(self, ins: Instr, template: str, fields: dict, implied: dict[str, int],
                  lexer: Any) -> None:
@@ -88,6 +110,19 @@ class Form:
             step, name, data = self.steps[-1]
             if step == _LIT or (step == _FLAG and name and self.implied.get(name) == 1):
                 self.last_text = data
+        # whether the form reads every line of a shape (see FastLines.learn) alike: the
+        # values of its operands never decide whether it reads a line (a field read twice,
+        # or read and implied, does; so does a literal, flag or prefix an operand can be)
+        read = [name for step, name, _ in self.steps if name]
+        texts = [data for step, _, data in self.steps if step in (_LIT, _FLAG)]
+        texts.extend(k for step, _, data in self.steps if step == _ENUM for k in data[0])
+        self.shape_ok = (
+            len(read) == len(set(read))
+            and all(step in (_FLAG, _ENUM) for step, name, _ in self.steps
+                    if name in self.implied)
+            and not any(_OPERAND_TOKEN.fullmatch(t) for t in texts)
+            and all(step != _PREFIXED or data[:1] not in _OPERAND_STARTS
+                    for step, _, data in self.steps))
         # the general path encodes the values in this order: implied, then as read
         self.plan: list[tuple[str, int, int, int, bool]] = []
         for name in order:
@@ -185,6 +220,11 @@ class FastLines:
         self.mods = mods  # the modifier tokens that may come before a mnemonic
         self.db = db
         self.nums: dict[str, Any] = {}  # token -> _number(token)
+        self.scanner = _scanner(lexer)
+        # a line's shape: re.split's even items are the shape, its odd items the operands
+        self.split = _OPERANDS.split
+        # shape (a tuple) -> how to read every line of that shape (see learn)
+        self.shapes: dict[tuple[str, ...], tuple[Any, ...]] = {}
 
     def tokens(self, line: str) -> list[str] | None:
         """The token texts of ``line`` up to its comment, as the lexer splits it; None if
@@ -230,6 +270,118 @@ class FastLines:
             if got is not None:
                 return got
         return None
+
+    def learn(self, line: str, shape: list[str], operands: list[str], toks: list[str],
+              got: tuple[Form, dict[str, Any], tuple[str, str, bool] | None]) -> None:
+        """Remember how :meth:`statement` read ``line`` (``got``; ``toks`` its tokens;
+        ``shape`` and ``operands`` its :attr:`split` without and with only the operands)
+        for every line of its shape, when it reads them all alike: every operand is in one
+        token that the same step of the same form reads, whatever its text, and no form of
+        the mnemonic decides on an operand's value (:attr:`Form.shape_ok`). Then
+        :meth:`shaped` reads them.
+
+        Kept: ``(base word, ((operand index, convert, low, width) ...))`` for a line
+        encoded at once (the operands' fields do not overlap the others'), or ``(None,
+        ((index, convert, field) ...), form, values, target field, label's index,
+        relative)`` for a line that branches to a label."""
+        form, values, target = got
+        mods = self.mods
+        mnemonic = next(t for t in toks if t not in mods)
+        if not all(f.shape_ok for f in self.forms[mnemonic]):
+            return
+        cut = line.find(self.comment) if self.comment else -1
+        if cut < 0:
+            cut = len(line)
+        starts = {m.start(1): k for k, m in enumerate(self.scanner.finditer(line, 0, cut))}
+        # token index -> (step, field) of the form's reading, replayed as _read walks
+        reads: dict[int, tuple[int, str]] = {}
+        i = 0
+        for step, name, data in form.steps:
+            t = toks[i]
+            if (step == _FLAG and t != data) or (step == _ENUM and t not in data[0]):
+                continue
+            reads[i] = (step, name)
+            i += 1
+        slots: list[tuple[int, Any, str]] = []
+        label_at = -1
+        pos = 0
+        for j, op in enumerate(operands):
+            cls = shape[2 * j + 1]
+            pos += len(shape[2 * j]) + len(cls)
+            start = pos
+            pos += len(op)
+            if cls == ";":
+                continue  # the comment
+            if cls == "$":
+                want, convert, start = _REG, _REG_NAMES.get, start - 1
+            elif cls == "#":
+                want, convert, start = _BRANCH, None, start - 1
+            elif len(cls) == 1:
+                want, convert = _NUM, int
+            else:
+                want, convert, start = _NUM, _hex, start - 2
+            k = starts.get(start)
+            if k is None or toks[k] != line[start:pos]:
+                return
+            step, name = reads.get(k, (None, ""))
+            if step != want:
+                return
+            if not name:
+                continue  # a constant field: read, not kept
+            if want == _BRANCH:
+                if target is None or target[0] != name or label_at >= 0:
+                    return
+                label_at = j
+            else:
+                slots.append((j, convert, name))
+        if (label_at >= 0) != (target is not None):
+            return
+        key = tuple(shape)
+        if target is not None:
+            self.shapes[key] = (None, tuple(slots), form, values, target[0], label_at,
+                                target[2])
+            return
+        plan = {name: (low, width, mask) for name, low, width, mask, _ in form.plan}
+        zeros = dict(values)
+        others = 0
+        for name, (_, _, mask) in plan.items():
+            if all(name != s[2] for s in slots):
+                others |= mask
+        fields = []
+        for j, convert, name in slots:
+            if name not in plan:
+                return
+            low, width, mask = plan[name]
+            if mask & others or mask != ((1 << width) - 1) << low:
+                return
+            others |= mask
+            zeros[name] = 0
+            fields.append((j, convert, low, width))
+        base = encode(form, zeros)
+        if base is not None:
+            self.shapes[key] = (base, tuple(fields))
+
+    @staticmethod
+    def shaped(reader: tuple[Any, ...], operands: list[str]) -> Any:
+        """A line of a learnt shape (``operands`` those of its :attr:`split`), read by
+        ``reader`` (the shape's entry in :attr:`shapes`): its word, or (form, values,
+        target) as :meth:`statement` gives it for a line that branches to a label; None if
+        the general path should read it (a value does not fit its field, a register name
+        is not one)."""
+        word = reader[0]
+        if word is not None:
+            for j, convert, low, width in reader[1]:
+                v = convert(operands[j])
+                if v is None or v >> width:
+                    return None
+                word |= v << low
+            return word
+        values = dict(reader[3])
+        for j, convert, name in reader[1]:
+            v = values[name] = convert(operands[j])
+            if v is None:
+                return None
+        return reader[2], values, (reader[4], operands[reader[5]], reader[6])
 
     def _read(self, form: Form, toks: list[Any], n: int) -> Any:
         """``match_template`` on token texts (``toks[n]`` is None): the form's reading,
