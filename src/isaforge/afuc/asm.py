@@ -214,10 +214,24 @@ class Assembler:
         first = toks[0]
         c = first[0]
         if c == "[":
-            if len(toks) != 1 or first == "[":
+            if first != "[":
+                if len(toks) != 1:
+                    return False
+                sec.stmts.append(int(first[1:-1], 16) & 0xFFFFFFFF)
+            elif len(toks) == 3 and toks[1][0] == "#" and toks[2] == "]":  # [#label]
+                at = line.find("#")
+                ref = LabelRef(toks[1][1:], SourceLoc(self._filename, lineno, at + 1))
+                at = line.find("[")
+                sec.stmts.append(_Stmt(SourceLoc(self._filename, lineno, at + 1),
+                                       literal_label=ref))
+            else:
                 return False
-            sec.stmts.append(int(first[1:-1], 16) & 0xFFFFFFFF)
             sec.size += 1
+            return True
+        if first == ".jumptbl" and len(toks) == 1:
+            at = line.find(".")
+            sec.stmts.append(_Stmt(SourceLoc(self._filename, lineno, at + 1), jumptable=True))
+            sec.size += 0x80
             return True
         if len(toks) > 1 and toks[1] == ":":
             if len(toks) != 2 or not (c.isalpha() or c == "_") or first in sec.labels:

@@ -4,19 +4,24 @@ generation, into flat step lists, and lines split into token texts by one regex.
 The general path (:func:`isaforge.core.asm.read_instruction`) makes a token object with a
 source location for every token and walks every candidate template through operand-kind
 objects; that is what gives precise errors, and it reads operand expressions. Almost every
-line of a real listing is simpler: a mnemonic, registers, plain numbers, register names, a
-label. :class:`FastLines` reads such a line by the same algorithm (the same tokens, the same
-forms in the same order, each read left to right as
+line of a real listing is simpler: a mnemonic, registers, plain numbers or sums of them,
+register names, a label. :class:`FastLines` reads such a line by the same algorithm (the
+same tokens, the same forms in the same order, each read left to right as
 :func:`isaforge.core.asm.match_template` reads it) with cheaper parts, and encodes it from a
 precomputed field plan. It is an optimisation only, with one rule: **for any line it either
 gives exactly what the general path gives, or declines** (``None``), and the assembler then
 takes the general path, which also reports every error. It declines:
 
-* an operand expression that is more than one number or name (``@REG + 1``, ``(1 << 4)``,
-  ``-1``), a label reference where a number goes, an unknown ``@``/``%``/``|`` register name;
+* an operand expression other than a number or name or a sum of them (``@REG + 1`` is
+  read; ``(1 << 4)``, ``-1``, ``1 + -1`` are not), a label reference where a number goes,
+  an unknown ``@``/``%``/``|`` register name;
 * a value that does not fit its field;
-* directives, ``[#label]``, several statements on a line, a character the lexer rejects;
+* directives but ``.jumptbl``, several statements on a line, a character the lexer rejects;
 * a form with an operand kind whose reading it does not know.
+
+Most lines of a listing differ from an earlier one only in their registers, numbers and
+labels: :meth:`FastLines.learn` keeps, for such a *shape*, which form and field reads each
+operand, and :meth:`FastLines.shaped` reads the next line of that shape without tokens.
 """
 
 from __future__ import annotations
@@ -50,10 +55,6 @@ _OPERANDS = re.compile(
     r"([$#; \t,](?:(?<=[ \t,])0[xX])?)"
     r"((?<=\$)[0-9A-Za-z_]+|(?<=[xX])[0-9a-fA-F]+|(?<=[ \t,])[0-9]+"
     r"|(?<=#)[A-Za-z_][0-9A-Za-z_]*|(?<=;).*)")
-# the tokens operands are in (those a form's literal text must not be), and how they start
-_OPERAND_TOKEN = re.compile(
-    r"\$[0-9A-Za-z_]+|0[xX][0-9a-fA-F]+|[0-9]+|#[A-Za-z_][0-9A-Za-z_]*")
-_OPERAND_STARTS = frozenset("$#0123456789")
 
 # every text the general path reads as a register ($0a, $0A, $data ...)
 REGS: dict[str, int] = {}
@@ -75,8 +76,7 @@ class Form:
     """One text form of one instruction: the steps that read it and the plan that encodes
     it."""
 
-    __slots__ = ("ins", "steps", "implied", "plan", "fast", "last_reg", "last_text",
-                 "shape_ok")
+    __slots__ = ("ins", "steps", "implied", "plan", "fast", "last_reg", "last_text")
 
     def __init__(self, ins: Instr, template: str, fields: dict, implied: dict[str, int],
                  lexer: Any) -> None:
@@ -88,7 +88,7 @@ class Form:
         order = list(self.implied)
         for kind, text in template_parts(template):
             if kind == "lit":
-                self.steps.extend((_LIT, "", t.text) for t in lexer.tokenize(text))
+                self.steps.extend((_LIT, "", t) for t in _literal_tokens(text, lexer))
             elif text == "NAME":
                 self.steps.append((_LIT, "", ins.mnemonic))
             else:
@@ -110,19 +110,6 @@ class Form:
             step, name, data = self.steps[-1]
             if step == _LIT or (step == _FLAG and name and self.implied.get(name) == 1):
                 self.last_text = data
-        # whether the form reads every line of a shape (see FastLines.learn) alike: the
-        # values of its operands never decide whether it reads a line (a field read twice,
-        # or read and implied, does; so does a literal, flag or prefix an operand can be)
-        read = [name for step, name, _ in self.steps if name]
-        texts = [data for step, _, data in self.steps if step in (_LIT, _FLAG)]
-        texts.extend(k for step, _, data in self.steps if step == _ENUM for k in data[0])
-        self.shape_ok = (
-            len(read) == len(set(read))
-            and all(step in (_FLAG, _ENUM) for step, name, _ in self.steps
-                    if name in self.implied)
-            and not any(_OPERAND_TOKEN.fullmatch(t) for t in texts)
-            and all(step != _PREFIXED or data[:1] not in _OPERAND_STARTS
-                    for step, _, data in self.steps))
         # the general path encodes the values in this order: implied, then as read
         self.plan: list[tuple[str, int, int, int, bool]] = []
         for name in order:
@@ -132,6 +119,20 @@ class Form:
             if f.pieces:
                 self.fast = False
             self.plan.append((name, f.low, f.width, f.mask, isinstance(f.kind, (Branch, Int))))
+
+    def shape_ok(self) -> bool:
+        """Whether the form reads every line of a shape (see :meth:`FastLines.learn`)
+        alike: the values of its operands never decide whether it reads a line (a field
+        read twice, or read and implied, does; so does a literal, flag or prefix that an
+        operand's token can be)."""
+        read = [name for _, name, _ in self.steps if name]
+        texts = [data for step, _, data in self.steps if step in (_LIT, _FLAG)]
+        texts.extend(k for step, _, data in self.steps if step == _ENUM for k in data[0])
+        texts.extend(data for step, _, data in self.steps if step == _PREFIXED)
+        return (len(read) == len(set(read))
+                and all(step in (_FLAG, _ENUM) for step, name, _ in self.steps
+                        if name in self.implied)
+                and not any(t and (t[0] in "$#" or t[0].isdigit()) for t in texts))
 
     @staticmethod
     def _operand(kind: Kind) -> tuple[Any, Any]:
@@ -179,21 +180,36 @@ def _first_word(template: str, ins: Instr) -> str | None:
 _compiled: dict[tuple[int, int], dict[str, list[Form]]] = {}
 
 
-def compiled_forms(isa: ISA, lexer: Any) -> dict[str, list[Form]]:
-    """mnemonic -> its forms in the general path's order (built once per ISA and lexer)."""
-    key = (id(isa), id(lexer))
-    got = _compiled.get(key)
+def forms_of(isa: ISA, lexer: Any, mnemonic: str) -> list[Form] | None:
+    """The forms of ``mnemonic`` in the general path's order (made once per ISA, lexer and
+    mnemonic, when first asked for: a firmware uses about half of them); None if it is
+    no instruction's."""
+    made = _compiled.setdefault((id(isa), id(lexer)), {})
+    got = made.get(mnemonic)
     if got is None:
-        got = {}
-        for mnemonic, candidates in isa.by_mnemonic.items():
-            # (a form that starts with another word does not read the line: the general
-            # path fails it at that word)
-            got[mnemonic] = [Form(ins, template, fields, dict(implied), lexer)
-                             for ins in candidates
-                             for template, fields, implied in ins.syntaxes()
-                             if _first_word(template, ins) in (mnemonic, None)]
-        _compiled[key] = got
+        candidates = isa.by_mnemonic.get(mnemonic)
+        if candidates is None:
+            return None
+        # (a form that starts with another word does not read the line: the general path
+        # fails it at that word)
+        got = made[mnemonic] = [Form(ins, template, fields, dict(implied), lexer)
+                                for ins in candidates
+                                for template, fields, implied in ins.syntaxes()
+                                if _first_word(template, ins) in (mnemonic, None)]
     return got
+
+
+def compiled_forms(isa: ISA, lexer: Any) -> dict[str, list[Form]]:
+    """mnemonic -> its forms in the general path's order, for every mnemonic."""
+    return {m: forms_of(isa, lexer, m) or [] for m in isa.by_mnemonic}
+
+
+def _literal_tokens(text: str, lexer: Any) -> list[str]:
+    """The token texts of a template's literal text (as the lexer splits it)."""
+    toks = _scanner(lexer).findall(text)
+    if sum(map(len, toks)) != len(text) - sum(map(text.count, _BLANKS)):
+        return [t.text for t in lexer.tokenize(text)]  # (it reports what it rejects)
+    return toks
 
 
 _scanners: dict[int, re.Pattern[str]] = {}
@@ -214,7 +230,9 @@ class FastLines:
     rules, and the register database for names."""
 
     def __init__(self, isa: ISA, db: RegDB, lexer: Any, mods: frozenset[str]) -> None:
-        self.forms = compiled_forms(isa, lexer)
+        self.isa = isa
+        self.lexer = lexer
+        self.forms = _compiled.setdefault((id(isa), id(lexer)), {})  # see forms_of
         self.scan = _scanner(lexer).findall
         self.comment = lexer.comment
         self.mods = mods  # the modifier tokens that may come before a mnemonic
@@ -225,6 +243,7 @@ class FastLines:
         self.split = _OPERANDS.split
         # shape (a tuple) -> how to read every line of that shape (see learn)
         self.shapes: dict[tuple[str, ...], tuple[Any, ...]] = {}
+        self.shape_ok: dict[str, bool] = {}  # mnemonic -> all its forms' Form.shape_ok
 
     def tokens(self, line: str) -> list[str] | None:
         """The token texts of ``line`` up to its comment, as the lexer splits it; None if
@@ -253,7 +272,9 @@ class FastLines:
             return None
         forms = self.forms.get(t)
         if forms is None:
-            return None
+            forms = forms_of(self.isa, self.lexer, t)
+            if forms is None:
+                return None
         n = len(toks)
         toks.append(None)  # type: ignore[arg-type]  # (a sentinel: no step reads past it)
         last = toks[n - 1]
@@ -277,7 +298,7 @@ class FastLines:
         ``shape`` and ``operands`` its :attr:`split` without and with only the operands)
         for every line of its shape, when it reads them all alike: every operand is in one
         token that the same step of the same form reads, whatever its text, and no form of
-        the mnemonic decides on an operand's value (:attr:`Form.shape_ok`). Then
+        the mnemonic decides on an operand's value (:meth:`Form.shape_ok`). Then
         :meth:`shaped` reads them.
 
         Kept: ``(base word, ((operand index, convert, low, width) ...))`` for a line
@@ -287,19 +308,25 @@ class FastLines:
         form, values, target = got
         mods = self.mods
         mnemonic = next(t for t in toks if t not in mods)
-        if not all(f.shape_ok for f in self.forms[mnemonic]):
+        ok = self.shape_ok.get(mnemonic)
+        if ok is None:
+            ok = self.shape_ok[mnemonic] = all(f.shape_ok() for f in self.forms[mnemonic])
+        if not ok:
             return
         cut = line.find(self.comment) if self.comment else -1
         if cut < 0:
             cut = len(line)
         starts = {m.start(1): k for k, m in enumerate(self.scanner.finditer(line, 0, cut))}
         # token index -> (step, field) of the form's reading, replayed as _read walks
+        # (a number followed by + or -: a sum, perhaps; not learnt)
         reads: dict[int, tuple[int, str]] = {}
         i = 0
         for step, name, data in form.steps:
             t = toks[i]
             if (step == _FLAG and t != data) or (step == _ENUM and t not in data[0]):
                 continue
+            if step == _NUM and toks[i + 1] in ("+", "-"):
+                return
             reads[i] = (step, name)
             i += 1
         slots: list[tuple[int, Any, str]] = []
@@ -411,8 +438,21 @@ class FastLines:
                 if v.__class__ is not int:
                     return None if v is NOT_A_NUMBER else DECLINE
                 i += 1
-                if toks[i] in ("+", "-"):
-                    return DECLINE  # a sum: the general path reads it
+                while toks[i] in ("+", "-"):
+                    # a sum, read as parse_number_expr reads it: a term that is not a
+                    # number leaves the sign to the form; an expression is declined
+                    u = toks[i + 1]
+                    if u is None:
+                        break
+                    u = nums.get(u)
+                    if u is None:
+                        u = nums[toks[i + 1]] = self._number(toks[i + 1])
+                    if u.__class__ is not int:
+                        if u is NOT_A_NUMBER:
+                            break
+                        return DECLINE
+                    v = v + u if toks[i] == "+" else v - u
+                    i += 2
             elif step == _FLAG:
                 if t == data:
                     v = 1
