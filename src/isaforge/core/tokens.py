@@ -51,7 +51,15 @@ class Lexer:
     def __init__(self, rules: list[tuple[str, str]], comment: str = ";") -> None:
         self.rules = rules
         self.comment = comment
-        self.regex = re.compile("|".join(f"(?P<{k}>{r})" for k, r in rules))
+        self._regex: re.Pattern[str] | None = None
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The rules as one pattern, a group per kind (compiled when first used: an
+        assembler with a faster path of its own may never need it)."""
+        if self._regex is None:
+            self._regex = re.compile("|".join(f"(?P<{k}>{r})" for k, r in self.rules))
+        return self._regex
 
     def tokenize(self, line: str, file: str = "<input>", lineno: int = 1) -> list[Token]:
         toks: list[Token] = []
