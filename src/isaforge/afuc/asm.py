@@ -170,12 +170,30 @@ class Assembler:
                 sec.size += 1
                 continue
             if fast is not None:
+                if not line:
+                    continue
+                if line[-1] == ":":  # a label, most likely
+                    name = line[:-1].strip(" \t")
+                    if name.isascii() and name.isidentifier() and name not in sec.labels:
+                        sec.labels[name] = sec.size
+                        col = len(line) - len(line.lstrip(" \t\r\f\v")) + 1
+                        sec.label_locs[name] = SourceLoc(filename, lineno, col)
+                        continue
                 shape = split(line)
                 operands = shape[2::3]
                 del shape[2::3]
                 reader = shapes.get(tuple(shape))
                 if reader is not None:
-                    word = fast.shaped(reader, operands)
+                    word = reader[0]
+                    if word is not None:  # (FastLines.shaped, inline)
+                        for j, convert, low, width in reader[1]:
+                            v = convert(operands[j])
+                            if v is None or v >> width:
+                                word = None
+                                break
+                            word |= v << low
+                    else:
+                        word = fast.shaped(reader, operands)
                     if word is not None:
                         if word.__class__ is int:
                             sec.stmts.append(word)
@@ -217,7 +235,8 @@ class Assembler:
             if first != "[":
                 if len(toks) != 1:
                     return False
-                sec.stmts.append(int(first[1:-1], 16) & 0xFFFFFFFF)
+                word = memo[line] = int(first[1:-1], 16) & 0xFFFFFFFF
+                sec.stmts.append(word)
             elif len(toks) == 3 and toks[1][0] == "#" and toks[2] == "]":  # [#label]
                 at = line.find("#")
                 ref = LabelRef(toks[1][1:], SourceLoc(self._filename, lineno, at + 1))
@@ -262,7 +281,7 @@ class Assembler:
     @staticmethod
     def _fwid_from_source(lines: list[str], filename: str) -> int:
         for lineno, line in enumerate(lines, 1):
-            m = re.match(r"\s*\[([0-9a-fA-F]+)\]", line)
+            m = "[" in line and re.match(r"\s*\[([0-9a-fA-F]+)\]", line)
             if m:
                 word = int(m.group(1), 16)
                 fwid = fwid_of(word)
@@ -433,10 +452,9 @@ class Assembler:
         for label, offset in sec.labels.items():
             pid = db.pm4_packet_id(label)
             if pid is None:
-                m = re.fullmatch(r"UNKN(\d+)", label)
-                if not m:
+                if not (label.startswith("UNKN") and label[4:].isdecimal()):
                     continue
-                pid = int(m.group(1))
+                pid = int(label[4:])
             if 0 <= pid < 0x80:
                 table[pid] = offset
         return table
