@@ -154,6 +154,7 @@ class Assembler:
         fast = FastLines(isa, db, LEXER, MODS) if self.fast else None
         if fast is not None:
             split, shapes = fast.split, fast.shapes
+            self.last_shapes = shapes  # (for tests)
         sections = [_Section("")]
         # line -> its word, for lines that are one instruction whose operands are all
         # numbers (no label), or (form, values, target) for a line the fast path read that
