@@ -5,13 +5,15 @@ the assembler's vocabulary (right, wrong and odd: expressions, names, stray toke
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from isaforge.afuc import listing
 from isaforge.afuc.asm import Assembler
-from isaforge.afuc.fastasm import _OPERANDS
+from isaforge.afuc.fastasm import OPERANDS
 from isaforge.afuc.isa import isa_for
 from isaforge.core.errors import IsaforgeError
 from isaforge.core.isa import Branch, Enum, Flag, Kind, UInt, template_parts
@@ -150,7 +152,7 @@ def test_skipped_forms_and_repeated_branches(gen: int, line: str) -> None:
         assert isinstance(fast, bytes), fast
 
 
-# other texts of each kind of operand a line's shape leaves out (fastasm._OPERANDS: the
+# other texts of each kind of operand a line's shape leaves out (fastasm.OPERANDS: the
 # class before it says its kind), good and bad
 _OPERAND_TEXTS = {
     "$": ["00", "02", "1f", "1F", "0a", "data", "addr", "rem", "zz", "20", "012"],
@@ -164,7 +166,7 @@ _OPERAND_TEXTS = {
 @st.composite
 def _same_shape(draw: st.DrawFn, line: str) -> str:
     """``line`` with other registers, numbers, labels, comment (its shape unchanged)."""
-    parts = _OPERANDS.split(line)
+    parts = re.split(OPERANDS, line)
     for i in range(2, len(parts), 3):
         cls = parts[i - 1]
         kind = cls if cls in ("$", "#", ";") else "x" if len(cls) > 1 else ""

@@ -14,7 +14,6 @@ else from the firmware id in the first ``[literal]``, as Mesa's assembler does.
 
 from __future__ import annotations
 
-import re
 import struct
 
 from ..core.asm import (
@@ -54,6 +53,8 @@ LEXER = Lexer(
         ("OP", r"<<|>>|[,\[\]+\-!:()~*&^|]"),
     ]
 )
+
+_HEX_DIGITS = "0123456789abcdefABCDEF"
 
 # the modifier tokens (what the lexer calls MOD)
 MODS = frozenset(["(rep)", "(peek)", "(xmov1)", "(xmov2)", "(xmov3)", "(sds1)", "(sds2)",
@@ -282,15 +283,19 @@ class Assembler:
     @staticmethod
     def _fwid_from_source(lines: list[str], filename: str) -> int:
         for lineno, line in enumerate(lines, 1):
-            m = "[" in line and re.match(r"\s*\[([0-9a-fA-F]+)\]", line)
-            if m:
-                word = int(m.group(1), 16)
-                fwid = fwid_of(word)
+            # (a line that starts with [hex digits] -- as the regex \s*\[([0-9a-fA-F]+)\])
+            if "[" not in line:
+                continue
+            rest = line.lstrip()
+            end = rest.find("]")
+            digits = rest[1:end]
+            if rest[:1] == "[" and end > 1 and not digits.strip(_HEX_DIGITS):
+                fwid = fwid_of(int(digits, 16))
                 if fwid not in FIRMWARE_IDS:
                     raise AsmError(
-                        f"the first literal [{m.group(1)}] has firmware id {fwid:03x}, which is "
+                        f"the first literal [{digits}] has firmware id {fwid:03x}, which is "
                         "not a known GPU; say which GPU with --gpu (e.g. --gpu a630)",
-                        SourceLoc(filename, lineno, m.start(1)),
+                        SourceLoc(filename, lineno, len(line) - len(rest) + 1),
                     )
                 return fwid
         raise FirmwareError("cannot tell the GPU generation: the source has no [version] "

@@ -26,14 +26,14 @@ operand, and :meth:`FastLines.shaped` reads the next line of that shape without 
 
 from __future__ import annotations
 
-import re
-
 from ..core.isa import ISA, Branch, Enum, Flag, Instr, Int, Kind, UInt, template_parts
 from .isa import REG_ALIASES, Reg, parse_reg_name
+from .recache import compile as _compile
 from .regdb import RegDB
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from re import Pattern
     from typing import Any
 
 # steps of a form
@@ -41,9 +41,7 @@ _LIT, _REG, _FLAG, _ENUM, _NUM, _PREFIXED, _BRANCH = range(7)
 NOT_A_NUMBER = object()  # the general path does not read this token as a number
 DECLINE = object()  # leave the line to the general path
 _BLANKS = " \t\r\f\v"  # what the lexer skips between tokens
-_HEX = re.compile(r"0[xX][0-9a-fA-F]+")
-_DEC = re.compile(r"\d+")
-_RAW = re.compile(r"-?\d+")  # a branch operand that is a raw field value
+_HEX_DIGITS = "0123456789abcdefABCDEF"
 
 # A line's *shape*: re.split by this pattern gives [text, class, operand, text, class,
 # operand, ..., text]; the shape is that list without the operands. The class says what
@@ -51,10 +49,9 @@ _RAW = re.compile(r"-?\d+")  # a branch operand that is a raw field value
 # decimal number, the same then ``0x`` a hex number, ``;`` a comment. Each operand (but
 # the comment) is in one token whatever its text (the lexer reads these greedily too), so
 # lines of one shape split into the same tokens but for these.
-_OPERANDS = re.compile(
-    r"([$#; \t,](?:(?<=[ \t,])0[xX])?)"
-    r"((?<=\$)[0-9A-Za-z_]+|(?<=[xX])[0-9a-fA-F]+|(?<=[ \t,])[0-9]+"
-    r"|(?<=#)[A-Za-z_][0-9A-Za-z_]*|(?<=;).*)")
+OPERANDS = (r"([$#; \t,](?:(?<=[ \t,])0[xX])?)"
+            r"((?<=\$)[0-9A-Za-z_]+|(?<=[xX])[0-9a-fA-F]+|(?<=[ \t,])[0-9]+"
+            r"|(?<=#)[A-Za-z_][0-9A-Za-z_]*|(?<=;).*)")
 
 # every text the general path reads as a register ($0a, $0A, $data ...)
 REGS: dict[str, int] = {}
@@ -212,15 +209,15 @@ def _literal_tokens(text: str, lexer: Any) -> list[str]:
     return toks
 
 
-_scanners: dict[int, re.Pattern[str]] = {}
+_scanners: dict[int, Pattern[str]] = {}
 
 
-def _scanner(lexer: Any) -> re.Pattern[str]:
+def _scanner(lexer: Any) -> Pattern[str]:
     """The lexer's rules as one pattern that finds each token's text after blanks."""
     got = _scanners.get(id(lexer))
     if got is None:
         rules = "|".join(f"(?:{r})" for _, r in lexer.rules)
-        got = _scanners[id(lexer)] = re.compile(f"[{_BLANKS}]*+({rules})")
+        got = _scanners[id(lexer)] = _compile(f"[{_BLANKS}]*+({rules})")
         assert got.groups == 1, "lexer rules must not capture"
     return got
 
@@ -240,7 +237,7 @@ class FastLines:
         self.nums: dict[str, Any] = {}  # token -> _number(token)
         self.scanner = _scanner(lexer)
         # a line's shape: re.split's even items are the shape, its odd items the operands
-        self.split = _OPERANDS.split
+        self.split = _compile(OPERANDS).split
         # shape (a tuple) -> how to read every line of that shape (see learn)
         self.shapes: dict[tuple[str, ...], tuple[Any, ...]] = {}
         self.shape_ok: dict[str, bool] = {}  # mnemonic -> all its forms' Form.shape_ok
@@ -474,7 +471,7 @@ class FastLines:
                 if t is None or not t.startswith(data.prefix):
                     return None
                 rest = t[len(data.prefix):]
-                if _RAW.fullmatch(rest):
+                if (rest[1:] if rest[:1] == "-" else rest).isdecimal():
                     v = int(rest)
                 else:
                     v = rest
@@ -494,9 +491,9 @@ class FastLines:
     def _number(self, t: str) -> Any:
         """A token's value as a number; NOT_A_NUMBER if the general path does not read it
         as one; DECLINE where it might read more (or report an unknown name)."""
-        if _HEX.fullmatch(t):
+        if t[:2] in ("0x", "0X") and len(t) > 2 and not t[2:].strip(_HEX_DIGITS):
             return int(t, 16)
-        if _DEC.fullmatch(t):
+        if t.isdecimal():
             return int(t, 10)
         c = t[0]
         if c in "-~(#":
