@@ -14,6 +14,7 @@ else from the firmware id in the first ``[literal]``, as Mesa's assembler does.
 
 from __future__ import annotations
 
+import gc
 import struct
 
 from ..core.asm import (
@@ -145,6 +146,17 @@ class Assembler:
         self.shapes = shapes  # False: the fast path reads each line itself (comparisons)
 
     def assemble(self, text: str, filename: str = "<input>") -> bytes:
+        # (the cyclic garbage collector off meanwhile: it would walk the growing tables
+        # again and again, and assembling makes no cycles)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._assemble(text, filename)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _assemble(self, text: str, filename: str) -> bytes:
         lines = text.splitlines()
         fwid = self.fwid if self.fwid is not None else self._fwid_from_source(lines, filename)
         gen = generation(fwid)
