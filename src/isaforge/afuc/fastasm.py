@@ -49,9 +49,12 @@ _HEX_DIGITS = "0123456789abcdefABCDEF"
 # decimal number, the same then ``0x`` a hex number, ``;`` a comment. Each operand (but
 # the comment) is in one token whatever its text (the lexer reads these greedily too), so
 # lines of one shape split into the same tokens but for these.
-OPERANDS = (r"([$#; \t,](?:(?<=[ \t,])0[xX])?)"
-            r"((?<=\$)[0-9A-Za-z_]+|(?<=[xX])[0-9a-fA-F]+|(?<=[ \t,])[0-9]+"
-            r"|(?<=#)[A-Za-z_][0-9A-Za-z_]*|(?<=;).*)")
+OPERANDS = (r"([$#; \t,](?:0[xX](?<=[ \t,]..))?)"  # (each branch starts with a character
+            r"([0-9A-Za-z_](?<=\$.)[0-9A-Za-z_]*"  # set or a literal: quicker to fail)
+            r"|[0-9a-fA-F](?<=[xX].)[0-9a-fA-F]*"
+            r"|[0-9](?<=[ \t,].)[0-9]*"
+            r"|[A-Za-z_](?<=#.)[0-9A-Za-z_]*"
+            r"|(?<=;).*)")
 
 # every text the general path reads as a register ($0a, $0A, $data ...)
 REGS: dict[str, int] = {}
