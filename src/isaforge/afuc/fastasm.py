@@ -132,6 +132,7 @@ class Form:
         return (len(read) == len(set(read))
                 and all(step in (_FLAG, _ENUM) for step, name, _ in self.steps
                         if name in self.implied)
+                and all(data.prefix == "#" for step, _, data in self.steps if step == _BRANCH)
                 and not any(t and (t[0] in "$#" or t[0].isdigit()) for t in texts))
 
     @staticmethod
