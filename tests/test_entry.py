@@ -4,6 +4,7 @@ click command does; any other command line goes to click."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -165,3 +166,63 @@ def test_quick_asm_imports_no_heavy_modules(tmp_path: Path) -> None:
     got = _imported_by(["afuc", "asm", str(src), "-o", str(out)], tmp_path / "cache")
     assert not set(got) & set(_HEAVY), got  # (re: the assembler's lexer)
     assert out.read_bytes() == refdata("afuc", "firmware", "a530_pfp.fw").read_bytes()
+
+
+_REPORT = """
+import os, runpy, sys
+def _exit(code):  # the quick start ends the process without teardown: report first
+    raise SystemExit(code)
+os._exit = _exit
+sys.argv = ["isaforge", *sys.argv[1:]]
+try:
+    runpy.run_module("isaforge", run_name="__main__")
+except SystemExit as e:
+    code = e.code
+print(repr((code, sorted(sys.modules))))
+"""
+
+#: what each quick command must not import (the other command's engine, the emulator, the
+#: boot run where the boot cache has its tables, click, modules only a cache miss needs)
+_NOT_FOR = {
+    "asm": ("isaforge.afuc.listing", "isaforge.afuc.decode", "isaforge.afuc.color",
+            "isaforge.afuc.boot", "isaforge.afuc.machine",
+            "isaforge.cli", "click", "zlib", "json"),
+    "disasm": ("isaforge.afuc.asm", "isaforge.afuc.fastasm", "isaforge.core.asm",
+               "isaforge.core.tokens", "isaforge.afuc.boot", "isaforge.afuc.machine",
+               "isaforge.cli", "click", "struct", "zlib", "json"),
+}
+
+_A6XX_KEY = ("struct", "zlib")
+
+
+def _modules_of(args: list[str], cache: Path) -> set[str]:
+    """The modules ``python -m isaforge ARGS`` imported, in a fresh interpreter."""
+    env = {**os.environ, "ISAFORGE_CACHE_DIR": str(cache)}
+    env.pop("ISAFORGE_NO_CACHE", None)
+    got = subprocess.run([sys.executable, "-c", _REPORT, *args],
+                         capture_output=True, text=True, cwd=REPO, timeout=120, env=env)
+    code, modules = ast.literal_eval(got.stdout.strip().splitlines()[-1])
+    assert code == 0, got.stderr
+    return set(modules)
+
+
+@pytest.mark.parametrize("name", ["a530_pfp", "a630_sqe"])
+def test_each_quick_command_imports_its_own_engine_only(tmp_path: Path, name: str) -> None:
+    """With the caches filled by a first run, ``afuc asm`` imports nothing of the
+    disassembler and ``afuc disasm`` nothing of the assembler (nor, for a6xx, the boot
+    run's emulator); both do their job."""
+    fw, src = refdata("afuc", "firmware", f"{name}.fw"), refdata("afuc", "disasm", f"{name}.asm")
+    cache = tmp_path / "cache"
+    runs = {"asm": ["afuc", "asm", str(src), "-o", str(tmp_path / "out.fw")],
+            "disasm": ["afuc", "disasm", str(fw), "-o", str(tmp_path / "out.txt")]}
+    for args in runs.values():
+        _modules_of(args, cache)  # fills the caches
+    for verb, args in runs.items():
+        modules = _modules_of(args, cache)
+        assert f"isaforge.afuc.{'asm' if verb == 'asm' else 'listing'}" in modules
+        unwanted = [m for m in _NOT_FOR[verb]  # (the boot cache's key: a6xx listings only)
+                    if not (verb == "disasm" and name.startswith("a6") and m in _A6XX_KEY)]
+        assert sorted(m for m in modules for no in unwanted
+                      if m == no or m.startswith(no + ".")) == []
+    assert (tmp_path / "out.fw").read_bytes() == fw.read_bytes()
+    assert (tmp_path / "out.txt").read_bytes() == src.read_bytes()

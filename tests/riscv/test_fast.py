@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,8 @@ from isaforge.riscv import AddressSpace, Hart, StopReason, assemble
 from tests.riscv.programs import (
     ALL_OPS,
     CODE,
+    DATA,
+    SIZE,
     initial_state,
     make_hart,
     render,
@@ -234,3 +237,135 @@ def test_batched_ttinsn_words_reach_on_custom_in_order_as_on_the_exact_path() ->
             assert h.__dict__["_push_buffer"].size > 1
     assert results[0] == results[1] == results[2]
     assert sum(1 for k, _ in results[0][0] if k == "push") == 900
+
+
+# -- latches: MMIO registers the compiled path stores and loads itself ---------------------------
+
+#: the MMIO window over the middle of the random programs' data (s0 +-0x400), backed by bytes the
+#: window reads and writes; store latches and load latches are word ranges of those bytes
+_WIN, _WIN_SIZE = DATA - 0x400, 0x800
+_STORE_LATCHES = [(_WIN, 0x100, 0), (_WIN + 0x500, 0x80, 0x140)]
+_LOAD_LATCHES = [(_WIN + 0x80, 0x100, 0x20), (_WIN + 0x600, 0x40, 0x180)]
+
+
+def _latched_hart(code: bytes, regs: list[int], data: bytes, fast: bool
+                  ) -> tuple[Hart, np.ndarray, np.ndarray, list[tuple]]:
+    """A hart over RAM with the window (see above) in it; the events the window sees (and,
+    on the compiled path, the loads it logs) as (kind, pc, address, size, value, regs)."""
+    mem = np.zeros(SIZE, np.uint8)
+    mem[CODE:CODE + len(code)] = np.frombuffer(code, np.uint8)
+    mem[DATA - 0x800:DATA + 0x800] = np.frombuffer(data, np.uint8)
+    back = mem[_WIN:_WIN + _WIN_SIZE].copy()
+    words = back.view(np.uint32)
+    events: list[tuple] = []
+    space = AddressSpace("latched")
+    space.map_ram(0, mem[:_WIN])
+    space.map_ram(_WIN + _WIN_SIZE, mem[_WIN + _WIN_SIZE:])
+    h = Hart("latched", space, CODE)
+
+    def read(a: int, s: int) -> int:
+        v = int.from_bytes(back[a - _WIN:a - _WIN + s].tobytes(), "little")
+        events.append(("r", h.pc, a, s, v, h.x.tolist()))
+        return v
+
+    def write(a: int, s: int, v: int) -> None:
+        events.append(("w", h.pc, a, s, v))
+        back[a - _WIN:a - _WIN + s] = np.frombuffer(v.to_bytes(s, "little"), np.uint8)
+
+    def loads(hart: Hart, rows: np.ndarray) -> None:
+        for pc, a, v, _made, *x in rows.tolist():
+            events.append(("r", pc, a, 4, v, x))
+
+    space.map_mmio(_WIN, _WIN_SIZE, read, write)
+    space.map_latches(words, _STORE_LATCHES, _LOAD_LATCHES)
+    h.on_loads = loads
+    h.fast = fast
+    for i, v in enumerate(regs):
+        h.reg_write(i, v)
+    return h, mem, back, events
+
+
+def _in_store_latch(addr: int, size: int) -> bool:
+    return size == 4 and not addr & 3 and any(b <= addr < b + n for b, n, _ in _STORE_LATCHES)
+
+
+def _both_latched(code: bytes, regs: list[int], data: bytes, steps: int) -> list[tuple]:
+    exact, mem_e, back_e, ev_e = _latched_hart(code, regs, data, fast=False)
+    quick, mem_q, back_q, ev_q = _latched_hart(code, regs, data, fast=True)
+    assert exact.run(steps) == quick.run(steps)
+    assert (exact.pc, exact.instret) == (quick.pc, quick.instret)
+    assert exact.x.tolist() == quick.x.tolist()
+    assert np.array_equal(mem_e, mem_q) and np.array_equal(back_e, back_q)
+    # what the window saw, less the stores the compiled path made to store latches itself
+    # (counted instead); its loads from load latches are heard, in order, through on_loads
+    latched = [e for e in ev_e if e[0] == "w" and _in_store_latch(e[2], e[3])]
+    assert [e for e in ev_e if e not in latched] == [e for e in ev_q if e[0] == "r" or not
+                                                     _in_store_latch(e[2], e[3])]
+    assert exact.latched == 0 and quick.latched == len(latched)
+    return ev_e
+
+
+@settings(max_examples=150, deadline=None)
+@given(prog=st.lists(_insn, min_size=1, max_size=60), seed=st.integers(0, 2**16))
+def test_random_programs_through_latches_same_on_both_paths(prog: list, seed: int) -> None:
+    regs, data = initial_state(random.Random(seed))
+    _both_latched(assemble(render(prog), CODE), regs, data, 10_000)
+
+
+def test_random_programs_do_use_the_latches() -> None:
+    """The programs above reach both kinds of latch (else they would test nothing)."""
+    rng = random.Random(7)
+    stores = loads = 0
+    for _ in range(40):
+        prog = [(rng.choice(["sw", "lw", "addi"]), rng.randrange(32), rng.randrange(32),
+                 rng.randrange(32), rng.getrandbits(32)) for _ in range(40)]
+        regs, data = initial_state(rng)
+        code = assemble(render(prog), CODE)
+        quick, _, _, events = _latched_hart(code, regs, data, fast=True)
+        quick.run(10_000)
+        stores += quick.latched
+        loads += sum(1 for e in events if e[0] == "r" and any(
+            b <= e[2] < b + n for b, n, _ in _LOAD_LATCHES))
+        _both_latched(code, regs, data, 10_000)
+    assert stores > 10 and loads > 10
+
+
+def test_a_load_latch_loop_leaves_when_it_may_be_idle() -> None:
+    """Loads of a load latch in a loop are logged while something changes between them (a
+    register, the value, a store to a latch); once one repeats the last load at its pc
+    exactly (the loop may be idle: here the third), it goes through the window; the window
+    hears all of them in order either way (see _both_latched)."""
+    busy = f"""
+        li t0, {_WIN + 0x80}
+        li a1, 5
+    loop:
+        lw a0, 4(t0)
+        addi a1, a1, -1
+        bnez a1, loop
+        ebreak
+    """
+    idle = f"""
+        li t0, {_WIN + 0x80}
+        sw zero, 4(t0)
+    loop:
+        lw a0, 4(t0)
+        beqz a0, loop
+        ebreak
+    """
+    regs, data = initial_state(random.Random(3))
+    for src, steps, logged in ((busy, 1000, 5), (idle, 100, 2)):
+        events = _both_latched(assemble(src, CODE), regs, data, steps)
+        quick, _, _, _ = _latched_hart(assemble(src, CODE), regs, data, fast=True)
+        rows: list[list[int]] = []
+        quick.on_loads = lambda hart, got, rows=rows: rows.extend(got.tolist())
+        quick.run(steps)
+        assert len(rows) == logged and sum(1 for e in events if e[0] == "r") >= logged
+
+
+def test_latches_need_an_mmio_window() -> None:
+    from isaforge.riscv import MapError
+
+    space = AddressSpace()
+    space.map_ram(0, np.zeros(0x1000, np.uint8))
+    with pytest.raises(MapError):
+        space.map_latches(np.zeros(4, np.uint32), [(0x100, 8, 0)])

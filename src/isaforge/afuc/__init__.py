@@ -12,15 +12,15 @@ Python API (Capstone/Keystone/Unicorn style)::
     emu.feed("CP_ME_INIT 0"); emu.run(); emu.effects; emu.hook_del(h)
 
 The names are imported when first used (PEP 562), so that a command that only assembles
-does not pay for the emulator's imports (numpy) at start-up; but ``listing``, which is also
-the name of a submodule: importing the submodule would otherwise bind the package attribute
-to the module, so the function is bound here, first.
+does not pay for the emulator's imports (numpy) or the disassembler's at start-up.
+``listing`` is also the name of the submodule that defines it: importing that submodule binds
+it as the package's attribute, so the package's module object binds the function instead
+(:func:`~isaforge.core.lazy.functions_over_modules`), whichever import comes first.
 """
 
 from __future__ import annotations
 
-from ..core.lazy import lazy_names
-from .listing import listing
+from ..core.lazy import functions_over_modules, lazy_names
 
 TYPE_CHECKING = False  # (typing imports re: a few ms of every afuc command's start-up)
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .decode import disassemble
     from .image import Firmware, load_firmware, parse_gpu
     from .isa import isa_for
+    from .listing import listing
     from .machine import Effect, Emulator, RegWrite
 
 
@@ -41,6 +42,7 @@ _WHERE = {
     "assemble": ".asm",
     "disassemble": ".decode",
     "isa_for": ".isa",
+    "listing": ".listing",
     "load_firmware": ".image",
     "parse_gpu": ".image",
 }
@@ -61,3 +63,4 @@ __all__ = [
 
 
 __getattr__, __dir__ = lazy_names(__name__, globals(), _WHERE)
+functions_over_modules(__name__, ("listing",))

@@ -19,9 +19,7 @@ the cache leaves it unused.
 from __future__ import annotations
 
 import os
-import struct
 import sys
-import zlib
 
 from . import datacache, diskcache
 from .image import Firmware
@@ -76,10 +74,14 @@ def boot_tables(fw: Firmware) -> list[BootTable]:
     them (the same errors); from the cache when it is on and holds this firmware."""
     if not _enabled:
         return _compute(fw)
-    crc = zlib.crc32(struct.pack(f"<{len(fw.words)}I", *fw.words))
+    import struct  # (a6xx/a7xx listings only)
+    import zlib
+
+    image = struct.pack(f"<{len(fw.words)}I", *fw.words)
+    crc = zlib.crc32(image)
     path = os.path.join(diskcache.directory(),
                         f"afuc-boot-{fw.fwid:03x}-{len(fw.words)}-{crc:08x}")
-    key = (_source_tag(), fw.fwid, fw.words)
+    key = (_source_tag(), fw.fwid, image)  # (the words as bytes: read and compared at once)
     tables = diskcache.keyed(path, key, lambda: _compute(fw))
     return [(n, s, z, t, o) for n, s, z, t, o in tables]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..core.errors import FirmwareError
-from ..core.isa import Instr, template_parts
+from ..core.isa import Enum, Flag, Hex, Instr, Int, UInt, template_parts
 from .color import color_name
 from .image import generation, load_firmware, parse_gpu
 from .image import variant as variant_of
-from .isa import REG_ADDR, isa_for
+from .isa import REG_ADDR, Reg, isa_for
 from .regdb import RegDB
 
 TYPE_CHECKING = False
@@ -27,6 +27,12 @@ if TYPE_CHECKING:
     from ..core.insn import Instruction
 
 LITERAL = "[literal]"  # the mnemonic of a word that is no instruction (printed [xxxxxxxx])
+
+# operand kinds whose text depends on the value and width only (not on the context): a
+# listing line prints a small field of these kinds from a table made once
+_PURE_KINDS = (Reg, Flag, Enum, UInt, Hex, Int)
+_TABLE_BITS = 6  # fields up to this wide are tabled
+_NO_CANDIDATES: list = []  # (a decision tree's leaf: a list; its inner nodes are tuples)
 
 
 class Detail:
@@ -126,6 +132,10 @@ class Decoder:
         self._shown: dict[str, frozenset[str]] = {}  # template -> the fields it prints
         self._known: dict[bool, dict[int, tuple]] = {}  # see instructions()
         self._lines: dict[bool, dict[int, str]] = {}  # see lines()
+        self._line_plans: dict[int, Any] = {}  # id(Instr) -> _line_plan(), see _line()
+        self._tables: dict[tuple[int, int, int], tuple[str, ...]] = {}  # see _line_plan()
+        self._ctx: LabelContext | None = None  # the context _line() formats in
+        self._tree = self.isa.decision_tree()  # see _line()
 
     def decode(self, word: int, ctx: LabelContext
                ) -> tuple[Instr | None, dict[str, int], str, str, str, str]:
@@ -205,9 +215,15 @@ class Decoder:
                 t for k, t in template_parts(template) if k == "field")
         if "RIMMED" not in shown:
             return ""
-        shift = vals.get("SHIFT", 0) if "SHIFT" in shown else 0
-        immed = (vals["RIMMED"] << shift) & 0xFFFFFFFF
-        if "DST" in shown and vals["DST"] == REG_ADDR and shift >= 16:
+        return self._immed_comment(vals["RIMMED"],
+                                   vals.get("SHIFT", 0) if "SHIFT" in shown else 0,
+                                   vals["DST"] if "DST" in shown else None)
+
+    def _immed_comment(self, rimmed: int, shift: int, dst: int | None) -> str:
+        """:meth:`_comment` of an instruction that shows RIMMED (and SHIFT, DST if ``dst``
+        is not None) with these values."""
+        immed = (rimmed << shift) & 0xFFFFFFFF
+        if dst == REG_ADDR and shift >= 16:
             immed &= ~0x40000  # bit 18 only disables auto-increment
             if immed & 0x00FFFFFF == 0:
                 pipe = self.db.pipe_reg_name(immed >> 24)
@@ -272,9 +288,7 @@ class Decoder:
         would make them, without the records: a word whose text does not depend on the pc
         is formatted once."""
         known = self._lines.setdefault(ctx.color, {})
-        decode = self._decode
-        memo = self._memo
-        color = ctx.color
+        line_of = self._line
         out = []
         append = out.append
         for n, word in enumerate(words):
@@ -282,16 +296,144 @@ class Decoder:
             if line is None:
                 ctx.pc = n
                 ctx.target = None
-                dec = memo.get((word, color))
-                if dec is None:
-                    dec = decode(word, ctx)
-                line = dec[4] + dec[5]
+                line = line_of(word, ctx)
                 if ctx.target is None and len(known) < 1 << 16:
                     known[word] = line
-                    if len(memo) < 1 << 16:
-                        memo[(word, color)] = dec
             append(line)
         return out
+
+    def _line(self, word: int, ctx: LabelContext) -> str:
+        """:meth:`text` of the word at ``ctx.pc``, made without the fields' dict: the
+        instruction's forms as %-format strings whose operands are looked up in tables by
+        the fields' values (see :meth:`_line_plan`); the general path where a form has
+        something else."""
+        node = self._tree  # (ISA.match without its cache: lines() keeps the lines)
+        while node.__class__ is tuple:
+            node = node[1].get(word & node[0], _NO_CANDIDATES)
+        ins = None
+        for fixed, value, candidate in node:
+            if word & fixed == value:
+                if ins is not None:
+                    ins = None  # several: no instruction
+                    break
+                ins = candidate
+        if ins is None:
+            return f"[{word:08x}]" + self.gpu_comment(word)
+        plan = self._line_plans.get(id(ins))
+        if plan is None:
+            plan = self._line_plans[id(ins)] = self._line_plan(ins) or ()
+        if not plan:
+            _, _, _, _, text, comment = self._decode(word, ctx)
+            return text + comment
+        form, overrides = plan  # the default form, and the others with their conditions
+        for other in overrides:  # (the first whose conditions hold)
+            for shift, mask, value in other[0]:
+                if (word >> shift) & mask != value:
+                    break
+            else:
+                form = other
+                break
+        _, fmt, operands, immed = form
+        self._ctx = ctx  # (the operands that print through their kind's format)
+        args = []  # (a plain loop: cheaper than map() chains or a list comprehension here)
+        for shift, mask, table in operands:
+            args.append(table[(word >> shift) & mask])
+        text = fmt % tuple(args)
+        if immed is None:
+            return text
+        (rs, rm), sh, dst = immed
+        return text + self._immed_comment((word >> rs) & rm,
+                                          0 if sh is None else (word >> sh[0]) & sh[1],
+                                          None if dst is None else (word >> dst[0]) & dst[1])
+
+    def _line_plan(self, ins: Instr) -> tuple[tuple, tuple[tuple, ...]] | None:
+        """``ins``'s default form and its other forms (in the order
+        :meth:`Instr.template_for` tries them), each as
+        (conditions: (shift, mask, value) of the fields its choice tests; a %-format
+        string of the template; its operands: the shift and mask of the field, and a table
+        of its text by value (a ``range`` for a value the format prints itself: Hex, UInt;
+        a :class:`_Formatted` where the kind's text depends on the context or the field is
+        wide); the comment's (RIMMED, SHIFT, DST) fields as (shift, mask), the last
+        two None when the form does not show them, or None for no comment); None where
+        the general path must do it (a field in pieces or constant, a template naming a
+        field it lacks)."""
+        # the field each value comes from (as Instr.field_values extracts them)
+        source: dict[str, Any] = {}
+        for f in ins.fields.values():
+            source.setdefault(f.name, f)
+        for o in ins.overrides:
+            for f in o.fields:
+                source.setdefault(f.name, f)
+        bits: dict[str, tuple[int, int]] = {}
+        for name, f in source.items():
+            if f.pieces or f.const is not None:
+                return None
+            bits[name] = (f.low, (1 << (f.high - f.low + 1)) - 1)
+        plan = []
+        for template, flds, when in ins.forms:
+            if any(k not in bits for k in when):
+                continue  # (vals.get(k) is None: never chosen)
+            conds = tuple((*bits[k], v) for k, v in when.items())
+            fmt: list[str] = []
+            tables: list[Any] = []
+            shifts: list[int] = []
+            masks: list[int] = []
+            shown = set()
+            for kind, text in template_parts(template):
+                if kind == "lit":
+                    fmt.append(text.replace("%", "%%"))
+                    continue
+                if text == "NAME":
+                    fmt.append(ins.mnemonic.replace("%", "%%"))
+                    continue
+                f = flds.get(text)
+                if f is None or text not in bits:
+                    return None
+                shown.add(text)
+                shift, mask = bits[text]
+                shifts.append(shift)
+                masks.append(mask)
+                k = f.kind
+                if type(k) is Hex:
+                    digits = f"0{k.digits}" if k.digits else ""
+                    fmt.append(f"{k.prefix.replace('%', '%%')}%{digits}x")
+                    tables.append(range(mask + 1))
+                elif type(k) is UInt:
+                    fmt.append(f"{k.prefix.replace('%', '%%')}%d")
+                    tables.append(range(mask + 1))
+                elif type(k) in _PURE_KINDS and mask < 1 << _TABLE_BITS:
+                    key = (id(k), f.width, mask)
+                    table = self._tables.get(key)
+                    if table is None:
+                        table = self._tables[key] = tuple(
+                            [k.format(v, f.width, None) for v in range(mask + 1)])
+                    fmt.append("%s")
+                    tables.append(table)
+                else:
+                    fmt.append("%s")
+                    tables.append(_Formatted(self, k, f.width))
+            immed = None
+            if "RIMMED" in shown:
+                immed = (bits["RIMMED"], bits["SHIFT"] if "SHIFT" in shown else None,
+                         bits["DST"] if "DST" in shown else None)
+            operands = tuple(zip(shifts, masks, tables, strict=True))
+            plan.append((conds, "".join(fmt), operands, immed))
+        return plan[-1], tuple(plan[:-1])
+
+
+class _Formatted:
+    """An operand's texts by value, as its kind formats them in the decoder's current
+    context (:meth:`Decoder._line` looks operands up by value)."""
+
+    __slots__ = ("dec", "format", "width")
+
+    def __init__(self, dec: Decoder, kind: Any, width: int) -> None:
+        self.dec = dec
+        self.format = kind.format
+        self.width = width
+
+    def __getitem__(self, value: int) -> str:
+        return self.format(value, self.width, self.dec._ctx)
 
 
 def disassemble(data: bytes | Iterable[int], gpu: str | int | None = None,

@@ -7,7 +7,7 @@ is a NOP whose payload is the offset of the packet jump table.
 
 from __future__ import annotations
 
-import struct
+import sys
 
 from ..core.errors import FirmwareError
 
@@ -100,7 +100,14 @@ class Firmware:
 def words_of(data: bytes) -> list[int]:
     if len(data) % 4:
         raise FirmwareError(f"firmware size {len(data)} is not a multiple of 4 bytes")
+    if sys.byteorder == "little" and _WORD == 4:
+        return memoryview(data).cast("I").tolist()  # (without importing struct)
+    import struct
+
     return list(struct.unpack(f"<{len(data) // 4}I", data))
+
+
+_WORD = memoryview(b"\0" * 8).cast("I").itemsize  # (4 on every platform Python supports)
 
 
 def load_firmware(data: bytes, gpu: str | int | None = None) -> Firmware:

@@ -24,7 +24,6 @@ SQE registers from ``A6XX_SQE_REG`` and pipe registers from ``A5XX/A6XX/A7XX_PIP
 from __future__ import annotations
 
 import os
-import zlib
 from collections.abc import Iterable, Sequence
 from functools import cache, cached_property
 
@@ -65,8 +64,37 @@ def _load_data() -> dict[str, Any]:
     return data
 
 
+#: the GPU chip domains: most of the data, needed only where the GPU register table (kept
+#: in the CLI's cache, see _Space) is not enough (the assembler's register names)
+_BIG_DOMAINS = ("A5XX", "A6XX")
+
+
+@cache
+def _load_small() -> dict[str, Any]:
+    """The data without :data:`_BIG_DOMAINS` (their names kept under ``"names"``), kept
+    apart in the CLI's cache: a listing reads a tenth of the data back."""
+    from .datacache import derived, enabled
+
+    def small() -> dict[str, Any]:
+        data = _load_data()
+        domains = data["domains"]
+        return {"names": sorted(domains), "enums": data["enums"],
+                "domains": {k: v for k, v in domains.items() if k not in _BIG_DOMAINS}}
+
+    if not enabled():
+        return small()
+    path = os.path.join(os.path.dirname(__file__), "data", DATA_FILE)
+    return derived("afuc-regdb-small", (__file__, path), small)
+
+
+def _domain(name: str) -> dict[str, Any]:
+    got = _load_small()["domains"].get(name)
+    return got if got is not None else _load_data()["domains"][name]
+
+
 def _decode(blob: bytes) -> dict[str, Any]:
     import json  # (imports re: not needed when the CLI's cache holds the result)
+    import zlib
 
     return json.loads(zlib.decompress(blob, 16 + zlib.MAX_WBITS))  # (a gzip member)
 
@@ -79,11 +107,18 @@ def _hex(n: int) -> str:
 class _Namer:
     """Maps addresses of one domain to names for one chip variant (rnndec semantics)."""
 
-    def __init__(self, domain: dict[str, Any], enums: dict[str, list], chip: str) -> None:
-        self.width: int = domain["width"]
-        self.elems: list[dict[str, Any]] = domain["elems"]
+    def __init__(self, domain: str, enums: dict[str, list], chip: str) -> None:
+        self.domain = domain  # its name: the data is read at the first lookup
         self.enums = enums
         self.chip = chip
+
+    @cached_property
+    def width(self) -> int:
+        return _domain(self.domain)["width"]
+
+    @cached_property
+    def elems(self) -> list[dict[str, Any]]:
+        return _domain(self.domain)["elems"]
 
     def matches(self, e: dict[str, Any]) -> bool:
         v = e.get("v")
@@ -388,8 +423,8 @@ class RegDB:
         variant = variant.upper()
         if variant not in _VARIANT_DOMAINS:
             raise ValueError(f"unknown afuc variant {variant!r} (expected one of {VARIANTS})")
-        data = _load_data()
-        domains, enums = data["domains"], data["enums"]
+        data = _load_small()
+        domains, enums = data["names"], data["enums"]
         gpu_dom, chip, ctrl_dom, pipe_dom = _VARIANT_DOMAINS[variant]
         ctrl_dom = control_domain or ctrl_dom
         if ctrl_dom not in domains:
@@ -398,7 +433,7 @@ class RegDB:
         self.chip = chip
 
         def namer(dom: str) -> _Namer:
-            return _Namer(domains[dom], enums, chip)
+            return _Namer(dom, enums, chip)
 
         self._gpu = _Space((namer(gpu_dom), namer(_COMMON_DOMAIN)),
                            f"afuc-regs-{variant}-{gpu_dom}")  # (the big one: a few ms)

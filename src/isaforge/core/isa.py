@@ -492,33 +492,45 @@ class ISA:
         for b in bitsets:
             if b.abstract or id(b) in parents:
                 continue
-            ins = _flatten(b, size)
-            if ins.gen[0] <= gen <= ins.gen[1]:
-                self.instrs.append(ins)
-        self.by_mnemonic: dict[str, list[Instr]] = {}
-        for ins in self.instrs:
-            for tmpl, _, _ in ins.syntaxes():
-                mn = _template_mnemonic(tmpl, ins)
-                lst = self.by_mnemonic.setdefault(mn, [])
-                if ins not in lst:
-                    lst.append(ins)
+            lo, hi = _gen_range(b)
+            if lo <= gen <= hi:
+                self.instrs.append(_flatten(b, size))
         self._cache: dict[int, Instr | None] = {}
         self._tree: Any = None  # built at the first match (see _decision_tree)
 
+    @cached_property
+    def by_mnemonic(self) -> dict[str, list[Instr]]:
+        """The instructions each mnemonic may be (made at the first use: the assembler's)."""
+        out: dict[str, list[Instr]] = {}
+        for ins in self.instrs:
+            for tmpl, _, _ in ins.syntaxes():
+                lst = out.setdefault(_template_mnemonic(tmpl, ins), [])
+                if ins not in lst:
+                    lst.append(ins)
+        return out
+
+    def decision_tree(self) -> Any:
+        """What :meth:`match` walks, for callers that keep their own cache of matches:
+        ``(bits, {value of those bits: subtree})`` down to a list of (the bits an
+        instruction fixes, their values, the instruction), where ``word`` matches the one
+        instruction (none or several: no match) whose fixed bits have those values."""
+        if self._tree is None:
+            self._tree = _decision_tree(self.instrs, (1 << self.size) - 1)
+        return self._tree
+
     def match(self, word: int) -> Instr | None:
         """The one instruction whose fixed bits match ``word``; ``None`` if none or several."""
-        try:
-            return self._cache[word]
-        except KeyError:
-            pass
+        cached = self._cache.get(word, _UNSEEN)  # (not KeyError: raising costs a miss more
+        if cached is not _UNSEEN:  # than the tree walk, and a listing misses on every word)
+            return cached  # type: ignore[return-value]
         node = self._tree
         if node is None:
             node = self._tree = _decision_tree(self.instrs, (1 << self.size) - 1)
         while type(node) is tuple:  # (bits, {their value: subtree}) down to a list
             node = node[1].get(word & node[0], _NONE)
         found: Instr | None = None
-        for ins in node:
-            if (word & ins.mask & ~ins.dontcare) == ins.match:
+        for fixed, value, ins in node:
+            if word & fixed == value:
                 if found is not None:
                     found = None  # ambiguous: treat as undecodable, as isaspec does
                     break
@@ -573,7 +585,8 @@ class ISA:
         raise EncodeError(f"instruction {name!r} does not exist in {self.name}")
 
 
-_NONE: list[Instr] = []  # (no instruction has those bits)
+_NONE: list[tuple[int, int, Instr]] = []  # (no instruction has those bits)
+_UNSEEN = object()  # (ISA.match: a word not in the cache)
 
 
 def _decision_tree(instrs: list[Instr], free: int) -> Any:
@@ -581,18 +594,23 @@ def _decision_tree(instrs: list[Instr], free: int) -> Any:
     ``(bits, {value of those bits: subtree})``, or a list (in table order) where no bit is
     fixed by all or the list is short. An instruction can only match a word whose value on
     those bits is its own, so matching in the one list a word leads to finds what a scan of
-    every instruction finds (including that several match)."""
+    every instruction finds (including that several match). A list holds (the bits an
+    instruction fixes, their values, the instruction)."""
     if len(instrs) <= 4:
-        return list(instrs)
+        return _leaf(instrs)
     common = free
     for ins in instrs:
         common &= ins.mask & ~ins.dontcare
     if not common:
-        return list(instrs)
+        return _leaf(instrs)
     groups: dict[int, list[Instr]] = {}
     for ins in instrs:
         groups.setdefault(ins.match & common, []).append(ins)
     return (common, {k: _decision_tree(v, free & ~common) for k, v in groups.items()})
+
+
+def _leaf(instrs: list[Instr]) -> list[tuple[int, int, Instr]]:
+    return [(ins.mask & ~ins.dontcare, ins.match, ins) for ins in instrs]
 
 
 def _first_blank(text: str) -> int:
@@ -614,6 +632,14 @@ def _template_mnemonic(template: str, ins: Instr) -> str:
     return ins.mnemonic
 
 
+def _gen_range(b: Bitset) -> tuple[int, int]:
+    """The generations a leaf bitset exists in (its own range within its parents')."""
+    gen = b.gen
+    for level in b.chain()[1:]:
+        gen = (max(gen[0], level.gen[0]), min(gen[1], level.gen[1]))
+    return gen
+
+
 def _flatten(b: Bitset, size: int) -> Instr:
     mask = match = dontcare = 0
     fields: dict[str, Field] = {}
@@ -622,15 +648,11 @@ def _flatten(b: Bitset, size: int) -> Instr:
     gen = b.gen
     for level in b.chain():
         for p in level.patterns:
-            for i, ch in enumerate(reversed(p.bits)):
-                bit = 1 << (p.low + i)
-                if mask & bit:
-                    continue  # more specific bitsets win
-                mask |= bit
-                if ch == "1":
-                    match |= bit
-                elif ch == "x":
-                    dontcare |= bit
+            bits = (1 << len(p.bits)) - 1 << p.low
+            new = bits & ~mask  # (bits fixed by a more specific bitset are its)
+            mask |= bits
+            match |= int(p.bits.replace("x", "0"), 2) << p.low & new
+            dontcare |= int(p.bits.replace("1", "0").replace("x", "1"), 2) << p.low & new
         for f in level.fields:
             fields.setdefault(f.name, f)
         overrides.extend(level.overrides)

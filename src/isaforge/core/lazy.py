@@ -1,11 +1,13 @@
 """A package's public names bound on first use (PEP 562), so that ``import isaforge.<arch>``
 costs only what a command needs: ``__getattr__, __dir__ = lazy_names(__name__, globals(),
 WHERE)`` where ``WHERE`` maps each name to the module (relative to the package) defining it.
-Only ``importlib`` is imported."""
+:func:`functions_over_modules` for a function named as the submodule that defines it.
+Only ``importlib`` and ``sys`` are imported."""
 
 from __future__ import annotations
 
 import importlib
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,4 +34,26 @@ def lazy_names(package: str, namespace: dict[str, Any],
     return __getattr__, __dir__
 
 
-__all__ = ["lazy_names"]
+def functions_over_modules(package: str, names: tuple[str, ...]) -> None:
+    """Keep ``package.NAME`` the function ``NAME`` of the submodule ``NAME`` (a package's
+    ``listing()`` in its ``listing`` module), however that submodule comes to be imported.
+
+    Importing a submodule binds it as an attribute of its package, after running it: a
+    name bound lazily would then be the module once anything imported the submodule
+    first. The package's module object is given a class whose attribute assignment binds
+    the submodule's function instead (what ``from .NAME import NAME`` at the package's
+    start does, without importing the submodule there)."""
+    module = sys.modules[package]
+    base = type(module)
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if name in names and isinstance(value, type(sys)) and value.__name__ == (
+                f"{package}.{name}"):
+            value = getattr(value, name)
+        base.__setattr__(self, name, value)
+
+    module.__class__ = type(base.__name__, (base,), {"__setattr__": __setattr__,
+                                                     "__slots__": ()})
+
+
+__all__ = ["functions_over_modules", "lazy_names"]

@@ -10,10 +10,25 @@ hart's RAM windows (up to :data:`MAX_RAMS` of them). It returns to Python when:
 * ``LIMIT``: the step budget is used up;
 * ``DECODE``: the word at pc has no (current) decode record: :func:`predecode` makes records
   for it and the words after it;
-* ``SLOW``: the instruction needs the exact path (:meth:`.Hart.step`): an access outside the
-  RAM windows (MMIO, unmapped), anything misaligned, CSRs, ``.ttinsn`` (unless the hart
+* ``MMIO``: an aligned load or store outside the RAM windows (MMIO, or unmapped) that is no
+  latch store (below): the kernel leaves its address, size, kind, register and value in the
+  hart's ``io`` record (:data:`IO_ADDR` ...) and the hart makes the access as
+  :meth:`.Hart.step` would, without decoding the instruction again;
+* ``SLOW``: the instruction needs the exact path (:meth:`.Hart.step`): an AMO outside the
+  RAM windows, anything misaligned, CSRs, ``.ttinsn`` (unless the hart
   batches them, see :func:`run`), ``lr``/``sc``,
   ``ecall``/``ebreak``/``wfi``/``mret``, undecodable words.
+
+Latches (:meth:`.AddressSpace.map_latches`): an aligned ``sw`` to a store latch is made by
+the kernel into the latch array and counted in ``io[IO_LATCHED]`` (:attr:`.Hart.latched`);
+the window's owner has said that is all its ``write`` would do. An aligned ``lw`` from a load
+latch, for a hart with ``on_loads``, is read from the array and logged (pc, address, value,
+the stores the kernel made so far -- latch stores, and the words it kept in this run, each
+a store to the owner --, the registers before it: :data:`LOG_WIDTH` int64 per load, up to
+:data:`LOG_ROWS`, and at most ``io[IO_ROOM]``, which it counts down); the log is handed to
+``hart.on_loads`` when the kernel returns, before the kept words and anything else. The
+kernel keeps ``hart.load_records`` as it logs; a load the records say may be a loop's (see
+:attr:`.Hart.load_records`) leaves as ``MMIO`` instead.
 
 Semantics are those of :mod:`.semantics`; ``tests/riscv/test_fast.py`` runs random programs
 through both paths and compares registers and memory. numba is imported, and the kernel
@@ -27,9 +42,19 @@ from typing import Any
 import numpy as np
 
 from ..isa import rv32_isa
+from .memory import LATCH_LOAD, LATCH_STORE
 from .semantics import amo_base
 
-LIMIT, DECODE, SLOW = 0, 1, 2
+LIMIT, DECODE, SLOW, MMIO = 0, 1, 2, 3
+#: the hart's io record (int64): latch stores made so far, then the MMIO access of an exit:
+#: address, size, kind (IO_STORE, IO_LOAD, IO_LOAD_SIGNED), destination register, store value
+IO_LATCHED, IO_ADDR, IO_SIZE, IO_KIND, IO_RD, IO_VALUE = range(6)
+IO_STORE, IO_LOAD, IO_LOAD_SIGNED = 0, 1, 2
+IO_LOGGED = 6  # rows of the load log filled
+IO_WRITES = 7  # the owner's count of writes (the kernel reads it)
+IO_ROOM = 8  # loads the kernel may still log (it counts them down; the owner sets it)
+#: the load log: rows of (pc, address, value, stores made so far, x0..x31)
+LOG_ROWS, LOG_WIDTH = 64, 36
 #: ``.ttinsn`` words the kernel keeps per run for a hart with ``batch_custom``
 PUSH_BUFFER = 256
 MAX_RAMS = 4
@@ -118,24 +143,45 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     With ``hart.batch_custom`` the kernel keeps the words of ``.ttinsn`` instructions (up to
     :data:`PUSH_BUFFER` of them) instead of leaving for the exact path, and they are handed
     to ``hart.on_custom`` (or all at once to ``hart.on_custom_many``) in order when it
-    returns, before anything else can look: the kernel runs no MMIO access, so nothing
-    between two of them could have seen the
-    difference (the owner of ``on_custom`` asks for this only when that holds). A ``sw``
+    returns, before anything else can look: the kernel runs no MMIO access but latch
+    accesses, which its owner says see no pushes, so nothing between two of them could have
+    seen the difference (the owner of ``on_custom`` asks for this only when that holds). A ``sw``
     to ``hart.custom_store`` (an address outside RAM) is kept the same way: its owner says
     such a store is a ``.ttinsn`` of the stored word."""
     space = hart.space
-    cached = space.__dict__.get("_fast_args")
-    if cached is None or cached[0] != space.version:
-        cached = space._fast_args = (space.version, _kernel_args(space))
-    batch = hart.batch_custom and hart.on_custom is not None
-    pushes = hart.__dict__.get("_push_buffer")
-    if pushes is None or (pushes.size > 1) != batch:
-        pushes = hart._push_buffer = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
-    store = hart.custom_store if batch and hart.custom_store is not None else -1
-    status, n, pc = (_state.get("kernel") or _load())(hart.x, hart.pc, max_steps, pushes,
-                                                       store, *cached[1])
+    key = (space.version, hart.batch_custom and hart.on_custom is not None, hart.custom_store,
+           hart.on_loads is not None)
+    call = hart.__dict__.get("_fast_call")
+    if call is None or call[0] != key or call[2] is not hart.x:
+        call = hart._fast_call = _prepare(hart, key, max_steps)
+    status, n, pc, more = call[3](hart.x, hart.pc, max_steps, *call[1])
     hart.pc = pc
     hart.instret += n
+    if more:  # loads logged or .ttinsn words kept
+        _hand_over(hart, call[1])
+    return status, n
+
+
+def _prepare(hart: Any, key: tuple, max_steps: int) -> tuple:
+    """The hart's kernel call: (key, arguments after x/pc/limit, x, compiled code)."""
+    batch = key[1]
+    pushes = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
+    hart._push_buffer = pushes
+    store = hart.custom_store if batch and hart.custom_store is not None else -1
+    log = np.zeros((LOG_ROWS if key[3] else 0, LOG_WIDTH), np.int64)
+    args = (pushes, store, hart.io, log, hart.load_records, *_kernel_args(hart.space))
+    return key, args, hart.x, _entry((hart.x, hart.pc, max_steps, *args))
+
+
+def _hand_over(hart: Any, args: tuple) -> None:
+    """The run's logged loads to ``on_loads``, then its kept words to ``on_custom``."""
+    io = hart.io
+    logged = int(io[IO_LOGGED])
+    if logged:
+        rows = args[3][:logged].copy()
+        io[IO_LOGGED] = 0
+        hart.on_loads(hart, rows)
+    pushes = args[0]
     count = int(pushes[0])
     if count:
         pushes[0] = 0
@@ -147,11 +193,24 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
             custom = hart.on_custom
             for word in words:
                 custom(hart, word)
-    return status, n
+
+
+def _entry(args: tuple) -> Any:
+    """The kernel's compiled code for arguments of the types of ``args``, called without
+    numba's dispatch (which looks at the types of all of them at every call)."""
+    from numba.core.typing.typeof import Purpose, typeof
+
+    kernel = _state.get("kernel") or _load()
+    sig = tuple(typeof(a, Purpose.argument) for a in args)
+    if sig not in kernel.overloads:
+        kernel.compile(sig)
+    got = kernel.overloads.get(sig)
+    return got.entry_point if got is not None else kernel
 
 
 def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
-    """The RAM windows as the kernel takes them: regions, MAX_RAMS arrays, their caches."""
+    """The windows as the kernel takes them: regions, MAX_RAMS arrays, their caches, the
+    latch table and words."""
     rams = space.rams[:MAX_RAMS]
     regions = np.full((MAX_RAMS, 2), -1, np.int64)
     arrays = [_EMPTY_U8] * MAX_RAMS
@@ -160,12 +219,18 @@ def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
         regions[i] = (r.base, r.end)
         arrays[i] = r.array
         decs[i] = r.dec
-    return (regions, *arrays, *decs)
+    lat = space.latches
+    if lat is None:
+        return (regions, *arrays, *decs, _NO_LATCHES, _EMPTY_U32)
+    return (regions, *arrays, *decs, lat.table, lat.words)
 
 
 _EMPTY_U8 = np.zeros(4, np.uint8)
-_HELPERS = ("_signed", "_ror", "_div", "_rem", "_bytewise", "_clz", "_cpop", "_region")
+_HELPERS = ("_signed", "_ror", "_div", "_rem", "_bytewise", "_clz", "_cpop", "_region",
+            "_latch", "_record")
 _EMPTY_DEC = np.full(2, -1, np.int64)
+_NO_LATCHES = np.zeros((0, 4), np.int64)
+_EMPTY_U32 = np.zeros(1, np.uint32)
 
 
 def _load() -> Any:
@@ -347,9 +412,24 @@ def _region(regions: Any, a: int, size: int) -> int:
     return -1
 
 
-def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, regions: Any, m0: Any,
-            m1: Any, m2: Any, m3: Any, d0: Any, d1: Any, d2: Any, d3: Any
-            ) -> tuple[int, int, int]:
+def _latch(latches: Any, a: int, kind: int) -> int:
+    for r in range(latches.shape[0]):
+        if latches[r, 0] <= a and a + 4 <= latches[r, 1] and latches[r, 3] == kind:
+            return r
+    return -1
+
+
+def _record(recs: Any, pc: int) -> int:
+    """The row of ``pc`` in the load records, or -1."""
+    for k in range(1, recs[0, 0] + 1):
+        if recs[k, 0] == pc:
+            return k
+    return -1
+
+
+def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, log: Any,
+            recs: Any, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any, d0: Any, d1: Any,
+            d2: Any, d3: Any, latches: Any, lmem: Any) -> tuple[int, int, int, int]:
     n = 0
     status = LIMIT
     cb = np.int64(-1)
@@ -414,16 +494,77 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, regions: 
             if addr < db or addr + size > de:
                 r = _region(regions, addr, size)
                 if r < 0:
-                    # a sw to the hart's custom_store address: kept as a .ttinsn word
-                    kept = np.int64(pushes[0])
-                    if op == _SW and addr == push_store and kept + 1 < pushes.size:
-                        pushes[kept + 1] = b & M
-                        pushes[0] = kept + 1
-                        x[0] = 0
-                        pc = npc & M
-                        n += 1
-                        continue
-                    status = SLOW
+                    if op == _SW:
+                        # a sw to the hart's custom_store address: kept as a .ttinsn word
+                        kept = np.int64(pushes[0])
+                        if addr == push_store and kept + 1 < pushes.size:
+                            pushes[kept + 1] = b & M
+                            pushes[0] = kept + 1
+                            x[0] = 0
+                            pc = npc & M
+                            n += 1
+                            continue
+                        li = _latch(latches, addr, LATCH_STORE)
+                        if li >= 0:  # a latch register: stored here, counted
+                            lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)] = b & M
+                            io[IO_LATCHED] += 1
+                            x[0] = 0
+                            pc = npc & M
+                            n += 1
+                            continue
+                    elif op == _LW:
+                        li = _latch(latches, addr, LATCH_LOAD)
+                        row = io[IO_LOGGED]
+                        if li >= 0 and row < log.shape[0] and io[IO_ROOM] > 0:
+                            # a load latch: read here and logged with the registers before
+                            # it, unless the records say it may be a loop's (or are full)
+                            v = np.int64(lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)])
+                            made = io[IO_LATCHED] + np.int64(pushes[0])
+                            writes = io[IO_WRITES] + made
+                            k = _record(recs, pc)
+                            if k < 0:
+                                k = recs[0, 0] + 1
+                                same = k >= recs.shape[0]  # full: it leaves
+                            else:
+                                same = recs[k, 1] == v and recs[k, 2] == writes
+                                j = 0
+                                while same and j < 32:
+                                    same = recs[k, 3 + j] == x[j]
+                                    j += 1
+                            if not same:
+                                recs[0, 0] = max(recs[0, 0], k)
+                                recs[k, 0] = pc
+                                recs[k, 1] = v
+                                recs[k, 2] = writes
+                                log[row, 0] = pc
+                                log[row, 1] = addr
+                                log[row, 2] = v
+                                log[row, 3] = made
+                                for j in range(32):
+                                    recs[k, 3 + j] = x[j]
+                                    log[row, 4 + j] = x[j]
+                                io[IO_LOGGED] = row + 1
+                                io[IO_ROOM] -= 1
+                                x[rd] = v
+                                x[0] = 0
+                                pc = npc & M
+                                n += 1
+                                continue
+                    if op >= _AMOSWAP:
+                        status = SLOW
+                        break
+                    # a load or store through a window: the hart makes it
+                    io[IO_ADDR] = addr
+                    io[IO_SIZE] = size
+                    io[IO_RD] = rd
+                    io[IO_VALUE] = b
+                    if op == _SW or op == _SB or op == _SH:
+                        io[IO_KIND] = IO_STORE
+                    elif op == _LB or op == _LH:
+                        io[IO_KIND] = IO_LOAD_SIGNED
+                    else:
+                        io[IO_KIND] = IO_LOAD
+                    status = MMIO
                     break
                 db = regions[r, 0]
                 de = regions[r, 1]
@@ -619,8 +760,10 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, regions: 
         x[0] = 0
         pc = npc & M
         n += 1
-    return status, n, pc
+    return status, n, pc, io[IO_LOGGED] + pushes[0]  # (non-zero: something to hand over)
 
 
-__all__ = ["DECODE", "LIMIT", "MAX_RAMS", "OP", "SLOW", "available", "pack", "predecode",
-           "run"]
+__all__ = ["DECODE", "IO_ADDR", "IO_KIND", "IO_LATCHED", "IO_LOAD", "IO_LOAD_SIGNED",
+           "IO_LOGGED", "IO_RD", "IO_ROOM", "IO_SIZE", "IO_STORE", "IO_VALUE", "IO_WRITES",
+           "LIMIT", "LOG_ROWS", "LOG_WIDTH", "MAX_RAMS", "MMIO", "OP", "SLOW", "available",
+           "pack", "predecode", "run"]

@@ -6,9 +6,10 @@ Two paths execute instructions, with identical effects:
   :mod:`.semantics`, every memory access through :class:`.AddressSpace` (RAM, MMIO
   callbacks, hooks). Traced and hooked runs use it.
 * :meth:`Hart.run` uses the compiled interpreter (:mod:`.fast`) while it can: straight RAM
-  code runs there; an instruction it cannot finish (an access outside the RAM windows, a CSR,
-  a ``.ttinsn``, ``ecall``/``ebreak``/``wfi``, ``lr``/``sc``, anything misaligned or
-  undecodable) comes back here and goes through :meth:`step`.
+  code runs there; a load or store through an MMIO window comes back here and is made as
+  :meth:`step` makes it (without decoding again), and an instruction it cannot finish (a CSR,
+  a ``.ttinsn``, ``ecall``/``ebreak``/``wfi``, ``lr``/``sc``, an AMO outside RAM, anything
+  misaligned or undecodable) comes back here and goes through :meth:`step`.
 
 Stops: :meth:`run` returns a :class:`StopReason`. ``ecall`` and ``ebreak`` stop *at* the
 instruction (it does not retire; as on the Blackhole cores, which pause there), ``wfi``
@@ -72,6 +73,8 @@ _Exec = Callable[["Hart", dict[str, int], int], "StopReason | None"]
 #: one: a firmware boot (~10k instructions) finishes before numba would have loaded
 WARMUP_STEPS = 50_000
 _warmup = [0]  # exact-path instructions run so far by "auto" harts, process-wide
+#: rows of :attr:`Hart.load_records`
+LOAD_RECORDS = 64
 
 
 class Hart:
@@ -105,6 +108,25 @@ class Hart:
         #: with ``batch_custom``: ``on_custom_many(hart, words)`` takes a run's kept words at
         #: once, as ``on_custom`` would one by one (None: ``on_custom`` hears each)
         self.on_custom_many: Callable[[Hart, list[int]], None] | None = None
+        #: the compiled path's record: latch stores made, the MMIO access it left (fast.IO_*)
+        self.io = np.zeros(16, np.int64)
+        self.io[fast.IO_ROOM] = 1 << 62
+        #: ``on_loads(hart, rows)``: the loads from load latches the compiled path made
+        #: itself, in order, when it returns (an int64 array, a row of :data:`.fast.LOG_WIDTH`
+        #: per load: pc,
+        #: address, value, stores made then -- :attr:`latched` and the words kept in this
+        #: run, handed over after the rows --, x0..x31 before the load); None: such loads go
+        #: through their window
+        self.on_loads: Callable[[Hart, np.ndarray], None] | None = None
+        #: the last load-latch load seen at each of some pcs, kept by the owner of
+        #: ``on_loads`` and by the compiled path (which adds and updates the rows of the loads
+        #: it logs): row 0 column 0 the number of rows, then rows of (pc, value, count of
+        #: writes then (``io[IO_WRITES]`` + :attr:`latched` + words kept and not yet handed
+        #: over), x0..x31 before the load). A load at a pc with a row of the same value,
+        #: count and registers (a loop that may be idle), at a pc with no row once the table
+        #: is full, or with no ``io[IO_ROOM]`` left, goes through its window. Change it in
+        #: place.
+        self.load_records = np.zeros((LOAD_RECORDS + 1, 35), np.int64)
         self.hooks = Hooks(self.HOOK_KINDS, on_change=self._hooks_changed)
         self._hooked = False
         self._code: Ram | None = None  # the RAM window of the last fetch
@@ -150,6 +172,12 @@ class Hart:
 
     def _hooks_changed(self) -> None:
         self._hooked = self.hooks.any()
+
+    @property
+    def latched(self) -> int:
+        """Stores to latch registers (:meth:`.AddressSpace.map_latches`) the compiled path
+        made itself, without calling their window's ``write``, so far."""
+        return int(self.io[fast.IO_LATCHED])
 
     def request_stop(self) -> None:
         """End the current :meth:`run` after the instruction in progress."""
@@ -214,6 +242,12 @@ class Hart:
                 if status == fast.DECODE:
                     fast.predecode(self)
                     continue
+                if status == fast.MMIO and not self._hooked:
+                    self._access()  # what step() does for this load or store
+                    done += 1
+                    if self._stop_requested:
+                        return StopReason.REQUESTED
+                    continue
             why = self.step()
             if why is StopReason.ECALL or why is StopReason.EBREAK:
                 return why
@@ -261,6 +295,28 @@ class Hart:
         self.x[0] = 0
         self.instret += 1
         return why
+
+    def _access(self) -> None:
+        """The load or store through a window the compiled path stopped at (its ``io``
+        record): the access, registers, pc and count exactly as :meth:`step` makes them."""
+        pc = self.pc
+        addr, size, kind, rd, value = self.io[fast.IO_ADDR:fast.IO_VALUE + 1].tolist()
+        try:
+            if kind == fast.IO_STORE:
+                self.space.write(addr, size, value)
+            else:
+                v = self.space.read(addr, size)
+                if kind == fast.IO_LOAD_SIGNED and v >> (8 * size - 1):
+                    v -= 1 << (8 * size)
+                self.x[rd] = v & M32
+        except MemoryAccessError as e:
+            if e.hart is not None:
+                raise
+            raise MemoryAccessError(e.address, e.size, e.access, e.detail, self.name, pc,
+                                    decode(self._fetch(pc), pc).text) from None
+        self.pc = (pc + 4) & M32
+        self.x[0] = 0
+        self.instret += 1
 
     # -- the exact path -----------------------------------------------------------------------
     def _where(self, pc: int) -> str:

@@ -4,6 +4,12 @@ Several address spaces may map the same array (the five cores of a Tensix tile s
 each keeps its own private windows (each core's local data RAM). An access must fall wholly
 inside one window; anything else is a :class:`MemoryAccessError` (never a silent zero).
 
+Latches (:meth:`AddressSpace.map_latches`) are MMIO registers whose window only keeps what an
+aligned 32-bit store writes, or whose aligned 32-bit loads only read a word: the compiled path
+makes such stores (counting them) and loads (logging them for the owner) itself, in the array
+the window keeps them in; everything else about them (other accesses, the exact path) still
+goes through the window.
+
 RAM arrays also carry the compiled path's decode cache (:func:`decode_cache`): one per array,
 shared by every space that maps it, and checked against the word in memory at every fetch, so
 code written at run time (kernels loaded into L1) is decoded afresh.
@@ -66,6 +72,18 @@ class Mmio:
         self.end = self.base + self.size
 
 
+LATCH_STORE, LATCH_LOAD = 1, 2
+
+
+@dataclass(eq=False)
+class Latches:
+    """Latch registers (see :meth:`AddressSpace.map_latches`): ``table`` rows (base, end,
+    index of the first word in ``words``, LATCH_STORE or LATCH_LOAD)."""
+
+    words: np.ndarray  # uint32, 1-D
+    table: np.ndarray  # int64 (n, 3)
+
+
 _caches: dict[int, tuple[weakref.ref, np.ndarray]] = {}
 
 
@@ -89,6 +107,7 @@ class AddressSpace:
         self.name = name
         self.rams: list[Ram] = []
         self.mmios: list[Mmio] = []
+        self.latches: Latches | None = None
         self.version = 0  # bumped by every map; the compiled path re-reads the RAM list
         #: MMIO window by address accessed, for the exact path (windows never overlap)
         self._mmio_hits: dict[int, Mmio] = {}
@@ -117,6 +136,40 @@ class AddressSpace:
         self.mmios.append(Mmio(base, size, read, write))
         self._mmio_hits.clear()
         self.version += 1
+
+    def map_latches(self, words: np.ndarray, ranges: list[tuple[int, int, int]],
+                    loads: list[tuple[int, int, int]] = ()) -> None:
+        """Declare latch registers: each of ``ranges`` (base, size in bytes, index) is an
+        aligned range inside one MMIO window whose 32-bit register ``base + 4 * k`` keeps what
+        an aligned ``sw`` stores there in ``words[index + k]`` (a writable 1-D uint32 array
+        the window reads and writes too), with no other effect its owner does not account for
+        through :attr:`.Hart.latched` (the count of such stores the compiled path made
+        itself instead of calling the window's ``write``). Each of ``loads`` (same form) is
+        a range whose aligned ``lw`` reads ``words[index + k]`` and has no other effect its
+        owner does not take from the hart's load log (:attr:`.Hart.on_loads`). Replaces
+        earlier latches."""
+        if not isinstance(words, np.ndarray) or words.dtype != np.uint32 or words.ndim != 1 \
+                or not words.flags.c_contiguous or not words.flags.writeable:
+            raise MapError("map_latches needs a writable 1-D C-contiguous numpy uint32 array")
+        table = np.zeros((len(ranges) + len(loads), 4), np.int64)
+        for i, ((base, size, index), flag) in enumerate(
+                [(r, LATCH_STORE) for r in ranges] + [(r, LATCH_LOAD) for r in loads]):
+            m = self.mmio_at(base, size)
+            if base % 4 or size % 4 or size <= 0 or m is None:
+                raise MapError(f"latches at {base:#x}+{size:#x}: need an aligned range inside "
+                               "one MMIO window")
+            if index < 0 or index + size // 4 > words.size:
+                raise MapError(f"latches at {base:#x}+{size:#x}: words {index}.. are outside "
+                               "the array")
+            table[i] = (base, base + size, index, flag)
+        self.latches = Latches(words, table)
+        self.version += 1
+
+    def unmap_latches(self) -> None:
+        """Every store to a latch goes through its window again."""
+        if self.latches is not None:
+            self.latches = None
+            self.version += 1
 
     def _check_free(self, base: int, size: int) -> None:
         if base < 0 or base + size > 1 << 32:
@@ -220,5 +273,5 @@ class AddressSpace:
         return MemoryAccessError(address, size, access, detail)
 
 
-__all__ = ["AddressSpace", "MapError", "MemoryAccessError", "MmioRead", "MmioWrite",
-           "decode_cache"]
+__all__ = ["LATCH_LOAD", "LATCH_STORE", "AddressSpace", "Latches", "MapError",
+           "MemoryAccessError", "MmioRead", "MmioWrite", "decode_cache"]

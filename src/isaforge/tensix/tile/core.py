@@ -24,8 +24,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from ...core.errors import DecodeError
 from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason, decode
+from ...riscv.machine.fast import IO_LATCHED, IO_ROOM, IO_WRITES
 from ..decode import decode_word
 from .errors import TileError
 from .local_mem import LocalMemory
@@ -80,6 +83,7 @@ class Core:
         self.space.map_ram(mm.local_base, self.local.data)
         for w in tile.windows:
             self.space.map_mmio(w.base, w.size, self._reader(w), self._writer(w))
+        self.map_latches()
         self.hart = Hart(info.name, self.space, pc=0)
         self.hart.on_custom = self._ttinsn
         self.push_window = next(w for w in tile.windows
@@ -90,12 +94,16 @@ class Core:
         # (a TRISC's sw to the push aperture's base is exactly what its .ttinsn is)
         self.hart.custom_store = self.push_window.base
         self.hart.on_custom_many = self._ttinsn_many
+        # loads the compiled path makes itself are heard here, as saw_read would have
+        self.hart.on_loads = self._loads_seen
         self.state = RESET
         self.wait: Wait | None = None
         self.instructions = 0
-        self.mmio_writes = 0
+        self._io = self.hart.io  # (the write count lives there: the compiled path reads it)
         self._polls: dict[int, _Poll] = {}
         self._reads: list[tuple[int, int, Window]] = []
+        self._rows: dict[int, int] = {}  # pc -> its row of hart.load_records
+        self._forget_polls()
 
     # -- address-space callbacks -------------------------------------------------------------
 
@@ -119,7 +127,7 @@ class Core:
         only sets their state)."""
         w = self.push_window
         if w.push_many(self.info, words):  # every word a plain push to one thread: at once
-            self.mmio_writes += len(words)  # (saw_write of each)
+            self._io[IO_WRITES] += len(words)  # (saw_write of each)
             self.tile.scheduler.wrote(w.base, 4, by=self)
             return
         try:
@@ -130,6 +138,15 @@ class Core:
             self.tile.mmio_write(self, w, w.base, 4, word)
             raise
         self.tile.scheduler.wrote(w.base, 4, by=self)
+
+    def map_latches(self) -> None:
+        """The tile's latches (NOC command registers: stores; registers read before: loads)
+        as this core's compiled path uses them."""
+        tile = self.tile
+        if tile.latches and (tile.latch_ranges or tile.load_ranges):
+            self.space.map_latches(tile.latch_words, tile.latch_ranges, tile.load_ranges)
+        else:
+            self.space.unmap_latches()
 
     # -- reset --------------------------------------------------------------------------------
 
@@ -151,8 +168,51 @@ class Core:
     def _forget_polls(self) -> None:
         self._polls.clear()
         self._reads.clear()
+        self._rows.clear()
+        self.hart.load_records[0, 0] = 0
+        self._io[IO_ROOM] = _READ_LOG
+
+    def _record(self, pc: int, value: int, writes: int) -> None:
+        """Keep the read at ``pc`` in the compiled path's load records too (its next load
+        there comes back here when it repeats this one: the loop may be idle)."""
+        recs = self.hart.load_records
+        k = self._rows.get(pc)
+        if k is None:
+            k = len(self._rows) + 1
+            if k >= recs.shape[0]:
+                return  # full: the compiled path sends a load at pc here
+            self._rows[pc] = k
+            recs[0, 0] = k
+        row = recs[k]
+        row[0] = pc
+        row[1] = value
+        row[2] = writes
+        row[3:] = self.hart.x
+
+    def _loads_seen(self, hart: Any, rows: np.ndarray) -> None:
+        """Reads the compiled path made itself (from load latches): what :meth:`saw_read`
+        does for each of them, none of which parks (it checked, and kept its load records
+        as :meth:`_record` would; ``io[IO_ROOM]`` kept the read log from filling)."""
+        windows = self.tile.load_windows
+        reads, polls, recs = self._reads, self._polls, self._rows
+        writes = int(self._io[IO_WRITES])
+        regs = rows[:, 4:].astype(np.uint32).tobytes()  # (hart.x's bytes then, row by row)
+        at = 0
+        for pc, addr, value, made in rows[:, :4].tolist():  # (made: latch stores, pushes)
+            reads.append((addr, 4, windows[addr]))
+            polls[pc] = (regs[at:at + 128], value, len(reads), writes + made)
+            at += 128
+            if pc not in recs:
+                recs[pc] = len(recs) + 1
+
+    @property
+    def mmio_writes(self) -> int:
+        """Writes through windows this core made (latch stores apart: :attr:`.Hart.latched`)."""
+        return int(self._io[IO_WRITES])
 
     def saw_read(self, w: Window, addr: int, size: int, value: int) -> None:
+        if addr not in self.tile.loads_noted:
+            self.tile.note_load(w, addr, size)
         if w.volatile:
             self._forget_polls()
             return
@@ -163,20 +223,29 @@ class Core:
         regs = hart.x.tobytes()
         rec = self._polls.get(pc)
         self._reads.append((addr, size, w))
-        if (rec is not None and rec[1] == value and rec[3] == self.mmio_writes
-                and rec[0] == regs):
+        io = self._io
+        io[IO_ROOM] = _READ_LOG - len(self._reads)
+        writes = int(io[IO_WRITES] + io[IO_LATCHED])  # (a latch store is a window write too)
+        if rec is not None and rec[1] == value and rec[3] == writes and rec[0] == regs:
             read = self._reads[rec[2]:]
             watch = sorted({(a, s) for a, s, _ in read})
+            if any(self._latched(a, s) for a, s in watch):
+                self.tile.drop_latches()  # its wake-up needs every store to that register
             self.wait = Wait(partial(_polling, self.tile, watch, value), watch,
                              coprocessor=any(win.observes_coprocessor for _, _, win in read))
             self.state = PARKED
             self._forget_polls()
             hart.request_stop()
             return
-        self._polls[pc] = (regs, value, len(self._reads), self.mmio_writes)
+        self._polls[pc] = (regs, value, len(self._reads), writes)
+        self._record(pc, value, writes)
+
+    def _latched(self, addr: int, size: int) -> bool:
+        """Whether ``[addr, addr + size)`` overlaps a latch register."""
+        return any(addr < b + n and b < addr + size for b, n, _ in self.tile.latch_ranges)
 
     def saw_write(self) -> None:
-        self.mmio_writes += 1
+        self._io[IO_WRITES] += 1
 
     def stall(self, s: Stall) -> None:
         self.wait = Wait(s.reason, ready=s.ready)

@@ -91,7 +91,7 @@ class GridNoc(Noc):
         who = tile.cores.get(core.name)
         pc = who.hart.pc if who is not None else None
         self._outbox[tile.grid_index].append(
-            (tile.grid_index, window.noc, buf, dict(window.storage[buf]), core.name, pc))
+            (tile.grid_index, window.noc, buf, window.snapshot(buf), core.name, pc))
 
     def post(self, tile_index: int, op: Callable[[], None]) -> None:
         """Queue ``op`` (a transaction issued by tile ``tile_index``) for the round's end."""

@@ -45,7 +45,7 @@ from .noc_regs import (
 )
 
 #: a transaction as exchanged: (tile index, NOC 0/1, command buffer, registers, core, pc)
-Txn = tuple[int, int, int, dict[int, int], str, int | None]
+Txn = tuple[int, int, int, list[int], str, int | None]
 
 
 class _Failed:
@@ -158,7 +158,7 @@ class Ranks:
         self.pids, self.conns = [], []
 
 
-def l1_reads(noc: Any, tile: Any, window: Any, regs: dict[int, int]) -> list[tuple[int, int, int]]:
+def l1_reads(noc: Any, tile: Any, window: Any, regs: list[int]) -> list[tuple[int, int, int]]:
     """The tiles' L1 bytes a transaction reads, as (tile index, address, length), from its
     command buffer's registers (:meth:`.noc_regs.NocRegs.issue` reads the same fields);
     DRAM and what the transaction cannot reach are left out (carrying it out reports
@@ -190,7 +190,7 @@ def l1_reads(noc: Any, tile: Any, window: Any, regs: dict[int, int]) -> list[tup
     return [(tile.grid_index, regs[r["NOC_TARG_ADDR_LO"]], length)]
 
 
-def plain_read(noc: Any, tile: Any, window: Any, regs: dict[int, int]
+def plain_read(noc: Any, tile: Any, window: Any, regs: list[int]
                ) -> tuple[int, int] | None:
     """For a read (``NOC_CMD_WR`` clear) that cannot fail, the bytes of the issuer's L1 it
     writes (address, length); None for anything else."""

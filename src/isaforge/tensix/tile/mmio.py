@@ -79,6 +79,12 @@ class TileView(Protocol):
     cp: Any
     msgs: Any
     l1_ram: list
+    latches: bool
+    latch_words: Any  # the NOC command registers (numpy uint32), latches of the cores
+    latch_ranges: list[tuple[int, int, int]]
+    load_ranges: list[tuple[int, int, int]]
+    load_windows: dict[int, Window]
+    loads_noted: set[int]
     windows: list[Window]
     cores: dict[str, Any]
     symbols: dict[str, Any]
@@ -90,6 +96,10 @@ class TileView(Protocol):
                    value: int) -> None: ...
 
     def describe(self, addr: int) -> str: ...
+
+    def drop_latches(self) -> None: ...
+
+    def note_load(self, window: Window, addr: int, size: int) -> None: ...
 
 
 def word_offset(window: Window, addr: int, size: int) -> int:

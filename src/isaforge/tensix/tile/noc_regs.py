@@ -40,6 +40,8 @@ Anything else stops the run with the register's offset.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .memmap import CoreInfo, MemoryMap
 from .mmio import MASK32, Unmodelled, Window, word_offset
 from .noc import NocFault
@@ -62,10 +64,18 @@ CMD_BRCST_SRC_INCLUDE = 1 << 17
 CMD_L1_ACC_AT_EN = 1 << 31
 AT_INS_INCR_GET = 1
 NODE_MASK = 0x3F
+#: words of a command buffer's registers (the latches), the array a NocRegs keeps them in
+LATCH_WORDS = len(_CMD_BUF_REGS)
+STORAGE_WORDS = N_CMD_BUFS * LATCH_WORDS
 
 
 class NocRegs(Window):
-    def __init__(self, tile: object, mm: MemoryMap, noc: int) -> None:
+    #: words of the tile's latch array a NocRegs keeps its registers in: the command buffers,
+    #: the status counters, a word that stays 0 (what NOC_CMD_CTRL reads)
+    WORDS = STORAGE_WORDS + N_STATUS + 1
+
+    def __init__(self, tile: object, mm: MemoryMap, noc: int, words: np.ndarray | None = None,
+                 at: int = 0) -> None:
         start = mm.noc("NOC_REGS_START_ADDR")
         inst = mm.noc("NOC_INSTANCE_OFFSET")
         super().__init__(tile, start + noc * inst, inst)
@@ -82,11 +92,20 @@ class NocRegs(Window):
         self.cfg_base = word("NOC_CFG_BASE")
         self.status_base = word("NOC_STATUS_BASE")
         self.id_logical = mm.noc("NOC_ID_LOGICAL")
-        self.storage = [dict.fromkeys(self.cmd_regs, 0) for _ in range(N_CMD_BUFS)]
+        if sorted(self.cmd_regs) != list(range(LATCH_WORDS)):
+            raise ValueError("the NOC command buffer registers are not words 0.. of a buffer")
+        #: the registers live in ``words[at:at + WORDS]`` (the tile's latch array: the RISC-V
+        #: compiled path stores and loads some of them itself, see :meth:`latch_ranges`)
+        if words is None:
+            words, at = np.zeros(self.WORDS, np.uint32), 0
+        self.at = at
+        #: the command buffers' registers (word w of buffer b at ``storage[b, w]``)
+        self.storage = words[at:at + STORAGE_WORDS].reshape(N_CMD_BUFS, LATCH_WORDS)
+        self.status = words[at + STORAGE_WORDS:at + STORAGE_WORDS + N_STATUS]
+        self.zero = at + STORAGE_WORDS + N_STATUS  # (never written)
         self.reg = {n: word(n) for n in _CMD_BUF_REGS}
         self.cfg = [0] * N_CFG
         self.cfg[mm.noc("NIU_CFG_0")] = 1 << mm.noc("NIU_CFG_0_NOC_ID_TRANSLATE_EN")
-        self.status = [0] * N_STATUS
         self.st = {n: mm.noc(n) for n in (
             "NIU_MST_ATOMIC_RESP_RECEIVED", "NIU_MST_WR_ACK_RECEIVED", "NIU_MST_RD_RESP_RECEIVED",
             "NIU_MST_CMD_ACCEPTED", "NIU_MST_RD_REQ_SENT", "NIU_MST_NONPOSTED_ATOMIC_SENT",
@@ -103,7 +122,7 @@ class NocRegs(Window):
     def read(self, core: CoreInfo, addr: int, size: int) -> int:
         buf, w = self._split(addr, size)
         if buf < N_CMD_BUFS and w in self.cmd_regs:
-            return self.storage[buf][w]
+            return int(self.storage[buf, w])
         if buf < N_CMD_BUFS and w == self.cmd_ctrl:
             return 0  # ready: nothing is ever in flight
         if buf == 0:
@@ -117,7 +136,7 @@ class NocRegs(Window):
                     return (y << 6) | x
                 return self.cfg[k]
             if self.status_base <= w < self.status_base + N_STATUS:
-                return self.status[w - self.status_base]
+                return int(self.status[w - self.status_base])
         raise Unmodelled(f"{self.name}: register at offset {(addr - self.base):#x} is not "
                          f"modelled")
 
@@ -125,7 +144,7 @@ class NocRegs(Window):
         buf, w = self._split(addr, size)
         value &= 0xFFFFFFFF
         if buf < N_CMD_BUFS and w in self.cmd_regs:
-            self.storage[buf][w] = value
+            self.storage[buf, w] = value  # (what the compiled path does itself: latches)
             return
         if buf < N_CMD_BUFS and w == self.cmd_ctrl:
             if value & 1:
@@ -140,17 +159,44 @@ class NocRegs(Window):
         raise Unmodelled(f"{self.name}: register at offset {(addr - self.base):#x} is not "
                          f"modelled")
 
+    def latch_ranges(self) -> list[tuple[int, int, int]]:
+        """The command buffers' registers as store latches (:meth:`AddressSpace.map_latches`
+        ranges: address, bytes, word of the tile's latch array). A store there only keeps
+        the value (NOC_CMD_CTRL, which issues, is outside)."""
+        return [(self.base + b * self.cmd_buf_size, 4 * LATCH_WORDS, self.at + b * LATCH_WORDS)
+                for b in range(N_CMD_BUFS)]
+
+    def load_word(self, addr: int, size: int) -> int | None:
+        """The word of the tile's latch array an aligned 32-bit read at ``addr`` returns, when
+        that is all the read does (command buffer registers, NOC_CMD_CTRL, status counters),
+        else None."""
+        off = addr - self.base
+        if size != 4 or off & 3:
+            return None
+        buf, w = divmod(off >> 2, self.cmd_buf_size >> 2)
+        if buf < N_CMD_BUFS and w in self.cmd_regs:
+            return self.at + buf * LATCH_WORDS + w
+        if buf < N_CMD_BUFS and w == self.cmd_ctrl:
+            return self.zero
+        if buf == 0 and self.status_base <= w < self.status_base + N_STATUS:
+            return self.at + STORAGE_WORDS + w - self.status_base
+        return None
+
+    def snapshot(self, buf: int) -> list[int]:
+        """Command buffer ``buf``'s registers now, by word (what :meth:`issue` takes)."""
+        return self.storage[buf].tolist()
+
     # -- transactions -------------------------------------------------------------------------
 
     def _count(self, name: str, n: int = 1) -> None:
         k = self.st[name]
-        self.status[k] = (self.status[k] + n) & MASK32
+        self.status[k] = (int(self.status[k]) + n) & MASK32
 
-    def issue(self, buf: int, regs: dict[int, int] | None = None) -> None:
+    def issue(self, buf: int, regs: list[int] | None = None) -> None:
         """Carry out the transaction command buffer ``buf`` describes (see the module text);
         ``regs``: the buffer's registers as they were when it was issued (a grid carries
         transactions out at the end of the scheduler round)."""
-        regs = self.storage[buf] if regs is None else regs
+        regs = self.snapshot(buf) if regs is None else regs
         r = self.reg
         ctrl = regs[r["NOC_CTRL"]]
         noc = self.tile.noc
@@ -222,4 +268,4 @@ class NocRegs(Window):
             self._count("NIU_MST_POSTED_WR_REQ_SENT")
 
 
-__all__ = ["NocRegs"]
+__all__ = ["LATCH_WORDS", "STORAGE_WORDS", "NocRegs"]

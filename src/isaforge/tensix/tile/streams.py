@@ -12,6 +12,8 @@ not modelled, and touching their registers stops the run.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .memmap import CoreInfo, MemoryMap
 from .mmio import Unmodelled, Window, word_offset
 
@@ -26,13 +28,24 @@ STORAGE = ("STREAM_REMOTE_DEST_BUF_SIZE_REG_INDEX", "STREAM_REMOTE_DEST_BUF_STAR
 class StreamRegs(Window):
     name = "stream registers"
 
-    def __init__(self, tile: object, mm: MemoryMap) -> None:
+    def __init__(self, tile: object, mm: MemoryMap, words: np.ndarray | None = None,
+                 at: int = 0) -> None:
         self.n_streams = mm.stream("NOC_NUM_STREAMS")
         self.stride = mm.stream("NOC_STREAM_REG_SPACE_SIZE")
         super().__init__(tile, mm.stream("NOC_OVERLAY_START_ADDR"), self.n_streams * self.stride)
         table = mm.group("stream")
         self.modelled = {table[n]: n.removesuffix("_REG_INDEX") for n in STORAGE if n in table}
-        self.values: dict[tuple[int, int], int] = {}
+        if words is None:
+            words, at = np.zeros(self.words(mm), np.uint32), 0
+        self.at = at
+        #: every register by (stream, register index) (the modelled ones are used): a view of
+        #: the tile's latch array, which the RISC-V compiled path reads itself (:meth:`load_word`)
+        self.values = words[at:at + self.words(mm)].reshape(self.n_streams, self.stride >> 2)
+
+    @staticmethod
+    def words(mm: MemoryMap) -> int:
+        """Words the registers take in the tile's latch array."""
+        return mm.stream("NOC_NUM_STREAMS") * mm.stream("NOC_STREAM_REG_SPACE_SIZE") // 4
 
     def locate(self, addr: int, size: int) -> tuple[int, int]:
         w = word_offset(self, addr, size)
@@ -43,16 +56,24 @@ class StreamRegs(Window):
         return stream, reg
 
     def read(self, core: CoreInfo, addr: int, size: int) -> int:
-        return self.values.get(self.locate(addr, size), 0)
+        return int(self.values[self.locate(addr, size)])
 
     def write(self, core: CoreInfo, addr: int, size: int, value: int) -> None:
         self.values[self.locate(addr, size)] = value & 0xFFFFFFFF
+
+    def load_word(self, addr: int, size: int) -> int | None:
+        """The word of the tile's latch array an aligned 32-bit read at ``addr`` returns (a
+        modelled register: the read does nothing else), else None."""
+        off = addr - self.base
+        if size != 4 or off & 3 or ((off % self.stride) >> 2) not in self.modelled:
+            return None
+        return self.at + (off >> 2)
 
     def get(self, stream: int, name: str) -> int:
         """A stream register by name (``"STREAM_REMOTE_DEST_BUF_SIZE"``), for the host."""
         for reg, n in self.modelled.items():
             if n == name:
-                return self.values.get((stream, reg), 0)
+                return int(self.values[stream, reg])
         raise KeyError(name)
 
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .. import Coprocessor
 from ..machine.mop import OP_MOP, OP_MOP_CFG
 from .config_regs import ConfigWindow
@@ -47,6 +49,10 @@ from .scheduler import RunResult, Scheduler
 from .streams import StreamRegs
 from .tdma_regs import TdmaRegs
 
+#: registers the cores' compiled paths read themselves at most (each one a row the kernel
+#: scans at an access outside RAM)
+MAX_LOAD_LATCHES = 24
+
 
 class Tile:
     """One Blackhole Tensix tile.
@@ -55,6 +61,11 @@ class Tile:
     reads; ``quantum`` is how many instructions a running core executes before the scheduler
     moves to the next one (results do not depend on it, only speed does).
     """
+
+    #: the cores' compiled paths store the NOC command registers and read the registers
+    #: whose reads only return a word themselves (False: every such access goes through its
+    #: window; set it on a tile and call :meth:`remap_latches`)
+    latches = True
 
     def __init__(self, mm: MemoryMap | None = None, noc_xy: tuple[int, int] = (1, 2),
                  quantum: int = 2000, ub: str = "stop", noc: Noc | None = None,
@@ -104,13 +115,15 @@ class Tile:
         mb0 = t("TENSIX_MAILBOX0_BASE")
         mb_size = t("TENSIX_MAILBOX1_BASE") - mb0
         cfg_base = t("TENSIX_CFG_BASE")
+        #: the NOCs' and the streams' registers: latches of every core's compiled path
+        nw = NocRegs.WORDS
+        self.latch_words = np.zeros(2 * nw + StreamRegs.words(mm), np.uint32)
         windows: list[Window] = [
             L1Window(self, self.l1, mbase, msize, "mailboxes (L1)"),
             TdmaRegs(self, mm),
             DebugRegs(self, mm),
-            NocRegs(self, mm, 0),
-            NocRegs(self, mm, 1),
-            StreamRegs(self, mm),
+            *(NocRegs(self, mm, k, self.latch_words, k * nw) for k in range(2)),
+            StreamRegs(self, mm, self.latch_words, 2 * nw),
             MopConfig(self, t("TENSIX_MOP_CFG_BASE"), mm.llk("MOP_CFG_WORDS")),
             DstWindow(self, mm.llk("RISCV_DEST_START_ADDR"), 0x8000),
             GprWindow(self, t("REGFILE_BASE"), 0x1000),
@@ -122,9 +135,42 @@ class Tile:
             ConfigWindow(self, cfg_base, 0x10000, mm.cfg("CFG_STATE_SIZE") * 4),
         ]
         self.debug = next(w for w in windows if isinstance(w, DebugRegs))
+        #: store latches (the NOC command buffers) and load latches (registers a core read
+        #: through the exact path whose reads only return a word; added as they are read)
+        self.latch_ranges = [r for w in windows if isinstance(w, NocRegs)
+                             for r in w.latch_ranges()]
+        self.load_ranges: list[tuple[int, int, int]] = []
+        #: the window of each load latch; addresses looked at for load latches
+        self.load_windows: dict[int, Window] = {}
+        self.loads_noted: set[int] = set()
         self.streams = next(w for w in windows if isinstance(w, StreamRegs))
         self.mailbox_window = windows[0]
         return windows
+
+    def drop_latches(self) -> None:
+        """Every core's stores to the NOC command registers go through the window again (a
+        core waits for one of them to change: each store must wake it)."""
+        self.latch_ranges = []
+        self.remap_latches()
+
+    def note_load(self, window: Window, addr: int, size: int) -> None:
+        """A core read ``addr`` through ``window`` (the first time): make it a load latch of
+        every core when all the read does is return a word of :attr:`latch_words`."""
+        self.loads_noted.add(addr)
+        if not self.latches:
+            return
+        find = getattr(window, "load_word", None)
+        index = find(addr, size) if find is not None else None
+        if index is None or len(self.load_ranges) >= MAX_LOAD_LATCHES:
+            return
+        self.load_ranges.append((addr, 4, index))
+        self.load_windows[addr] = window
+        self.remap_latches()
+
+    def remap_latches(self) -> None:
+        """Give every core's compiled path the latches as they are now."""
+        for core in self.cores.values():
+            core.map_latches()
 
     def window_at(self, addr: int) -> Window | None:
         for w in self.windows:
