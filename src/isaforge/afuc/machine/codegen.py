@@ -32,7 +32,7 @@ from ...core.isa import sign_extend
 from ..isa import REG_ADDR, REG_DATA, REG_LR, REG_MEMDATA, REG_REGDATA, REG_REM, REG_USRADDR
 from . import codecache
 from .processor import DATA_ADDR, DATA_PIPE, DATA_USRADDR, M32, Processor
-from .queues import RegionQueue
+from .queues import ListQueue, RegionQueue
 from .stream import HEADERS
 
 BRANCHES = {"brnei", "breqi", "brneb", "breqb", "call", "ret", "iret", "bl", "jumpa", "jumpr",
@@ -181,6 +181,16 @@ class CodeGen:
                 out.extend(self.wr_data_inline(expr))
             elif n == REG_DATA and tin:
                 out.extend(self.wr_data_traced(expr))
+            elif (n in (REG_ADDR, REG_USRADDR) and inline and FEATURES["const_addr"]
+                  and _CONST.fullmatch(expr)):  # (which branch below is known here)
+                v = int(expr.strip("()"), 0)
+                if v <= 0xFFFF:
+                    mode = DATA_ADDR if n == REG_ADDR else DATA_USRADDR
+                    out.append(f"m.data_mode = {mode}; g[{n}] = {v:#x}")
+                elif not self.proc.pipe_void[v >> 24]:
+                    out.append(f"m.data_mode = {DATA_PIPE}; g[{n}] = {v:#x}")
+                else:
+                    out.append(f"m.set_addr({n}, {v:#x})")
             elif n in (REG_ADDR, REG_USRADDR) and inline:
                 mode = DATA_ADDR if n == REG_ADDR else DATA_USRADDR
                 out.append(f"v_ = {expr}")
@@ -266,8 +276,22 @@ class CodeGen:
             out.append(f"a = ({rd(f['OFFSET'])} + {off:#x}) & M")
             if f["PREINCREMENT"]:
                 wr(f["OFFSET"], "a")
-            if name == "cwrite":
+            if name == "cwrite" and inline and FEATURES["ctrl_inline"]:
+                # a control register without side effects, effects only recorded: in place
+                base = rd(f["OFFSET"]) if f["OFFSET"] == 0 else None
+                n = (off & 0xFFF) if base == "0" else None
+                if n is not None and n in self.proc.ctl_special:
+                    out.append("m.wr_ctrl(a, v)")
+                else:
+                    if n is None:
+                        out.append("n_ = a & 0xfff")
+                    c = "n_" if n is None else f"{n:#x}"
+                    special = "" if n is not None else " and n_ not in m.ctl_special"
+                    out.append(f"if fr{special}: m.control[{c}] = v; app(('ctrl', {c}, v, nm))")
+                    out.append("else: m.wr_ctrl(a, v)")
+            elif name == "cwrite":
                 out.append("m.wr_ctrl(a, v)")
+            if name == "cwrite":
                 for i in range(f.get("SDS", 0)):
                     out.append(f"v = {rd(f['SRC'])}")
                     out.append(f"if (a & 0xfff) == m.c['DRAW_STATE_SET_HDR']: m.ds_base({i}, v)")
@@ -407,13 +431,52 @@ class CodeGen:
             "    vs_ = array('I', starmap(rb.popleft, repeat((), R_)))",
             "    gpu[o_:o_ + R_] = vs_; app((o_, vs_, nm))",  # one run of registers
             f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its} - 1; m.reps += {its} - 1",
+            *(self.nrt_copy(its) if FEATURES["nrt_copy"] else []),
+            *(self.ib_copy(its, cond[4:]) if FEATURES["ib_copy"] else []),
+        ]
+
+    @staticmethod
+    def ib_copy(its: str, cond: list[str]) -> list[str]:
+        """The bulk register copy of :meth:`data_copy` from an IB (or SDS region) that holds
+        the packet's rest, read in place from GPU memory (an elif of :meth:`data_copy`'s;
+        ``cond``: its conditions on the registers and the step budget)."""
+        return [
+            f"elif (R_ and fr and m.ib_level and {' and '.join(cond)}"
+            " and (q_ := m.ib.get(m.ib_level)).__class__ is RQ and q_.left >= R_):",
+            "    a_ = q_.addr; q_.addr = a_ + 4 * R_; q_.left -= R_",
+            "    vs_ = array('I', map(q_.mem.get, range(a_, a_ + 4 * R_, 4), repeat(0, R_)))",
+            "    gpu[o_:o_ + R_] = vs_; app((o_, vs_, nm))",
+            f"    g[r_] = o_ + R_; g[{REG_REM}] = 0; m.steps += {its} - 1; m.reps += {its} - 1",
+        ]
+
+    def nrt_copy(self, its: str) -> list[str]:
+        """The rest of a packet copied to the pipe's NRT_DATA (a memory dword each, NRT_ADDR
+        moving on unless its low bits are set) through a ``$addr`` that does not move on
+        (bit 0x40000: CP_MEM_WRITE's payload), when the words are in the ring buffer and the
+        step budget holds the iterations: a loop of the writes alone (an elif of
+        :meth:`data_copy`'s)."""
+        p = self.proc
+        if p is None or p.nrt_data is None or p.nrt_addr is None or (
+                p.nrt_data in (p.nrt_addr, p.nrt_addr + 1)):  # (the address read once)
+            return []
+        return [
+            "elif (R_ and fr and o_ & 0x40000 and o_ >> 24 == m.nrt_data and len(rb) >= R_"
+            f" and not m.ib_level and m.steps + {its} - 2 - @K@ < m.limit):",
+            "    n_ = o_ >> 24; pp_ = m.pipe; lo_ = m.nrt_addr; mem_ = m.emu.mem",
+            "    a_ = pp_[lo_] | pp_[lo_ + 1] << 32",
+            "    for v_ in starmap(rb.popleft, repeat((), R_)):",
+            "        b_ = a_ & ~3; pp_[n_] = v_; app(('pipe', n_, v_, nm))",
+            "        mem_[b_] = v_; app(('mem', b_, v_, nm))",
+            "        if not a_ & 3: a_ += 4",
+            "    pp_[lo_] = a_ & M; pp_[lo_ + 1] = (a_ >> 32) & M",
+            f"    g[{REG_REM}] = 0; m.steps += {its} - 1; m.reps += {its} - 1",
         ]
 
     @staticmethod
     def _make(code: CodeType, name: str, **extra: Any) -> Callable:
         ns: dict[str, Any] = {"M": M32, "HEADERS": HEADERS, "array": array, "repeat": repeat,
                               "starmap": starmap, "islice": islice, "consume": deque,
-                              "RQ": RegionQueue,
+                              "RQ": RegionQueue, "LQ": ListQueue,
                               **extra}
         exec(code, ns)  # noqa: S102 - our own generated code
         return ns[name]
@@ -473,7 +536,11 @@ class CodeGen:
         lines: list[str] = ["bt = None"]
         pc = start
         maybe_bt = False
-        loops = has_branch = False
+        # a conditional branch with a constant target, outside a delay slot, keeps its
+        # condition in a local (cond form: "cN_", the target) instead of bt
+        cond: tuple[str, int] | None = None
+        uses_bt = False
+        loops = False
         n = 0
         insns: list[tuple[str, dict]] = []
         while True:
@@ -486,7 +553,8 @@ class CodeGen:
             if name == "waitin":
                 lines.extend(body)
                 if maybe_bt:
-                    lines.append(f"m.pc = bt if bt is not None else {pc + 1}")
+                    lines.append(f"m.pc = {cond[1]} if {cond[0]} else {pc + 1}" if cond
+                                 else f"m.pc = bt if bt is not None else {pc + 1}")
                     lines.append("m.bt = None")
                     lines.append("return")
                     break
@@ -497,18 +565,41 @@ class CodeGen:
                     tail.remove(WAIT_DONE)  # (so it is still False)
                 lines.extend(tail[:-1] if loops else tail)
                 break
-            if name in BRANCHES:
-                has_branch = True
+            cm = _COND_BRANCH.fullmatch(body[-1]) if (
+                name in BRANCHES and not maybe_bt and FEATURES["cond_branches"]) else None
+            if cm is not None:  # (cond form)
+                cond = (f"c{n}_", int(cm.group(2)))
+                lines.extend(body[:-1])
+                lines.append(f"{cond[0]} = {cm.group(1)}")
+                maybe_bt = True
+            elif name in BRANCHES:
+                uses_bt = True
                 lines.append("nb = None")
                 lines.extend(body)
                 if maybe_bt:
-                    lines.append(f"if bt is not None: m.steps -= {k_mark}; m.pc = bt; m.bt = nb; "
+                    taken, to = (cond[0], cond[1]) if cond else ("bt is not None", "bt")
+                    lines.append(f"if {taken}: m.steps -= {k_mark}; m.pc = {to}; m.bt = nb; "
                                  f"{NEXT}")
                 lines.append("bt = nb")
                 maybe_bt = True
+                cond = None
             else:
+                if maybe_bt and cond and body == ["pass"] and lines[-2].startswith(cond[0]):
+                    # a nop in the delay slot: the branch is taken before it (same state)
+                    k = lines[-1]
+                    lines[-2:] = [f"if {lines[-2][len(cond[0]) + 3:]}: m.steps -= {k_mark}; "
+                                  f"m.pc = {cond[1]}; return F.get({cond[1]})", k]
+                    maybe_bt = False
+                    cond = None
+                    body = []
                 lines.extend(body)
-                if maybe_bt:
+                if maybe_bt and cond:
+                    # (inside a block m.bt is None, and only waitin sets m.waitin_pending)
+                    lines.append(f"if {cond[0]}: m.steps -= {k_mark}; m.pc = {cond[1]}; "
+                                 f"return F.get({cond[1]})")
+                    maybe_bt = False
+                    cond = None
+                elif maybe_bt:
                     lines.append(f"if bt is not None: m.steps -= {k_mark}; m.pc = bt; m.bt = None; "
                                  f"{NEXT}")
                     maybe_bt = False
@@ -519,7 +610,10 @@ class CodeGen:
             pc += 1
             if n >= BLOCK_MAX or _ends_block(proc, pc):
                 lines.append(f"m.pc = {pc}")
-                lines.append("m.bt = bt" if maybe_bt else "m.bt = None")
+                if maybe_bt and cond:
+                    lines.append(f"m.bt = {cond[1]} if {cond[0]} else None")
+                else:
+                    lines.append("m.bt = bt" if maybe_bt else "m.bt = None")
                 lines.append(NEXT)
                 break
         batch = _type4_batch(proc, start, insns) if loops else None
@@ -528,8 +622,12 @@ class CodeGen:
                 f"if not ph and fr and len(rb) > 1 and not m.ib_level and jt[p4] == {start}: "
                 "S, P, H = batch_(m, g, rb, S, L, P, H)")
         lines[:0] = [f"m.steps += {n}", f"if m.steps > m.limit: m.steps -= {n}; return None"]
-        if not has_branch:
+        if not uses_bt:
             lines.remove("bt = None")
+        if FEATURES["addr_data"]:
+            lines = _addr_then_data(lines)
+        if FEATURES["grouped_reads"]:
+            lines[2:] = _grouped_reads(lines[2:])  # (after the step count)
         if loops:  # the packet dispatched at the end may start this block again: loop here
             # (m.pc stays {start} meanwhile: every other way out sets it)
             lines = ["while True:", *("    " + s for s in lines),
@@ -546,12 +644,15 @@ class CodeGen:
         # (m.dispatch counted the packet itself: the finally clause must not undo it)
         body = body.replace("m.dispatch(hdr); return", "m.dispatch(hdr); P = m.packets; "
                             "H = m.header; return")
+        # (only the locals the body uses: a block that does not dispatch has no P and H)
+        used = [f"{v} = {e}" for v, e in _PROLOGUE if re.search(rf"\b{v}\b", body)]
+        ph = re.search(r"\b[PH]\b", body) is not None
         src = ((batch or "") + "def block(m, g):\n"
-               "    rb = m.rb; gpu = m.gpu; app = m.fast_append; fr = m.fast_regs; nm = m.name\n"
-               "    jt = m.jmptbl; p4 = m.emu.pkt4_id; ph = m.emu.packet_hooks; HD = HEADERS\n"
-               "    S = m.steps; L = m.limit; P = m.packets; H = m.header\n"
-               "    try:\n" + body + "    finally:\n"
-               "        m.steps = S; m.packets = P; m.header = H\n")
+               f"    {'; '.join(used + ['S = m.steps', 'L = m.limit'])}\n"
+               + ("    P = m.packets; H = m.header\n" if ph else "")
+               + "    try:\n" + body + "    finally:\n"
+               + ("        m.steps = S; m.packets = P; m.header = H\n" if ph
+                  else "        m.steps = S\n"))
         return src, n
 
 
@@ -568,11 +669,21 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
     pend = "; ".join(out)
     # the header: from the ring buffer, or from the IB that @IB_LEVEL reads (an IB with
     # words left; its end, the SDS queue and idling are the exact path's)
-    out = [BATCH,
-           "if m.ib_level:",
-           "    q_ = m.ib.get(m.ib_level)",
-           f"    if q_.__class__ is not RQ or not q_.left or m.steps >= m.limit: {pend}; return",
-           "    hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop",
+    ib = ["if m.ib_level:",
+          "    q_ = m.ib.get(m.ib_level)",
+          f"    if q_.__class__ is not RQ or not q_.left or m.steps >= m.limit: {pend}; return",
+          "    hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop"]
+    if FEATURES["ib_end"]:  # (an ended IB's IN_IB_END too, as next_header makes it)
+        ib = ["if m.ib_level:",
+              "    q_ = m.ib.get(m.ib_level)",
+              "    if (q_.__class__ is RQ and not q_.left and m.emu.ib_end_id is not None"
+              " and m.steps < m.limit): m.ib_end(); q_ = m.ib.get(m.ib_level)",
+              "    if q_.__class__ is RQ and q_.left and m.steps < m.limit:",
+              "        hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop",
+              "    elif q_.__class__ is LQ and q_ and m.steps < m.limit:",
+              "        hdr = q_[0]; pop_ = q_.popleft",
+              f"    else: {pend}; return"]
+    out = [BATCH, *ib,
            f"elif not rb or m.steps >= m.limit: {pend}; return",
            "else:",
            "    hdr = rb[0]; pop_ = rb.popleft",
@@ -585,22 +696,30 @@ def _waitin_tail_lines(gen: CodeGen, proc: Processor, pc: int) -> list[str]:
     dec = f"g[{REG_REM}] = (g[{REG_REM}] - 1) & M"
     if sum(f"g[{REG_REM}]" in line for line in slot) == 1 and dec in slot:
         slot.remove(dec)  # $rem is set by the dispatch below before anything reads it
+    if slot[:1] == ["pop_()"] and FEATURES["tail_pop"]:  # the slot reads the header first
+        del slot[0]
+        for i, line in enumerate(out):
+            if line.endswith("hdr = q_.mem.get(q_.addr, 0); pop_ = q_.pop"):
+                out[i] = line.replace("q_.mem.get(q_.addr, 0); pop_ = q_.pop", "q_.pop()")
+            elif line.endswith("hdr = q_[0]; pop_ = q_.popleft"):
+                out[i] = line.replace("q_[0]; pop_ = q_.popleft", "q_.popleft()")
+        out[out.index("    hdr = rb[0]; pop_ = rb.popleft")] = "    hdr = rb.popleft()"
     out.extend(slot)
     slow = "m.STEPS = S; m.packets = P; m.header = H; m.dispatch(hdr); return F.get(m.pc)"
     out.append("try:")
-    out.append("    h_ = HD[hdr]")
+    out.append("    ty_, id_, cnt_ = HD[hdr]")
     out.append("except KeyError:")  # a header not seen yet: dispatch checks and records it
     out.append(f"    {slow}")
     out.append(f"if ph: {slow}")
-    out.append("if h_[0]:")
+    out.append("if ty_:")
     out.append("    p_ = jt[p4]")
     if slot and slot[-1] == "g[1] = hdr":  # the usual 'mov $01, $data': $01 is the header
         out.append("    g[1] = hdr & 0x07ffffff")
     else:
         out.append("    if g[1] == hdr: g[1] = hdr & 0x07ffffff")
     out.append("else:")
-    out.append("    p_ = jt[h_[1]]")
-    out.append(f"g[{REG_REM}] = h_[2]; P += 1; H = hdr")
+    out.append("    p_ = jt[id_]")
+    out.append(f"g[{REG_REM}] = cnt_; P += 1; H = hdr")
     out.append(LOOP)
     return out
 
@@ -701,7 +820,8 @@ _CODE_MAX = 100_000
 
 
 def _code_key(proc: Processor, kind: str, pc: int) -> tuple:
-    return (kind, proc.image_key, proc.gen, proc.meq is None, proc.is_me5, proc.lpac_cntl, pc)
+    return (kind, proc.image_key, proc.gen, proc.meq is None, proc.is_me5, proc.lpac_cntl, pc,
+            *sorted(k for k, on in FEATURES.items() if on))
 
 
 def _remember(key: tuple, code: CodeType, n: int) -> tuple[CodeType, int]:
@@ -718,6 +838,100 @@ def _from_disk(key: tuple, image_key: bytes) -> tuple[CodeType, int] | None:
         return None
     _CODE.update(codecache.load(image_key))
     return _CODE.get(key)
+
+
+# the fast path's optional parts (tests turn each off to compare; compiled code is keyed by
+# them): cond_branches: a conditional branch keeps its condition in a local, its target a
+# constant (else the general bt/nb bookkeeping); grouped_reads: see _grouped_reads;
+# tail_pop: a waitin's delay slot that reads the header first pops it where it is found;
+# nrt_copy, ib_copy: see CodeGen.nrt_copy, CodeGen.ib_copy; ctrl_inline: a cwrite of a
+# control register without side effects writes it in place; ib_end: a waitin at the end of
+# an IB takes its IN_IB_END in the compiled block (Processor.ib_end); addr_data: see
+# _addr_then_data; const_addr: a constant written to $addr/$usraddr takes its branch only
+FEATURES: dict[str, bool] = {"cond_branches": True, "grouped_reads": True, "tail_pop": True,
+                             "nrt_copy": True, "ib_copy": True, "ctrl_inline": True,
+                             "ib_end": True, "addr_data": True, "const_addr": True}
+# a conditional branch's body (see CodeGen.body): "if COND: nb = TARGET"
+_COND_BRANCH = re.compile(r"if (.+): nb = (-?\d+)")
+
+_CONST = re.compile(r"\(?(?:0x[0-9a-f]+|[0-9]+)\)?")
+_SET_ADDR = re.compile(r"if v_ <= 0xffff: m\.data_mode = ([01]); g\[(\d+)\] = v_")
+_PURE_VALUE = re.compile(r"v_ = [^()]*")  # (no call: no register changes)
+
+
+def _addr_then_data(lines: list[str]) -> list[str]:
+    """An inlined write of $addr/$usraddr (CodeGen.body's) followed by an inlined $data
+    write: the address register and offset the write uses are known in each of the first's
+    branches (``r_``, ``o_``), instead of being looked up again."""
+    out = list(lines)
+    i = 0
+    while i + 7 < len(out):
+        mo = _SET_ADDR.fullmatch(out[i + 1])
+        if (mo and _PURE_VALUE.fullmatch(out[i]) and out[i + 4].startswith("# ")
+                and "m." not in out[i + 5] and _PURE_VALUE.fullmatch(out[i + 5])
+                and out[i + 6] == f"r_ = {REG_USRADDR} if m.data_mode == {DATA_USRADDR} "
+                                  f"else {REG_ADDR}"
+                and out[i + 7] == "o_ = g[r_]"):
+            mode, n = int(mo.group(1)), mo.group(2)
+            pipe = f"elif not m.pipe_void[v_ >> 24]: m.data_mode = {DATA_PIPE}; g[{n}] = v_"
+            if out[i + 2] == pipe and out[i + 3] == f"else: m.set_addr({n}, v_)":
+                r = REG_USRADDR if mode == DATA_USRADDR else REG_ADDR
+                out[i + 1] = f"{out[i + 1]}; o_ = v_; r_ = {r}"
+                out[i + 2] = f"{pipe}; r_ = {REG_ADDR}; o_ = g[{REG_ADDR}]"
+                out[i + 3] = (f"else: m.set_addr({n}, v_); r_ = {REG_USRADDR} if m.data_mode "
+                              f"== {DATA_USRADDR} else {REG_ADDR}; o_ = g[r_]")
+                del out[i + 6:i + 8]
+        i += 1
+    return out
+
+
+_READ = [  # an inlined top-level $data read of the fast path (see CodeGen.body), temp {t}
+    "if rb and not m.ib_level:",
+    f"    {{t}} = rb.popleft(); g[{REG_REM}] = (g[{REG_REM}] - 1) & M",
+    "else:",
+    "    {t} = m.rd_data()",
+]
+# (set_addr and wr_data change neither @IB_LEVEL, the ring buffer nor $rem; with effects only
+# recorded (fr) nothing else sees $rem meanwhile)
+_UNSAFE = re.compile(rf"\breturn\b|\braise\b|\bm\.(?!set_addr\(|wr_data\()\w+\(|F\.get"
+                     rf"|g\[{REG_REM}\]|\bpop_\b|\bhdr\b|\bwhile\b|\bfor\b")
+
+
+def _grouped_reads(lines: list[str]) -> list[str]:
+    """The block's first $data reads at once: where a block starts with K >= 2 top-level
+    reads among statements that call nothing (but set_addr, wr_data), read no $rem and leave
+    no way out, the statements up to the first other one run, when the ring buffer holds K
+    words, @IB_LEVEL is 0 and effects are only recorded, with plain pops and one $rem
+    update at their end (else as they are)."""
+    groups: list[list[str]] = []
+    for s in lines:
+        if groups and (s[:1] == " " or s.startswith(("else:", "elif "))):
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    fast: list[str] = []
+    k = cut = 0
+    while cut < len(groups):
+        grp = groups[cut]
+        t = grp[1].split(" = ", 1)[0].strip() if len(grp) == 4 else ""
+        if t and grp == [r.format(t=t) for r in _READ]:
+            fast.append(f"{t} = rb.popleft()")
+            k += 1
+        elif not any(_UNSAFE.search(s) for s in grp):
+            fast.extend(grp)
+        else:
+            break
+        cut += 1
+    if k < 2 or cut == len(groups):
+        return lines
+    rest = [s for grp in groups[cut:] for s in grp]
+    slow = [s for grp in groups[:cut] for s in grp]
+    return [f"if len(rb) >= {k} and not m.ib_level and fr:",
+            *("    " + s for s in fast),
+            f"    g[{REG_REM}] = (g[{REG_REM}] - {k}) & M",
+            "else:",
+            *("    " + s for s in slow),
+            *rest]
 
 
 # "S - 1 - 1 < L" (Python does not fold it): only before a comparison, where it is safe
@@ -752,6 +966,10 @@ def _ends_block(proc: Processor, pc: int) -> bool:
     return False
 
 
+# the locals a block may use, as its first line sets them
+_PROLOGUE = (("rb", "m.rb"), ("gpu", "m.gpu"), ("app", "m.fast_append"), ("fr", "m.fast_regs"),
+             ("nm", "m.name"), ("jt", "m.jmptbl"), ("p4", "m.emu.pkt4_id"),
+             ("ph", "m.emu.packet_hooks"), ("HD", "HEADERS"))
 _LOCALS = re.compile(r"\b(rb|gpu|app|fr|nm)\b")
 _CHANGED_BY_READS = f"{REG_REM}|{REG_ADDR}|{REG_USRADDR}"  # $data, $regdata reads change them
 _PURE = re.compile(rf"0x[0-9a-f]+|[0-9]+|d[0-9]+|hdr|g\[(?!(?:{_CHANGED_BY_READS})\])[0-9]+\]")

@@ -327,8 +327,19 @@ class Processor:
         return self.rb if level == 0 else self.ib.get(level) or RegionQueue({}, 0, 0)
 
     def rd_data(self) -> int:
-        q = self.rb if self.ib_level == 0 and self.meq is None else self.queue()
-        v = q.popleft() if q.__class__ is ListQueue and q else q.pop()
+        level = self.ib_level
+        if level == 0 and self.meq is None:
+            q = self.rb  # (a boot-code run's is a BootQueue)
+            v = q.popleft() if q.__class__ is ListQueue and q else q.pop()
+        else:
+            q = self.ib.get(level) if self.meq is None and self.bootq is None else None
+            if q.__class__ is RegionQueue and q.left:  # an IB or SDS region (as its pop)
+                v = q.mem.get(q.addr, 0)
+                q.addr += 4
+                q.left -= 1
+            else:
+                q = self.queue()
+                v = q.popleft() if q.__class__ is ListQueue and q else q.pop()
         if v is None:
             raise StreamEndError(f"{self.name}: the command stream ended inside a packet "
                                  f"($rem = {self.gpr[REG_REM]})")
@@ -453,16 +464,21 @@ class Processor:
         hdr = q.peek()
         if hdr is None:
             if isinstance(q, (RegionQueue, SdsQueue)) and self.emu.ib_end_id is not None:
-                lvl = int(self.control[self.c["IB_LEVEL"]]) & 3
-                end = self.emu.ib_end_id
-                fake_hdr = _IB_END.get(end)
-                if fake_hdr is None:
-                    fake_hdr = _IB_END[end] = pkt7_header(end, 0)
-                fake = ListQueue([fake_hdr])
-                self.ib[lvl] = fake  # type: ignore[assignment]
-                return fake[0]
+                return self.ib_end()[0]
             raise Idle
         return hdr
+
+    def ib_end(self) -> ListQueue:
+        """Put the fake IN_IB_END packet an ended IB (or SDS queue) gives ``waitin`` in the
+        place of the queue @IB_LEVEL reads; returns that one-header queue."""
+        lvl = int(self.control[self.c["IB_LEVEL"]]) & 3
+        end = self.emu.ib_end_id
+        fake_hdr = _IB_END.get(end)  # type: ignore[arg-type]
+        if fake_hdr is None:
+            fake_hdr = _IB_END[end] = pkt7_header(end, 0)  # type: ignore[index,arg-type]
+        fake = ListQueue([fake_hdr])
+        self.ib[lvl] = fake  # type: ignore[assignment]
+        return fake
 
     def alone_hint(self) -> str:
         """What to add to a bad-header error of an a5xx firmware run alone (as the ME): a
