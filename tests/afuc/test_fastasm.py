@@ -5,12 +5,15 @@ the assembler's vocabulary (right, wrong and odd: expressions, names, stray toke
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from isaforge.afuc import listing
 from isaforge.afuc.asm import Assembler
+from isaforge.afuc.fastasm import OPERANDS
 from isaforge.afuc.isa import isa_for
 from isaforge.core.errors import IsaforgeError
 from isaforge.core.isa import Branch, Enum, Flag, Kind, UInt, template_parts
@@ -147,3 +150,57 @@ def test_skipped_forms_and_repeated_branches(gen: int, line: str) -> None:
     assert fast == general, text
     if "@" not in line and "]]" not in line and "l3" not in line and "+ 1" not in line:
         assert isinstance(fast, bytes), fast
+
+
+# other texts of each kind of operand a line's shape leaves out (fastasm.OPERANDS: the
+# class before it says its kind), good and bad
+_OPERAND_TEXTS = {
+    "$": ["00", "02", "1f", "1F", "0a", "data", "addr", "rem", "zz", "20", "012"],
+    "x": ["0", "7", "1f", "7ff", "fff", "ffff", "10000", "12345"],
+    "#": ["l1", "l2", "nowhere", "x_1"],
+    ";": ["", " note", "$01, 0x3"],
+    "": ["0", "1", "5", "31", "32", "4095", "65536"],
+}
+
+
+@st.composite
+def _same_shape(draw: st.DrawFn, line: str) -> str:
+    """``line`` with other registers, numbers, labels, comment (its shape unchanged)."""
+    parts = re.split(OPERANDS, line)
+    for i in range(2, len(parts), 3):
+        cls = parts[i - 1]
+        kind = cls if cls in ("$", "#", ";") else "x" if len(cls) > 1 else ""
+        parts[i] = draw(st.sampled_from(_OPERAND_TEXTS[kind]))
+    return "".join(parts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), gen=st.sampled_from([5, 6, 7]))
+def test_lines_of_one_shape(data: st.DataObject, gen: int) -> None:
+    """A line's shape learnt from its first line reads the others as the fast path reads
+    each by itself and as the general path does."""
+    gpu, version = GPUS[gen]
+    first = data.draw(st.one_of(_well_formed(gen), _line(gen)))
+    lines = [first, *data.draw(st.lists(_same_shape(first), min_size=1, max_size=6))]
+    text = f"[{version}]\nl1:\n" + "\n".join(lines) + "\nl2:\nnop\n"
+    fast, general = _both(text, gpu)
+    assert fast == general, text
+    try:
+        each = Assembler(gpu, shapes=False).assemble(text, "t.asm")
+    except IsaforgeError as e:
+        each = f"{type(e).__name__}: {e}"
+    assert fast == each, text
+
+
+@pytest.mark.parametrize("gen", [5, 6, 7])
+def test_shapes_are_learnt(gen: int) -> None:
+    """The lines of a listing (but labels and literals) mostly take the shape path."""
+    gpu, version = GPUS[gen]
+    lines = ["mov $01, 0x3", "mov $02, 0x40", "or $03, $04, 0x7", "or $05, $06, 0x17",
+             "cwrite $02, [$00 + 0x1]", "cwrite $07, [$1f + 0x12]", "brne $01, b2, #l1",
+             "brne $03, b2, #l2", "call #l1", "call #l2"]
+    text = f"[{version}]\nl1:\n" + "\n".join(lines) + "\nl2:\nnop\n"
+    asm = Assembler(gpu)
+    got = asm.assemble(text, "t.asm")
+    assert got == Assembler(gpu, fast=False).assemble(text, "t.asm")
+    assert len(asm.last_shapes) == 6  # one per two lines, and nop

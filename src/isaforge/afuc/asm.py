@@ -14,7 +14,7 @@ else from the firmware id in the first ``[literal]``, as Mesa's assembler does.
 
 from __future__ import annotations
 
-import re
+import gc
 import struct
 
 from ..core.asm import (
@@ -54,6 +54,8 @@ LEXER = Lexer(
         ("OP", r"<<|>>|[,\[\]+\-!:()~*&^|]"),
     ]
 )
+
+_HEX_DIGITS = "0123456789abcdefABCDEF"
 
 # the modifier tokens (what the lexer calls MOD)
 MODS = frozenset(["(rep)", "(peek)", "(xmov1)", "(xmov2)", "(xmov3)", "(sds1)", "(sds2)",
@@ -137,11 +139,24 @@ class _Ctx:
 class Assembler:
     """Two passes: parse and lay out statements, then resolve labels and encode."""
 
-    def __init__(self, gpu: str | int | None = None, fast: bool = True) -> None:
+    def __init__(self, gpu: str | int | None = None, fast: bool = True,
+                 shapes: bool = True) -> None:
         self.fwid = parse_gpu(gpu) if gpu is not None else None
         self.fast = fast  # False: every line through the general path (for comparisons)
+        self.shapes = shapes  # False: the fast path reads each line itself (comparisons)
 
     def assemble(self, text: str, filename: str = "<input>") -> bytes:
+        # (the cyclic garbage collector off meanwhile: it would walk the growing tables
+        # again and again, and assembling makes no cycles)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._assemble(text, filename)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _assemble(self, text: str, filename: str) -> bytes:
         lines = text.splitlines()
         fwid = self.fwid if self.fwid is not None else self._fwid_from_source(lines, filename)
         gen = generation(fwid)
@@ -150,6 +165,9 @@ class Assembler:
         ctx = _Ctx(db)
         self._filename, self._isa, self._ctx, self._gen = filename, isa, ctx, gen
         fast = FastLines(isa, db, LEXER, MODS) if self.fast else None
+        if fast is not None:
+            split, shapes = fast.split, fast.shapes
+            self.last_shapes = shapes  # (for tests)
         sections = [_Section("")]
         # line -> its word, for lines that are one instruction whose operands are all
         # numbers (no label), or (form, values, target) for a line the fast path read that
@@ -165,8 +183,41 @@ class Assembler:
                     sec.stmts.append(_FastRef(word[0], word[1], word[2], line, lineno))
                 sec.size += 1
                 continue
-            if fast is not None and self._fast_line(fast, line, lineno, sec, memo):
-                continue
+            if fast is not None:
+                if not line:
+                    continue
+                if line[-1] == ":":  # a label, most likely
+                    name = line[:-1].strip(" \t")
+                    if name.isascii() and name.isidentifier() and name not in sec.labels:
+                        sec.labels[name] = sec.size
+                        col = len(line) - len(line.lstrip(" \t\r\f\v")) + 1
+                        sec.label_locs[name] = SourceLoc(filename, lineno, col)
+                        continue
+                shape = split(line)
+                operands = shape[2::3]
+                del shape[2::3]
+                reader = shapes.get(tuple(shape))
+                if reader is not None:
+                    word = reader[0]
+                    if word is not None:  # (FastLines.shaped, inline)
+                        for j, convert, low, width in reader[1]:
+                            v = convert(operands[j])
+                            if v is None or v >> width:
+                                word = None
+                                break
+                            word |= v << low
+                    else:
+                        word = fast.shaped(reader, operands)
+                    if word is not None:
+                        if word.__class__ is int:
+                            sec.stmts.append(word)
+                        else:
+                            sec.stmts.append(_FastRef(word[0], word[1], word[2], line, lineno))
+                        memo[line] = word
+                        sec.size += 1
+                        continue
+                elif self._fast_line(fast, line, lineno, sec, memo, shape, operands):
+                    continue
             n_stmts, n_labels = len(sec.stmts), len(sec.labels)
             toks = LEXER.tokenize(line, filename, lineno)
             self._statement(toks, sections, isa, ctx, gen, filename, lineno, len(line))
@@ -184,7 +235,7 @@ class Assembler:
         return struct.pack(f"<{len(out)}I", *out)
 
     def _fast_line(self, fast: FastLines, line: str, lineno: int, sec: _Section,
-                   memo: dict[str, Any]) -> bool:
+                   memo: dict[str, Any], shape: list[str], operands: list[str]) -> bool:
         """Read ``line`` on the fast path (:mod:`isaforge.afuc.fastasm`) if it can: True if
         it did, False to leave it to the general path."""
         toks = fast.tokens(line)
@@ -195,10 +246,25 @@ class Assembler:
         first = toks[0]
         c = first[0]
         if c == "[":
-            if len(toks) != 1 or first == "[":
+            if first != "[":
+                if len(toks) != 1:
+                    return False
+                word = memo[line] = int(first[1:-1], 16) & 0xFFFFFFFF
+                sec.stmts.append(word)
+            elif len(toks) == 3 and toks[1][0] == "#" and toks[2] == "]":  # [#label]
+                at = line.find("#")
+                ref = LabelRef(toks[1][1:], SourceLoc(self._filename, lineno, at + 1))
+                at = line.find("[")
+                sec.stmts.append(_Stmt(SourceLoc(self._filename, lineno, at + 1),
+                                       literal_label=ref))
+            else:
                 return False
-            sec.stmts.append(int(first[1:-1], 16) & 0xFFFFFFFF)
             sec.size += 1
+            return True
+        if first == ".jumptbl" and len(toks) == 1:
+            at = line.find(".")
+            sec.stmts.append(_Stmt(SourceLoc(self._filename, lineno, at + 1), jumptable=True))
+            sec.size += 0x80
             return True
         if len(toks) > 1 and toks[1] == ":":
             if len(toks) != 2 or not (c.isalpha() or c == "_") or first in sec.labels:
@@ -221,21 +287,27 @@ class Assembler:
             sec.stmts.append(_FastRef(form, values, target, line, lineno))
             memo[line] = got
         sec.size += 1
+        if self.shapes:
+            fast.learn(line, shape, operands, toks, got)
         return True
 
     # -- pass 1 -------------------------------------------------------------------------------
     @staticmethod
     def _fwid_from_source(lines: list[str], filename: str) -> int:
         for lineno, line in enumerate(lines, 1):
-            m = re.match(r"\s*\[([0-9a-fA-F]+)\]", line)
-            if m:
-                word = int(m.group(1), 16)
-                fwid = fwid_of(word)
+            # (a line that starts with [hex digits] -- as the regex \s*\[([0-9a-fA-F]+)\])
+            if "[" not in line:
+                continue
+            rest = line.lstrip()
+            end = rest.find("]")
+            digits = rest[1:end]
+            if rest[:1] == "[" and end > 1 and not digits.strip(_HEX_DIGITS):
+                fwid = fwid_of(int(digits, 16))
                 if fwid not in FIRMWARE_IDS:
                     raise AsmError(
-                        f"the first literal [{m.group(1)}] has firmware id {fwid:03x}, which is "
+                        f"the first literal [{digits}] has firmware id {fwid:03x}, which is "
                         "not a known GPU; say which GPU with --gpu (e.g. --gpu a630)",
-                        SourceLoc(filename, lineno, m.start(1)),
+                        SourceLoc(filename, lineno, len(line) - len(rest) + 1),
                     )
                 return fwid
         raise FirmwareError("cannot tell the GPU generation: the source has no [version] "
@@ -398,10 +470,9 @@ class Assembler:
         for label, offset in sec.labels.items():
             pid = db.pm4_packet_id(label)
             if pid is None:
-                m = re.fullmatch(r"UNKN(\d+)", label)
-                if not m:
+                if not (label.startswith("UNKN") and label[4:].isdecimal()):
                     continue
-                pid = int(m.group(1))
+                pid = int(label[4:])
             if 0 <= pid < 0x80:
                 table[pid] = offset
         return table

@@ -4,31 +4,36 @@ generation, into flat step lists, and lines split into token texts by one regex.
 The general path (:func:`isaforge.core.asm.read_instruction`) makes a token object with a
 source location for every token and walks every candidate template through operand-kind
 objects; that is what gives precise errors, and it reads operand expressions. Almost every
-line of a real listing is simpler: a mnemonic, registers, plain numbers, register names, a
-label. :class:`FastLines` reads such a line by the same algorithm (the same tokens, the same
-forms in the same order, each read left to right as
+line of a real listing is simpler: a mnemonic, registers, plain numbers or sums of them,
+register names, a label. :class:`FastLines` reads such a line by the same algorithm (the
+same tokens, the same forms in the same order, each read left to right as
 :func:`isaforge.core.asm.match_template` reads it) with cheaper parts, and encodes it from a
 precomputed field plan. It is an optimisation only, with one rule: **for any line it either
 gives exactly what the general path gives, or declines** (``None``), and the assembler then
 takes the general path, which also reports every error. It declines:
 
-* an operand expression that is more than one number or name (``@REG + 1``, ``(1 << 4)``,
-  ``-1``), a label reference where a number goes, an unknown ``@``/``%``/``|`` register name;
+* an operand expression other than a number or name or a sum of them (``@REG + 1`` is
+  read; ``(1 << 4)``, ``-1``, ``1 + -1`` are not), a label reference where a number goes,
+  an unknown ``@``/``%``/``|`` register name;
 * a value that does not fit its field;
-* directives, ``[#label]``, several statements on a line, a character the lexer rejects;
+* directives but ``.jumptbl``, several statements on a line, a character the lexer rejects;
 * a form with an operand kind whose reading it does not know.
+
+Most lines of a listing differ from an earlier one only in their registers, numbers and
+labels: :meth:`FastLines.learn` keeps, for such a *shape*, which form and field reads each
+operand, and :meth:`FastLines.shaped` reads the next line of that shape without tokens.
 """
 
 from __future__ import annotations
 
-import re
-
 from ..core.isa import ISA, Branch, Enum, Flag, Instr, Int, Kind, UInt, template_parts
 from .isa import REG_ALIASES, Reg, parse_reg_name
+from .recache import compile as _compile
 from .regdb import RegDB
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from re import Pattern
     from typing import Any
 
 # steps of a form
@@ -36,9 +41,20 @@ _LIT, _REG, _FLAG, _ENUM, _NUM, _PREFIXED, _BRANCH = range(7)
 NOT_A_NUMBER = object()  # the general path does not read this token as a number
 DECLINE = object()  # leave the line to the general path
 _BLANKS = " \t\r\f\v"  # what the lexer skips between tokens
-_HEX = re.compile(r"0[xX][0-9a-fA-F]+")
-_DEC = re.compile(r"\d+")
-_RAW = re.compile(r"-?\d+")  # a branch operand that is a raw field value
+_HEX_DIGITS = "0123456789abcdefABCDEF"
+
+# A line's *shape*: re.split by this pattern gives [text, class, operand, text, class,
+# operand, ..., text]; the shape is that list without the operands. The class says what
+# the operand is: ``$`` a register's name or number, ``#`` a label, a blank or comma a
+# decimal number, the same then ``0x`` a hex number, ``;`` a comment. Each operand (but
+# the comment) is in one token whatever its text (the lexer reads these greedily too), so
+# lines of one shape split into the same tokens but for these.
+OPERANDS = (r"([$#; \t,](?:0[xX](?<=[ \t,]..))?)"  # (each branch starts with a character
+            r"([0-9A-Za-z_](?<=\$.)[0-9A-Za-z_]*"  # set or a literal: quicker to fail)
+            r"|[0-9a-fA-F](?<=[xX].)[0-9a-fA-F]*"
+            r"|[0-9](?<=[ \t,].)[0-9]*"
+            r"|[A-Za-z_](?<=#.)[0-9A-Za-z_]*"
+            r"|(?<=;).*)")
 
 # every text the general path reads as a register ($0a, $0A, $data ...)
 REGS: dict[str, int] = {}
@@ -48,6 +64,12 @@ for _n in range(32):
             REGS["$" + _a + _b] = _n
 REGS.update(("$" + _k, _v) for _k, _v in REG_ALIASES.items())
 assert all(parse_reg_name(_k) == _v for _k, _v in REGS.items())
+# a register operand of a shape (the text after its $) -> its number
+_REG_NAMES = {_k[1:]: _v for _k, _v in REGS.items()}
+
+
+def _hex(text: str) -> int:
+    return int(text, 16)
 
 
 class Form:
@@ -66,7 +88,7 @@ class Form:
         order = list(self.implied)
         for kind, text in template_parts(template):
             if kind == "lit":
-                self.steps.extend((_LIT, "", t.text) for t in lexer.tokenize(text))
+                self.steps.extend((_LIT, "", t) for t in _literal_tokens(text, lexer))
             elif text == "NAME":
                 self.steps.append((_LIT, "", ins.mnemonic))
             else:
@@ -97,6 +119,21 @@ class Form:
             if f.pieces:
                 self.fast = False
             self.plan.append((name, f.low, f.width, f.mask, isinstance(f.kind, (Branch, Int))))
+
+    def shape_ok(self) -> bool:
+        """Whether the form reads every line of a shape (see :meth:`FastLines.learn`)
+        alike: the values of its operands never decide whether it reads a line (a field
+        read twice, or read and implied, does; so does a literal, flag or prefix that an
+        operand's token can be)."""
+        read = [name for _, name, _ in self.steps if name]
+        texts = [data for step, _, data in self.steps if step in (_LIT, _FLAG)]
+        texts.extend(k for step, _, data in self.steps if step == _ENUM for k in data[0])
+        texts.extend(data for step, _, data in self.steps if step == _PREFIXED)
+        return (len(read) == len(set(read))
+                and all(step in (_FLAG, _ENUM) for step, name, _ in self.steps
+                        if name in self.implied)
+                and all(data.prefix == "#" for step, _, data in self.steps if step == _BRANCH)
+                and not any(t and (t[0] in "$#" or t[0].isdigit()) for t in texts))
 
     @staticmethod
     def _operand(kind: Kind) -> tuple[Any, Any]:
@@ -144,32 +181,47 @@ def _first_word(template: str, ins: Instr) -> str | None:
 _compiled: dict[tuple[int, int], dict[str, list[Form]]] = {}
 
 
-def compiled_forms(isa: ISA, lexer: Any) -> dict[str, list[Form]]:
-    """mnemonic -> its forms in the general path's order (built once per ISA and lexer)."""
-    key = (id(isa), id(lexer))
-    got = _compiled.get(key)
+def forms_of(isa: ISA, lexer: Any, mnemonic: str) -> list[Form] | None:
+    """The forms of ``mnemonic`` in the general path's order (made once per ISA, lexer and
+    mnemonic, when first asked for: a firmware uses about half of them); None if it is
+    no instruction's."""
+    made = _compiled.setdefault((id(isa), id(lexer)), {})
+    got = made.get(mnemonic)
     if got is None:
-        got = {}
-        for mnemonic, candidates in isa.by_mnemonic.items():
-            # (a form that starts with another word does not read the line: the general
-            # path fails it at that word)
-            got[mnemonic] = [Form(ins, template, fields, dict(implied), lexer)
-                             for ins in candidates
-                             for template, fields, implied in ins.syntaxes()
-                             if _first_word(template, ins) in (mnemonic, None)]
-        _compiled[key] = got
+        candidates = isa.by_mnemonic.get(mnemonic)
+        if candidates is None:
+            return None
+        # (a form that starts with another word does not read the line: the general path
+        # fails it at that word)
+        got = made[mnemonic] = [Form(ins, template, fields, dict(implied), lexer)
+                                for ins in candidates
+                                for template, fields, implied in ins.syntaxes()
+                                if _first_word(template, ins) in (mnemonic, None)]
     return got
 
 
-_scanners: dict[int, re.Pattern[str]] = {}
+def compiled_forms(isa: ISA, lexer: Any) -> dict[str, list[Form]]:
+    """mnemonic -> its forms in the general path's order, for every mnemonic."""
+    return {m: forms_of(isa, lexer, m) or [] for m in isa.by_mnemonic}
 
 
-def _scanner(lexer: Any) -> re.Pattern[str]:
+def _literal_tokens(text: str, lexer: Any) -> list[str]:
+    """The token texts of a template's literal text (as the lexer splits it)."""
+    toks = _scanner(lexer).findall(text)
+    if sum(map(len, toks)) != len(text) - sum(map(text.count, _BLANKS)):
+        return [t.text for t in lexer.tokenize(text)]  # (it reports what it rejects)
+    return toks
+
+
+_scanners: dict[int, Pattern[str]] = {}
+
+
+def _scanner(lexer: Any) -> Pattern[str]:
     """The lexer's rules as one pattern that finds each token's text after blanks."""
     got = _scanners.get(id(lexer))
     if got is None:
         rules = "|".join(f"(?:{r})" for _, r in lexer.rules)
-        got = _scanners[id(lexer)] = re.compile(f"[{_BLANKS}]*+({rules})")
+        got = _scanners[id(lexer)] = _compile(f"[{_BLANKS}]*+({rules})")
         assert got.groups == 1, "lexer rules must not capture"
     return got
 
@@ -179,12 +231,20 @@ class FastLines:
     rules, and the register database for names."""
 
     def __init__(self, isa: ISA, db: RegDB, lexer: Any, mods: frozenset[str]) -> None:
-        self.forms = compiled_forms(isa, lexer)
+        self.isa = isa
+        self.lexer = lexer
+        self.forms = _compiled.setdefault((id(isa), id(lexer)), {})  # see forms_of
         self.scan = _scanner(lexer).findall
         self.comment = lexer.comment
         self.mods = mods  # the modifier tokens that may come before a mnemonic
         self.db = db
         self.nums: dict[str, Any] = {}  # token -> _number(token)
+        self.scanner = _scanner(lexer)
+        # a line's shape: re.split's even items are the shape, its odd items the operands
+        self.split = _compile(OPERANDS).split
+        # shape (a tuple) -> how to read every line of that shape (see learn)
+        self.shapes: dict[tuple[str, ...], tuple[Any, ...]] = {}
+        self.shape_ok: dict[str, bool] = {}  # mnemonic -> all its forms' Form.shape_ok
 
     def tokens(self, line: str) -> list[str] | None:
         """The token texts of ``line`` up to its comment, as the lexer splits it; None if
@@ -213,7 +273,9 @@ class FastLines:
             return None
         forms = self.forms.get(t)
         if forms is None:
-            return None
+            forms = forms_of(self.isa, self.lexer, t)
+            if forms is None:
+                return None
         n = len(toks)
         toks.append(None)  # type: ignore[arg-type]  # (a sentinel: no step reads past it)
         last = toks[n - 1]
@@ -230,6 +292,124 @@ class FastLines:
             if got is not None:
                 return got
         return None
+
+    def learn(self, line: str, shape: list[str], operands: list[str], toks: list[str],
+              got: tuple[Form, dict[str, Any], tuple[str, str, bool] | None]) -> None:
+        """Remember how :meth:`statement` read ``line`` (``got``; ``toks`` its tokens;
+        ``shape`` and ``operands`` its :attr:`split` without and with only the operands)
+        for every line of its shape, when it reads them all alike: every operand is in one
+        token that the same step of the same form reads, whatever its text, and no form of
+        the mnemonic decides on an operand's value (:meth:`Form.shape_ok`). Then
+        :meth:`shaped` reads them.
+
+        Kept: ``(base word, ((operand index, convert, low, width) ...))`` for a line
+        encoded at once (the operands' fields do not overlap the others'), or ``(None,
+        ((index, convert, field) ...), form, values, target field, label's index,
+        relative)`` for a line that branches to a label."""
+        form, values, target = got
+        mods = self.mods
+        mnemonic = next(t for t in toks if t not in mods)
+        ok = self.shape_ok.get(mnemonic)
+        if ok is None:
+            ok = self.shape_ok[mnemonic] = all(f.shape_ok() for f in self.forms[mnemonic])
+        if not ok:
+            return
+        cut = line.find(self.comment) if self.comment else -1
+        if cut < 0:
+            cut = len(line)
+        starts = {m.start(1): k for k, m in enumerate(self.scanner.finditer(line, 0, cut))}
+        # token index -> (step, field) of the form's reading, replayed as _read walks
+        # (a number followed by + or -: a sum, perhaps; not learnt)
+        reads: dict[int, tuple[int, str]] = {}
+        i = 0
+        for step, name, data in form.steps:
+            t = toks[i]
+            if (step == _FLAG and t != data) or (step == _ENUM and t not in data[0]):
+                continue
+            if step == _NUM and toks[i + 1] in ("+", "-"):
+                return
+            reads[i] = (step, name)
+            i += 1
+        slots: list[tuple[int, Any, str]] = []
+        label_at = -1
+        pos = 0
+        for j, op in enumerate(operands):
+            cls = shape[2 * j + 1]
+            pos += len(shape[2 * j]) + len(cls)
+            start = pos
+            pos += len(op)
+            if cls == ";":
+                continue  # the comment
+            if cls == "$":
+                want, convert, start = _REG, _REG_NAMES.get, start - 1
+            elif cls == "#":
+                want, convert, start = _BRANCH, None, start - 1
+            elif len(cls) == 1:
+                want, convert = _NUM, int
+            else:
+                want, convert, start = _NUM, _hex, start - 2
+            k = starts.get(start)
+            if k is None or toks[k] != line[start:pos]:
+                return
+            step, name = reads.get(k, (None, ""))
+            if step != want:
+                return
+            if not name:
+                continue  # a constant field: read, not kept
+            if want == _BRANCH:
+                if target is None or target[0] != name or label_at >= 0:
+                    return
+                label_at = j
+            else:
+                slots.append((j, convert, name))
+        if (label_at >= 0) != (target is not None):
+            return
+        key = tuple(shape)
+        if target is not None:
+            self.shapes[key] = (None, tuple(slots), form, values, target[0], label_at,
+                                target[2])
+            return
+        plan = {name: (low, width, mask) for name, low, width, mask, _ in form.plan}
+        zeros = dict(values)
+        others = 0
+        for name, (_, _, mask) in plan.items():
+            if all(name != s[2] for s in slots):
+                others |= mask
+        fields = []
+        for j, convert, name in slots:
+            if name not in plan:
+                return
+            low, width, mask = plan[name]
+            if mask & others or mask != ((1 << width) - 1) << low:
+                return
+            others |= mask
+            zeros[name] = 0
+            fields.append((j, convert, low, width))
+        base = encode(form, zeros)
+        if base is not None:
+            self.shapes[key] = (base, tuple(fields))
+
+    @staticmethod
+    def shaped(reader: tuple[Any, ...], operands: list[str]) -> Any:
+        """A line of a learnt shape (``operands`` those of its :attr:`split`), read by
+        ``reader`` (the shape's entry in :attr:`shapes`): its word, or (form, values,
+        target) as :meth:`statement` gives it for a line that branches to a label; None if
+        the general path should read it (a value does not fit its field, a register name
+        is not one)."""
+        word = reader[0]
+        if word is not None:
+            for j, convert, low, width in reader[1]:
+                v = convert(operands[j])
+                if v is None or v >> width:
+                    return None
+                word |= v << low
+            return word
+        values = dict(reader[3])
+        for j, convert, name in reader[1]:
+            v = values[name] = convert(operands[j])
+            if v is None:
+                return None
+        return reader[2], values, (reader[4], operands[reader[5]], reader[6])
 
     def _read(self, form: Form, toks: list[Any], n: int) -> Any:
         """``match_template`` on token texts (``toks[n]`` is None): the form's reading,
@@ -259,8 +439,21 @@ class FastLines:
                 if v.__class__ is not int:
                     return None if v is NOT_A_NUMBER else DECLINE
                 i += 1
-                if toks[i] in ("+", "-"):
-                    return DECLINE  # a sum: the general path reads it
+                while toks[i] in ("+", "-"):
+                    # a sum, read as parse_number_expr reads it: a term that is not a
+                    # number leaves the sign to the form; an expression is declined
+                    u = toks[i + 1]
+                    if u is None:
+                        break
+                    u = nums.get(u)
+                    if u is None:
+                        u = nums[toks[i + 1]] = self._number(toks[i + 1])
+                    if u.__class__ is not int:
+                        if u is NOT_A_NUMBER:
+                            break
+                        return DECLINE
+                    v = v + u if toks[i] == "+" else v - u
+                    i += 2
             elif step == _FLAG:
                 if t == data:
                     v = 1
@@ -282,7 +475,7 @@ class FastLines:
                 if t is None or not t.startswith(data.prefix):
                     return None
                 rest = t[len(data.prefix):]
-                if _RAW.fullmatch(rest):
+                if (rest[1:] if rest[:1] == "-" else rest).isdecimal():
                     v = int(rest)
                 else:
                     v = rest
@@ -302,9 +495,9 @@ class FastLines:
     def _number(self, t: str) -> Any:
         """A token's value as a number; NOT_A_NUMBER if the general path does not read it
         as one; DECLINE where it might read more (or report an unknown name)."""
-        if _HEX.fullmatch(t):
+        if t[:2] in ("0x", "0X") and len(t) > 2 and not t[2:].strip(_HEX_DIGITS):
             return int(t, 16)
-        if _DEC.fullmatch(t):
+        if t.isdecimal():
             return int(t, 10)
         c = t[0]
         if c in "-~(#":

@@ -12,7 +12,6 @@ Operand kinds (:mod:`isaforge.core.isa`) parse through these; the assembler fram
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 
 from .errors import AsmError, SourceLoc
@@ -20,6 +19,7 @@ from .record import Frozen
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from re import Pattern
     from typing import Any
 
 _set = object.__setattr__
@@ -51,7 +51,17 @@ class Lexer:
     def __init__(self, rules: list[tuple[str, str]], comment: str = ";") -> None:
         self.rules = rules
         self.comment = comment
-        self.regex = re.compile("|".join(f"(?P<{k}>{r})" for k, r in rules))
+        self._regex: Pattern[str] | None = None
+
+    @property
+    def regex(self) -> Pattern[str]:
+        """The rules as one pattern, a group per kind (compiled when first used: an
+        assembler with a faster path of its own may never need it)."""
+        if self._regex is None:
+            import re  # (here: an assembler with a path of its own may never need it)
+
+            self._regex = re.compile("|".join(f"(?P<{k}>{r})" for k, r in self.rules))
+        return self._regex
 
     def tokenize(self, line: str, file: str = "<input>", lineno: int = 1) -> list[Token]:
         toks: list[Token] = []
@@ -181,6 +191,7 @@ _BINOPS: dict[str, Callable[[int, int], int]] = {
     "|": lambda a, b: a | b,
     "^": lambda a, b: a ^ b,
 }
+_HEX_DIGITS = "0123456789abcdefABCDEF"
 _PRECEDENCE = [("|",), ("^",), ("&",), ("<<", ">>"), ("+", "-"), ("*",)]
 
 
@@ -242,10 +253,11 @@ def parse_number_expr(ts: TokenStream, ctx: Any, full: bool = False) -> Any:
                 return None
             ts.next()
             return inner
-        if re.fullmatch(r"0[xX][0-9a-fA-F]+", tok.text):
+        text = tok.text
+        if text[:2] in ("0x", "0X") and len(text) > 2 and not text[2:].strip(_HEX_DIGITS):
             ts.next()
             return int(tok.text, 16)
-        if re.fullmatch(r"\d+", tok.text):
+        if text.isdecimal():  # (as \d+)
             ts.next()
             return int(tok.text, 10)
         sym = ctx.symbol(tok) if ctx is not None and hasattr(ctx, "symbol") else None
