@@ -456,12 +456,16 @@ class Coprocessor:
             hit = self._word(t, th, word)
         ins, execute, wait, kind = hit
         sync = self.sync
-        if sync.latched[t] is not None and sync.gate_blocks(t, ins.name):
-            b = th.blocked
-            if type(b) is not _GateBlocked or b.ins is not ins:  # (a retry keeps its own)
-                th.blocked = _GateBlocked(sync, t, ins)  # named when someone asks
-            th.blocked_at = self._epoch
-            return False
+        latched = sync.latched[t]
+        if latched is not None:  # (sync.gate_blocks, one call fewer)
+            if not sync.latched_holds(t):
+                sync.latched[t] = None  # a satisfied latch is forgotten
+            elif is_blocked(ins.name, latched.block_mask):
+                b = th.blocked
+                if type(b) is not _GateBlocked or b.ins is not ins:  # (a retry keeps its own)
+                    th.blocked = _GateBlocked(sync, t, ins)  # named when someone asks
+                th.blocked_at = self._epoch
+                return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
         if wait is not None:
