@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .dispatch import Execute, Fields, Report, Unit
@@ -71,10 +71,15 @@ class Thread:
             word = self.program[self.pc]
             self.pc += 1
             if word >> 24 in EXPANDED or self.replay.load_left:
+                out = self.mop.feed(word)
+                if not self.replay.load_left and _replay_free(out):
+                    self.pending.extend(out)  # what the replay expander passes through
+                    continue
+
                 def ub(message: str, word: int = word, index: int = self.pc - 1) -> None:
                     report(self.index, index, word, message)
 
-                for w in self.mop.feed(word):
+                for w in out:
                     self.pending.extend(self.replay.feed(w, ub))
             else:  # what both expanders pass through unchanged
                 self.pending.append(word)
@@ -90,6 +95,27 @@ def _words(words: Iterable[int]) -> list[int]:
         except (TypeError, OverflowError):
             pass
     return [int(w) & 0xFFFFFFFF for w in words]
+
+
+#: MOP expansions _replay_free has looked at: id -> (the expansion, kept alive so that its id
+#: stays its own; whether it is free of REPLAY words)
+_REPLAY_FREE: dict[int, tuple[Sequence[int], bool]] = {}
+
+
+def _replay_free(out: Sequence[int]) -> bool:
+    """Whether no word of ``out`` (a MOP expander's output: the same object for the same
+    expansion while the expander caches it) is a REPLAY, so that the replay expander, not
+    loading, passes them all through."""
+    if len(out) < 4:
+        return all(w >> 24 != OP_REPLAY for w in out)
+    hit = _REPLAY_FREE.get(id(out))
+    if hit is not None and hit[0] is out:
+        return hit[1]
+    free = all(w >> 24 != OP_REPLAY for w in out)
+    if len(_REPLAY_FREE) >= 256:
+        _REPLAY_FREE.clear()
+    _REPLAY_FREE[id(out)] = (out, free)
+    return free
 
 
 class FrontendUnit(Unit):
