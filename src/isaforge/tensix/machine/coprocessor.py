@@ -218,6 +218,9 @@ class Coprocessor:
         #: SFP opcodes without a wait of their own (loops of them: SfpBlocks)
         self._sfp_nowait = frozenset(op for op in self._sfp_opcodes
                                      if self._table[op][1] is None)  # type: ignore[index]
+        #: first word -> the SFP words _sfp_loops last found in a stream from it (where a
+        #: run's next ones are looked for first)
+        self._sfp_seen: dict[int, list[int]] = {}
         #: word -> what _issue needs of it (decoded once; cleared when _table is replaced)
         self._words: dict[int, _Word] = {}
         self._words_table = self._table
@@ -624,8 +627,17 @@ class Coprocessor:
             if not th.replay.load_left:
                 program, pc = th.program, th.pc
                 end = min(len(program), pc + limit - len(words))
+                # (SFP words only) a kernel repeats its runs: the last one from this word
+                last = self._sfp_seen.get(program[pc]) if pc < end else None
+                if last is not None and pc + len(last) <= end \
+                        and program[pc:pc + len(last)] == last:
+                    pc += len(last)  # compared in C
                 while pc < end and program[pc] >> 24 in sfp:
                     pc += 1
+                if pc - th.pc >= MIN_LOOP:
+                    if len(self._sfp_seen) >= 64:
+                        self._sfp_seen.clear()
+                    self._sfp_seen[program[th.pc]] = program[th.pc:pc]
                 words.extend(program[th.pc:pc])
         del words[limit:]
         if len(words) < MIN_LOOP:
