@@ -483,7 +483,7 @@ class Coprocessor:
             return True
         if kind is _SFPU and not self._tracing and self._rounds_left > 1 \
                 and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
-                and self._next_sfp(th, 1) and self._others_blocked(t):  # (or alone)
+                and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone; not scheduled)
             self._sfp_run(th, execute, ins)
             return True
         th.pending.popleft()
