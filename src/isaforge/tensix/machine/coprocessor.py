@@ -218,6 +218,9 @@ class Coprocessor:
         #: SFP opcodes without a wait of their own (loops of them: SfpBlocks)
         self._sfp_nowait = frozenset(op for op in self._sfp_opcodes
                                      if self._table[op][1] is None)  # type: ignore[index]
+        #: first word -> the SFP words _sfp_loops last found in a stream from it (where a
+        #: run's next ones are looked for first)
+        self._sfp_seen: dict[int, list[int]] = {}
         #: word -> what _issue needs of it (decoded once; cleared when _table is replaced)
         self._words: dict[int, _Word] = {}
         self._words_table = self._table
@@ -456,12 +459,16 @@ class Coprocessor:
             hit = self._word(t, th, word)
         ins, execute, wait, kind = hit
         sync = self.sync
-        if sync.latched[t] is not None and sync.gate_blocks(t, ins.name):
-            b = th.blocked
-            if type(b) is not _GateBlocked or b.ins is not ins:  # (a retry keeps its own)
-                th.blocked = _GateBlocked(sync, t, ins)  # named when someone asks
-            th.blocked_at = self._epoch
-            return False
+        latched = sync.latched[t]
+        if latched is not None:  # (sync.gate_blocks, one call fewer)
+            if not sync.latched_holds(t):
+                sync.latched[t] = None  # a satisfied latch is forgotten
+            elif is_blocked(ins.name, latched.block_mask):
+                b = th.blocked
+                if type(b) is not _GateBlocked or b.ins is not ins:  # (a retry keeps its own)
+                    th.blocked = _GateBlocked(sync, t, ins)  # named when someone asks
+                th.blocked_at = self._epoch
+                return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
         if wait is not None:
@@ -476,8 +483,7 @@ class Coprocessor:
             return True
         if kind is _SFPU and not self._tracing and self._rounds_left > 1 \
                 and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
-                and self._next_sfp(th, 1) and not self.units.sfpu.scheduled \
-                and (self._alone(t) or self._others_blocked(t)):
+                and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone; not scheduled)
             self._sfp_run(th, execute, ins)
             return True
         th.pending.popleft()
@@ -620,8 +626,17 @@ class Coprocessor:
             if not th.replay.load_left:
                 program, pc = th.program, th.pc
                 end = min(len(program), pc + limit - len(words))
+                # (SFP words only) a kernel repeats its runs: the last one from this word
+                last = self._sfp_seen.get(program[pc]) if pc < end else None
+                if last is not None and pc + len(last) <= end \
+                        and program[pc:pc + len(last)] == last:
+                    pc += len(last)  # compared in C
                 while pc < end and program[pc] >> 24 in sfp:
                     pc += 1
+                if pc - th.pc >= MIN_LOOP:
+                    if len(self._sfp_seen) >= 64:
+                        self._sfp_seen.clear()
+                    self._sfp_seen[program[th.pc]] = program[th.pc:pc]
                 words.extend(program[th.pc:pc])
         del words[limit:]
         if len(words) < MIN_LOOP:

@@ -13,8 +13,9 @@ instructions: NOP, and MOP/MOP_CFG/REPLAY coming out of an expansion.
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .dispatch import Execute, Fields, Report, Unit
@@ -24,6 +25,10 @@ from .replay import OP_REPLAY, ReplayExpander
 #: The opcodes the MOP and replay expanders act on (MOP, MOP_CFG, REPLAY); every other word
 #: passes through both unchanged unless a REPLAY is loading.
 EXPANDED = frozenset({OP_MOP, OP_MOP_CFG, OP_REPLAY})
+
+#: array typecode of 32-bit unsigned words (``array(WORD, words)`` refuses anything but ints
+#: in 0..2**32-1, in C)
+WORD = "I" if array("I").itemsize == 4 else "L"
 
 #: reports undefined behaviour of the expanders: (thread, stream index, word, message)
 ExpanderReport = Callable[[int, int, int, str], None]
@@ -52,12 +57,12 @@ class Thread:
 
     def set_stream(self, words: Iterable[int]) -> None:
         """Replace the stream: ``words`` from index 0, nothing pending."""
-        self.program, self.pc = [int(w) & 0xFFFFFFFF for w in words], 0
+        self.program, self.pc = _words(words), 0
         self.pending.clear()
 
     def push(self, words: Iterable[int]) -> None:
         """Append Tensix words to the stream, as the thread's RISC-V core does."""
-        self.program.extend([int(w) & 0xFFFFFFFF for w in words])
+        self.program.extend(_words(words))
 
     def fill(self, report: ExpanderReport) -> bool:
         """Refill ``pending`` through the MOP and replay expanders (when it is empty); False
@@ -66,14 +71,51 @@ class Thread:
             word = self.program[self.pc]
             self.pc += 1
             if word >> 24 in EXPANDED or self.replay.load_left:
+                out = self.mop.feed(word)
+                if not self.replay.load_left and _replay_free(out):
+                    self.pending.extend(out)  # what the replay expander passes through
+                    continue
+
                 def ub(message: str, word: int = word, index: int = self.pc - 1) -> None:
                     report(self.index, index, word, message)
 
-                for w in self.mop.feed(word):
+                for w in out:
                     self.pending.extend(self.replay.feed(w, ub))
             else:  # what both expanders pass through unchanged
                 self.pending.append(word)
         return bool(self.pending)
+
+
+def _words(words: Iterable[int]) -> list[int]:
+    """``words`` as 32-bit Python ints (``int(w) & 0xFFFFFFFF`` each). Words that are already
+    ints in range (a RISC-V core's pushes) pass through :class:`array.array` in C."""
+    if type(words) is list:
+        try:
+            return array(WORD, words).tolist()
+        except (TypeError, OverflowError):
+            pass
+    return [int(w) & 0xFFFFFFFF for w in words]
+
+
+#: MOP expansions _replay_free has looked at: id -> (the expansion, kept alive so that its id
+#: stays its own; whether it is free of REPLAY words)
+_REPLAY_FREE: dict[int, tuple[Sequence[int], bool]] = {}
+
+
+def _replay_free(out: Sequence[int]) -> bool:
+    """Whether no word of ``out`` (a MOP expander's output: the same object for the same
+    expansion while the expander caches it) is a REPLAY, so that the replay expander, not
+    loading, passes them all through."""
+    if len(out) < 4:
+        return all(w >> 24 != OP_REPLAY for w in out)
+    hit = _REPLAY_FREE.get(id(out))
+    if hit is not None and hit[0] is out:
+        return hit[1]
+    free = all(w >> 24 != OP_REPLAY for w in out)
+    if len(_REPLAY_FREE) >= 256:
+        _REPLAY_FREE.clear()
+    _REPLAY_FREE[id(out)] = (out, free)
+    return free
 
 
 class FrontendUnit(Unit):

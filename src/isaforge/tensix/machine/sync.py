@@ -69,6 +69,10 @@ def is_blocked(name: str, block_mask: int) -> bool:
     return bool(block_bits(name) & block_mask)
 
 
+#: semaphore mask -> the semaphores it selects (:meth:`SyncUnit.selected`)
+_SELECTED = tuple(tuple(i for i in range(Semaphores.N) if mask >> i & 1) for mask in range(256))
+
+
 @dataclass
 class LatchedWait:
     """The Wait Gate's latched wait instruction."""
@@ -193,13 +197,12 @@ class SyncUnit(Unit):
                         or (m >> 6 & 1 and not self.srcb.unpacker_ready())
                         or (m >> 7 & 1 and not self.srca.matrix_ready())
                         or (m >> 8 & 1 and not self.srcb.matrix_ready()))
-        cond, mask = w.condition_mask, w.semaphore_mask
+        cond = w.condition_mask
         value, maximum = self.sem.value, self.sem.max
-        for i in range(Semaphores.N):
-            if mask >> i & 1:
-                v = int(value[i])
-                if (cond & 1 and v == 0) or (cond & 2 and v >= int(maximum[i])):
-                    return True
+        for i in _SELECTED[w.semaphore_mask & 0xFF]:
+            v = int(value[i])
+            if (cond & 1 and v == 0) or (cond & 2 and v >= int(maximum[i])):
+                return True
         return False
 
     def gate_blocks(self, t: int, name: str) -> bool:
