@@ -463,18 +463,25 @@ class Coprocessor:
         if latched is not None:  # (sync.gate_blocks, one call fewer)
             if not sync.latched_holds(t):
                 sync.latched[t] = None  # a satisfied latch is forgotten
-            elif is_blocked(ins.name, latched.block_mask):
-                b = th.blocked
-                if type(b) is not _GateBlocked or b.ins is not ins:  # (a retry keeps its own)
-                    th.blocked = _GateBlocked(sync, t, ins)  # named when someone asks
-                th.blocked_at = self._epoch
-                return False
+            else:
+                b, mask = th.blocked, latched.block_mask
+                # a retry of the same instruction under the same mask is held still
+                # (is_blocked depends on those two only) and keeps its blocked object
+                if type(b) is _GateBlocked and b.ins is ins and b.mask == mask:
+                    th.blocked_at = self._epoch
+                    return False
+                if is_blocked(ins.name, mask):
+                    th.blocked = _GateBlocked(sync, t, ins, mask)  # named when someone asks
+                    th.blocked_at = self._epoch
+                    return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
         if wait is not None:
             reason = wait(t, ins.fields)
             if reason is not None:
-                th.blocked = _WaitBlocked(ins, reason)
+                b = th.blocked  # (a retry blocked for the same reason keeps its own)
+                if type(b) is not _WaitBlocked or b.ins is not ins or b.reason is not reason:
+                    th.blocked = _WaitBlocked(ins, reason)
                 th.blocked_at = self._epoch
                 return False
         th.blocked = None
@@ -721,10 +728,11 @@ class _GateBlocked:
     (``str``): the wait's unmet conditions as they are then (a report is read when nothing
     has moved since)."""
 
-    __slots__ = ("sync", "t", "ins")
+    __slots__ = ("sync", "t", "ins", "mask")
 
-    def __init__(self, sync: Any, t: int, ins: Decoded) -> None:
+    def __init__(self, sync: Any, t: int, ins: Decoded, mask: int) -> None:
         self.sync, self.t, self.ins = sync, t, ins
+        self.mask = mask  # the latched wait's block mask that held ``ins`` (for retries)
 
     def __str__(self) -> str:
         w, unmet = self.sync.latched[self.t], self.sync.latched_unmet(self.t)

@@ -769,7 +769,17 @@ class MatrixUnit(Unit):
 def _bank_wait(src: SrcRegs) -> str | None:
     if src.matrix_ready():
         return None
-    return f"waiting for {src.name} bank {src.matrix_bank} to be given to the Matrix Unit"
+    key = (src.name, src.matrix_bank)
+    try:  # (a retry gets the same string: Coprocessor keeps its blocked object)
+        return _BANK_WAITS[key]
+    except KeyError:
+        reason = _BANK_WAITS[key] = (f"waiting for {src.name} bank {src.matrix_bank} to be "
+                                     "given to the Matrix Unit")
+        return reason
+
+
+#: _bank_wait's reasons by (Src name, bank), formatted once
+_BANK_WAITS: dict[tuple[str, int], str] = {}
 
 
 __all__ = ["IMPLIED_CODE", "MVMUL_OPCODE", "NEEDS_BOTH", "NEEDS_SRCA", "NEEDS_SRCB",

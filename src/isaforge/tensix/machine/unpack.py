@@ -68,6 +68,8 @@ I64 = np.int64
 
 #: THCON_SECn words of each unpacker (tile descriptor at word 0 of the section)
 _SECTION = (64, 112)
+#: UNPACR's wait reasons by (Src name, bank), formatted once
+_UNPACR_WAITS: dict[tuple[str, int], str] = {}
 
 
 @dataclass(frozen=True)
@@ -272,10 +274,16 @@ class Unpackers(Unit):
     def unpacr_wait(self, t: int, f: Fields) -> str | None:
         """UNPACR waits for its Src bank to belong to the unpackers."""
         src = self.src[f["Unpack_block_selection"]]
-        if src.allowed_client[src.unpacker_bank] == SrcClient.UNPACKERS:
+        bank = src.unpacker_bank
+        if src.allowed_client[bank] == SrcClient.UNPACKERS:
             return None
-        return (f"UNPACR waiting for {src.name} bank {src.unpacker_bank} to belong to the "
-                "unpackers")
+        key = (src.name, bank)
+        try:  # (a retry gets the same string: Coprocessor keeps its blocked object)
+            return _UNPACR_WAITS[key]
+        except KeyError:
+            reason = _UNPACR_WAITS[key] = (f"UNPACR waiting for {src.name} bank {bank} to "
+                                           "belong to the unpackers")
+            return reason
 
     def _context(self, t: int, f: Fields, which: int) -> tuple[bool, int, int]:
         """(MultiContextMode, context, the thread whose X/Y counters are used)."""
