@@ -262,12 +262,25 @@ class MatrixUnit(Unit):
         }
 
     def waits(self) -> Mapping[str, Wait]:
+        # (src.matrix_ready() inline: these run at every issue attempt, retries included)
         def both(t: int, f: Fields) -> str | None:
             return _bank_wait(self.srca) or _bank_wait(self.srcb)
 
+        def srca(t: int, f: Fields) -> str | None:
+            src = self.srca
+            if src.allowed_client[src.matrix_bank] == _MATRIX_UNIT:
+                return None
+            return _bank_wait(src)
+
+        def srcb(t: int, f: Fields) -> str | None:
+            src = self.srcb
+            if src.allowed_client[src.matrix_bank] == _MATRIX_UNIT:
+                return None
+            return _bank_wait(src)
+
         waits: dict[str, Wait] = dict.fromkeys(NEEDS_BOTH, both)
-        waits.update(dict.fromkeys(NEEDS_SRCA, lambda t, f: _bank_wait(self.srca)))
-        waits.update(dict.fromkeys(NEEDS_SRCB, lambda t, f: _bank_wait(self.srcb)))
+        waits.update(dict.fromkeys(NEEDS_SRCA, srca))
+        waits.update(dict.fromkeys(NEEDS_SRCB, srcb))
         waits["UNPACR_NOP"] = self.unpacr_nop_wait
         return waits
 
@@ -777,6 +790,8 @@ def _bank_wait(src: SrcRegs) -> str | None:
                                      "given to the Matrix Unit")
         return reason
 
+
+_MATRIX_UNIT = SrcClient.MATRIX_UNIT
 
 #: _bank_wait's reasons by (Src name, bank), formatted once
 _BANK_WAITS: dict[tuple[str, int], str] = {}
