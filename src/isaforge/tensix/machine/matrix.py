@@ -33,6 +33,7 @@ Rows of Dst read as the identity when invalid (ZEROACC'd) and become valid when 
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
@@ -782,20 +783,16 @@ class MatrixUnit(Unit):
 def _bank_wait(src: SrcRegs) -> str | None:
     if src.matrix_ready():
         return None
-    key = (src.name, src.matrix_bank)
-    try:  # (a retry gets the same string: Coprocessor keeps its blocked object)
-        return _BANK_WAITS[key]
-    except KeyError:
-        reason = _BANK_WAITS[key] = (f"waiting for {src.name} bank {src.matrix_bank} to be "
-                                     "given to the Matrix Unit")
-        return reason
+    # (a retry gets the same string: Coprocessor keeps its blocked object)
+    return _bank_reason(src.name, src.matrix_bank)
+
+
+@functools.cache
+def _bank_reason(name: str, bank: int) -> str:
+    return f"waiting for {name} bank {bank} to be given to the Matrix Unit"
 
 
 _MATRIX_UNIT = SrcClient.MATRIX_UNIT
-
-#: _bank_wait's reasons by (Src name, bank), formatted once
-_BANK_WAITS: dict[tuple[str, int], str] = {}
-
 
 __all__ = ["IMPLIED_CODE", "MVMUL_OPCODE", "NEEDS_BOTH", "NEEDS_SRCA", "NEEDS_SRCB",
            "MathRegs", "MatrixUnit", "MvmulPlan", "thread_cfg"]

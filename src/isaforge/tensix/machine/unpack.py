@@ -68,8 +68,12 @@ I64 = np.int64
 
 #: THCON_SECn words of each unpacker (tile descriptor at word 0 of the section)
 _SECTION = (64, 112)
-#: UNPACR's wait reasons by (Src name, bank), formatted once
-_UNPACR_WAITS: dict[tuple[str, int], str] = {}
+
+
+@functools.cache
+def _unpacr_reason(name: str, bank: int) -> str:
+    """UNPACR's wait reason for Src ``name``'s bank ``bank`` (formatted once)."""
+    return f"UNPACR waiting for {name} bank {bank} to belong to the unpackers"
 
 
 @dataclass(frozen=True)
@@ -277,13 +281,8 @@ class Unpackers(Unit):
         bank = src.unpacker_bank
         if src.allowed_client[bank] == SrcClient.UNPACKERS:
             return None
-        key = (src.name, bank)
-        try:  # (a retry gets the same string: Coprocessor keeps its blocked object)
-            return _UNPACR_WAITS[key]
-        except KeyError:
-            reason = _UNPACR_WAITS[key] = (f"UNPACR waiting for {src.name} bank {bank} to "
-                                           "belong to the unpackers")
-            return reason
+        # (a retry gets the same string: Coprocessor keeps its blocked object)
+        return _unpacr_reason(src.name, bank)
 
     def _context(self, t: int, f: Fields, which: int) -> tuple[bool, int, int]:
         """(MultiContextMode, context, the thread whose X/Y counters are used)."""
