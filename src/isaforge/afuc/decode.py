@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from ..core.errors import FirmwareError
 from ..core.isa import Enum, Flag, Hex, Instr, Int, UInt, template_parts
+from ..core.record import Frozen
 from .color import color_name
 from .image import generation, load_firmware, parse_gpu
 from .image import variant as variant_of
@@ -35,11 +36,12 @@ _TABLE_BITS = 6  # fields up to this wide are tabled
 _NO_CANDIDATES: list = []  # (a decision tree's leaf: a list; its inner nodes are tuples)
 
 
-class Detail:
+class Detail(Frozen):
     """What an afuc :class:`Instruction` adds to the common record (its ``detail``):
     immutable, compared and hashed by its values."""
 
     __slots__ = ("comment", "target", "call")
+    _FIELDS = __slots__
     comment: str  # Mesa's listing comment, with its leading tab ("\t; RB_RENDER_CNTL")
     target: int | None  # a branch or call operand's target, as a word index
     call: bool  # the target is called (call, bl): labelled fxnN rather than lN
@@ -50,25 +52,8 @@ class Detail:
         _set(self, "target", target)
         _set(self, "call", call)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} (Detail is immutable)")
-
-    __delattr__ = __setattr__  # type: ignore[assignment]
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not Detail:
-            return NotImplemented
-        o: Detail = other  # type: ignore[assignment]
-        return (self.comment, self.target, self.call) == (o.comment, o.target, o.call)
-
-    def __hash__(self) -> int:
-        return hash((self.comment, self.target, self.call))
-
-    def __repr__(self) -> str:
-        return f"Detail(comment={self.comment!r}, target={self.target!r}, call={self.call!r})"
-
     def __reduce__(self) -> tuple[type[Detail], tuple[str, int | None, bool]]:
-        return Detail, (self.comment, self.target, self.call)
+        return Detail, (self.comment, self.target, self.call)  # (slots: no state to set)
 
 
 _set = object.__setattr__

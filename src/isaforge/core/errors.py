@@ -5,13 +5,16 @@ Each error carries an optional source location; ``str(err)`` is the one line the
 
 from __future__ import annotations
 
+from .record import Frozen
 
-class SourceLoc:
+
+class SourceLoc(Frozen):
     """A position in a source file: 1-based line and column (immutable; compares and hashes
     as its three values). A plain class, not a dataclass: every command imports this module,
     and ``dataclasses`` costs more to import than a small disassembly."""
 
     __slots__ = ("file", "line", "col")
+    _FIELDS = __slots__
     file: str
     line: int
     col: int
@@ -21,24 +24,8 @@ class SourceLoc:
         _set(self, "line", line)
         _set(self, "col", col)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} (SourceLoc is immutable)")
-
-    __delattr__ = __setattr__  # type: ignore[assignment]
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SourceLoc) or other.__class__ is not SourceLoc:
-            return NotImplemented
-        return (self.file, self.line, self.col) == (other.file, other.line, other.col)
-
-    def __hash__(self) -> int:
-        return hash((self.file, self.line, self.col))
-
-    def __repr__(self) -> str:
-        return f"SourceLoc(file={self.file!r}, line={self.line!r}, col={self.col!r})"
-
     def __reduce__(self) -> tuple[type[SourceLoc], tuple[str, int, int]]:
-        return SourceLoc, (self.file, self.line, self.col)
+        return SourceLoc, (self.file, self.line, self.col)  # (slots: no state to set)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
