@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from isaforge.riscv import AddressSpace, Hart, StopReason, assemble
+from isaforge.riscv.machine.memory import LATCH_DEFER, LATCH_NOTE
 from tests.riscv.programs import (
     ALL_OPS,
     CODE,
@@ -369,3 +370,115 @@ def test_latches_need_an_mmio_window() -> None:
     space.map_ram(0, np.zeros(0x1000, np.uint8))
     with pytest.raises(MapError):
         space.map_latches(np.zeros(4, np.uint32), [(0x100, 8, 0)])
+
+
+# -- noted and deferred stores: the compiled path logs them for the owner ------------------------
+
+#: inside the window above, apart from its store and load latches: a note range (kept in the
+#: window's bytes by the compiled path, heard through on_store) and two deferred ranges (made by
+#: on_store when the compiled path returns)
+_NOTES = [(_WIN + 0x200, 0x80, 0x80)]
+_DEFERS = [(_WIN + 0x300, 0x40), (_WIN + 0x700, 0x40)]
+
+
+def _logged_hart(code: bytes, regs: list[int], data: bytes, fast: bool
+                 ) -> tuple[Hart, np.ndarray, np.ndarray, list[tuple]]:
+    """:func:`_latched_hart` with note and deferred ranges too; a window write is an event
+    (w, address, size, value) however it is made (its pc is the only thing a deferred store
+    cannot give)."""
+    h, mem, back, events = _latched_hart(code, regs, data, fast)
+    space = h.space
+    m = space.mmio_at(_WIN, 4)
+    write = m.write
+
+    def logged_write(a: int, s: int, v: int) -> None:
+        write(a, s, v)
+        events[-1] = events[-1][:1] + events[-1][2:]  # (no pc)
+
+    m.write = logged_write
+
+    def on_store(hart: Hart, a: int, v: int, kind: int) -> None:
+        assert kind in (LATCH_NOTE, LATCH_DEFER) and hart is h
+        if kind == LATCH_NOTE:  # stored already: only heard
+            events.append(("w", a, 4, v))
+        else:
+            logged_write(a, 4, v)
+
+    space.map_latches(back.view(np.uint32), _STORE_LATCHES, _LOAD_LATCHES, _NOTES, _DEFERS)
+    h.on_store = on_store
+    return h, mem, back, events
+
+
+def _logged_store(addr: int, size: int) -> bool:
+    return size == 4 and not addr & 3 and any(
+        b <= addr < b + n for b, n, *_ in _NOTES + _DEFERS)
+
+
+def _both_logged(code: bytes, regs: list[int], data: bytes, steps: int) -> int:
+    """Both paths agree (state, memory, the window's reads in order and its writes in order);
+    the stores the compiled path logged."""
+    exact, mem_e, back_e, ev_e = _logged_hart(code, regs, data, fast=False)
+    quick, mem_q, back_q, ev_q = _logged_hart(code, regs, data, fast=True)
+    heard = []
+    seen = quick.on_store
+    quick.on_store = lambda *a: (heard.append(a[1]), seen(*a))  # type: ignore[misc]
+    assert exact.run(steps) == quick.run(steps)
+    assert (exact.pc, exact.instret) == (quick.pc, quick.instret)
+    assert exact.x.tolist() == quick.x.tolist()
+    assert np.array_equal(mem_e, mem_q) and np.array_equal(back_e, back_q)
+    # reads in order (those from load latches come first when the compiled path returns),
+    # and writes and pushes in order
+    assert [e for e in ev_e if e[0] == "r"] == [e for e in ev_q if e[0] == "r"]
+    assert [e for e in ev_e if e[0] == "w" and not _in_store_latch(e[1], e[2])] == \
+        [e for e in ev_q if e[0] == "w" and not _in_store_latch(e[1], e[2])]
+    assert all(_logged_store(a, 4) for a in heard)
+    assert quick.latched == sum(1 for e in ev_e if e[0] == "w" and _in_store_latch(e[1], e[2])) \
+        + sum(1 for a in heard if any(b <= a < b + n for b, n, _ in _NOTES))
+    return len(heard)
+
+
+@settings(max_examples=150, deadline=None)
+@given(prog=st.lists(_insn, min_size=1, max_size=60), seed=st.integers(0, 2**16))
+def test_random_programs_through_logged_stores_same_on_both_paths(prog: list, seed: int) -> None:
+    regs, data = initial_state(random.Random(seed))
+    _both_logged(assemble(render(prog), CODE), regs, data, 10_000)
+
+
+def test_random_programs_do_log_stores() -> None:
+    """Programs of stores and loads reach the note and deferred ranges (else the test above
+    would test nothing), with .ttinsn words kept between them handed over in order."""
+    rng = random.Random(11)
+    logged = 0
+    for _ in range(40):
+        prog = [(rng.choice(["sw", "lw", "addi"]), rng.randrange(32), rng.randrange(32),
+                 rng.randrange(32), rng.getrandbits(32)) for _ in range(40)]
+        regs, data = initial_state(rng)
+        logged += _both_logged(assemble(render(prog), CODE), regs, data, 10_000)
+    assert logged > 10
+
+
+def test_deferred_stores_and_kept_words_reach_the_owner_in_program_order() -> None:
+    src = f"""
+        li t0, {_WIN + 0x300}
+        li t1, {_WIN + 0x200}
+        li a0, 1
+        .ttinsn 0x1000001
+        sw a0, 0(t0)
+        .ttinsn 0x1000002
+        .ttinsn 0x1000003
+        sw a0, 4(t1)
+        sw a0, 8(t0)
+        .ttinsn 0x1000004
+        ebreak
+    """
+    order = []
+    for fast in (False, True):
+        h, _, _, events = _logged_hart(assemble(src, CODE), [0] * 32, bytes(0x1000), fast)
+        h.on_custom = lambda hart, w, events=events: events.append(("push", w))
+        h.batch_custom = True
+        assert h.run(100) is StopReason.EBREAK
+        order.append(events)
+    w = _WIN
+    assert order[0] == order[1] == [
+        ("push", 0x1000001), ("w", w + 0x300, 4, 1), ("push", 0x1000002), ("push", 0x1000003),
+        ("w", w + 0x204, 4, 1), ("w", w + 0x308, 4, 1), ("push", 0x1000004)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from isaforge.riscv.machine.memory import LATCH_DEFER, LATCH_NOTE
 from isaforge.tensix.examples import Add1Device
 
 
@@ -70,3 +71,33 @@ def test_a_core_waiting_on_a_noc_command_register_drops_the_store_latches() -> N
     assert tile.latch_ranges == []
     assert all(core.space.latches is None or not (core.space.latches.table[:, 3] == 1).any()
                for core in tile.cores.values())
+
+
+def test_noted_and_deferred_stores_equal_every_store_through_its_window() -> None:
+    """Stream register stores the compiled path notes (the tile wakes the cores watching
+    them when it returns) and configuration and semaphore stores it defers (made through the
+    window when it returns) are invisible: outputs and every count as with store logs off."""
+    on, off = _device(True), _device(True)
+    off.tile.store_logs = False
+    off.tile.remap_latches()
+    heard: list[tuple[str, int]] = []
+    for core in on.tile.cores.values():
+        seen = core.hart.on_store
+
+        def spy(hart: object, addr: int, value: int, kind: int, seen: object = seen) -> None:
+            heard.append((hart.name, kind))  # type: ignore[attr-defined]
+            seen(hart, addr, value, kind)  # type: ignore[operator]
+
+        core.hart.on_store = spy
+    rng = np.random.default_rng(5)
+    for n in (2, 9, 1, 12):
+        x = rng.integers(0, 1 << 16, (n, 32, 32), dtype=np.uint16)
+        assert np.array_equal(on.add1(x), off.add1(x))
+        assert _state(on) == _state(off)
+    # both kinds were used, by more than one core (else this compares nothing), and the
+    # other device made every such store through its window
+    assert sum(1 for _, k in heard if k == LATCH_NOTE) > 10
+    assert sum(1 for _, k in heard if k == LATCH_DEFER) > 10
+    assert len({name for name, _ in heard}) >= 3
+    assert all(not (c.space.latches.table[:, 3] >= LATCH_NOTE).any()
+               for c in off.tile.cores.values() if c.space.latches is not None)

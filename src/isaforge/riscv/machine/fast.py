@@ -28,7 +28,11 @@ a store to the owner --, the registers before it: :data:`LOG_WIDTH` int64 per lo
 :data:`LOG_ROWS`, and at most ``io[IO_ROOM]``, which it counts down); the log is handed to
 ``hart.on_loads`` when the kernel returns, before the kept words and anything else. The
 kernel keeps ``hart.load_records`` as it logs; a load the records say may be a loop's (see
-:attr:`.Hart.load_records`) leaves as ``MMIO`` instead.
+:attr:`.Hart.load_records`) leaves as ``MMIO`` instead. For a hart with ``on_store``, an
+aligned ``sw`` to a note latch is made into the array (counted as a latch store) and logged,
+and one to a deferred range is only logged (up to :data:`STORE_ROWS`; a full log leaves as
+``MMIO``): when the kernel returns, each logged store goes to ``hart.on_store`` in program
+order with the kept ``.ttinsn`` words (a word kept before a store is handed over before it).
 
 Semantics are those of :mod:`.semantics`; ``tests/riscv/test_fast.py`` runs random programs
 through both paths and compares registers and memory. numba is imported, and the kernel
@@ -42,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..isa import rv32_isa
-from .memory import LATCH_LOAD, LATCH_STORE
+from .memory import LATCH_LOAD, LATCH_NOTE, LATCH_STORE
 from .semantics import amo_base
 
 LIMIT, DECODE, SLOW, MMIO = 0, 1, 2, 3
@@ -53,8 +57,13 @@ IO_STORE, IO_LOAD, IO_LOAD_SIGNED = 0, 1, 2
 IO_LOGGED = 6  # rows of the load log filled
 IO_WRITES = 7  # the owner's count of writes (the kernel reads it)
 IO_ROOM = 8  # loads the kernel may still log (it counts them down; the owner sets it)
+IO_STORED = 9  # rows of the store log filled (noted and deferred stores)
+IO_DEFERRED = 10  # deferred stores in the store log (not yet made)
 #: the load log: rows of (pc, address, value, stores made so far, x0..x31)
 LOG_ROWS, LOG_WIDTH = 64, 36
+#: the store log: rows of (address, value, .ttinsn words kept before it, LATCH_NOTE or
+#: LATCH_DEFER)
+STORE_ROWS = 64
 #: ``.ttinsn`` words the kernel keeps per run for a hart with ``batch_custom``
 PUSH_BUFFER = 256
 MAX_RAMS = 4
@@ -150,7 +159,7 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     such a store is a ``.ttinsn`` of the stored word."""
     space = hart.space
     key = (space.version, hart.batch_custom and hart.on_custom is not None, hart.custom_store,
-           hart.on_loads is not None)
+           hart.on_loads is not None, hart.on_store is not None)
     call = hart.__dict__.get("_fast_call")
     if call is None or call[0] != key or call[2] is not hart.x:
         call = hart._fast_call = _prepare(hart, key, max_steps)
@@ -169,12 +178,14 @@ def _prepare(hart: Any, key: tuple, max_steps: int) -> tuple:
     hart._push_buffer = pushes
     store = hart.custom_store if batch and hart.custom_store is not None else -1
     log = np.zeros((LOG_ROWS if key[3] else 0, LOG_WIDTH), np.int64)
-    args = (pushes, store, hart.io, log, hart.load_records, *_kernel_args(hart.space))
+    slog = np.zeros((STORE_ROWS if key[4] else 0, 4), np.int64)
+    args = (pushes, store, hart.io, log, hart.load_records, slog, *_kernel_args(hart.space))
     return key, args, hart.x, _entry((hart.x, hart.pc, max_steps, *args))
 
 
 def _hand_over(hart: Any, args: tuple) -> None:
-    """The run's logged loads to ``on_loads``, then its kept words to ``on_custom``."""
+    """The run's logged loads to ``on_loads``, then its kept words to ``on_custom`` and its
+    logged stores to ``on_store``, in program order."""
     io = hart.io
     logged = int(io[IO_LOGGED])
     if logged:
@@ -183,16 +194,39 @@ def _hand_over(hart: Any, args: tuple) -> None:
         hart.on_loads(hart, rows)
     pushes = args[0]
     count = int(pushes[0])
+    stored = int(io[IO_STORED])
+    if not stored:
+        if count:
+            pushes[0] = 0
+            _give(hart, pushes[1:count + 1].tolist())
+        return
+    stores = args[5][:stored].tolist()
+    io[IO_STORED] = 0
+    io[IO_DEFERRED] = 0
+    words = []
     if count:
         pushes[0] = 0
         words = pushes[1:count + 1].tolist()
-        many = hart.on_custom_many
-        if many is not None:
-            many(hart, words)
-        else:
-            custom = hart.on_custom
-            for word in words:
-                custom(hart, word)
+    done = 0
+    on_store = hart.on_store
+    for addr, value, kept, kind in stores:
+        if kept > done:
+            _give(hart, words[done:kept])
+            done = kept
+        on_store(hart, addr, value, kind)
+    if count > done:
+        _give(hart, words[done:])
+
+
+def _give(hart: Any, words: list[int]) -> None:
+    """Kept ``.ttinsn`` words to ``on_custom_many`` (or one by one to ``on_custom``)."""
+    many = hart.on_custom_many
+    if many is not None:
+        many(hart, words)
+    else:
+        custom = hart.on_custom
+        for word in words:
+            custom(hart, word)
 
 
 def _entry(args: tuple) -> Any:
@@ -227,7 +261,7 @@ def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
 
 _EMPTY_U8 = np.zeros(4, np.uint8)
 _HELPERS = ("_signed", "_ror", "_div", "_rem", "_bytewise", "_clz", "_cpop", "_region",
-            "_latch", "_record")
+            "_latch", "_store_latch", "_record")
 _EMPTY_DEC = np.full(2, -1, np.int64)
 _NO_LATCHES = np.zeros((0, 4), np.int64)
 _EMPTY_U32 = np.zeros(1, np.uint32)
@@ -419,6 +453,14 @@ def _latch(latches: Any, a: int, kind: int) -> int:
     return -1
 
 
+def _store_latch(latches: Any, a: int) -> int:
+    """The first row of a store, note or deferred latch holding the word at ``a``, or -1."""
+    for r in range(latches.shape[0]):
+        if latches[r, 0] <= a and a + 4 <= latches[r, 1] and latches[r, 3] != LATCH_LOAD:
+            return r
+    return -1
+
+
 def _record(recs: Any, pc: int) -> int:
     """The row of ``pc`` in the load records, or -1."""
     for k in range(1, recs[0, 0] + 1):
@@ -428,8 +470,8 @@ def _record(recs: Any, pc: int) -> int:
 
 
 def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, log: Any,
-            recs: Any, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any, d0: Any, d1: Any,
-            d2: Any, d3: Any, latches: Any, lmem: Any) -> tuple[int, int, int, int]:
+            recs: Any, slog: Any, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any, d0: Any,
+            d1: Any, d2: Any, d3: Any, latches: Any, lmem: Any) -> tuple[int, int, int, int]:
     n = 0
     status = LIMIT
     cb = np.int64(-1)
@@ -504,10 +546,28 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
                             pc = npc & M
                             n += 1
                             continue
-                        li = _latch(latches, addr, LATCH_STORE)
-                        if li >= 0:  # a latch register: stored here, counted
+                        li = _store_latch(latches, addr)
+                        kind = latches[li, 3] if li >= 0 else 0
+                        if kind == LATCH_STORE:  # a latch register: stored here, counted
                             lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)] = b & M
                             io[IO_LATCHED] += 1
+                            x[0] = 0
+                            pc = npc & M
+                            n += 1
+                            continue
+                        srow = io[IO_STORED]
+                        if li >= 0 and srow < slog.shape[0]:
+                            # noted (stored here, counted) or deferred: logged for the owner
+                            if kind == LATCH_NOTE:
+                                lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)] = b & M
+                                io[IO_LATCHED] += 1
+                            else:
+                                io[IO_DEFERRED] += 1
+                            slog[srow, 0] = addr
+                            slog[srow, 1] = b & M
+                            slog[srow, 2] = pushes[0]
+                            slog[srow, 3] = kind
+                            io[IO_STORED] = srow + 1
                             x[0] = 0
                             pc = npc & M
                             n += 1
@@ -519,7 +579,7 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
                             # a load latch: read here and logged with the registers before
                             # it, unless the records say it may be a loop's (or are full)
                             v = np.int64(lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)])
-                            made = io[IO_LATCHED] + np.int64(pushes[0])
+                            made = io[IO_LATCHED] + np.int64(pushes[0]) + io[IO_DEFERRED]
                             writes = io[IO_WRITES] + made
                             k = _record(recs, pc)
                             if k < 0:
@@ -760,10 +820,11 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
         x[0] = 0
         pc = npc & M
         n += 1
-    return status, n, pc, io[IO_LOGGED] + pushes[0]  # (non-zero: something to hand over)
+    # (non-zero: something to hand over)
+    return status, n, pc, io[IO_LOGGED] + pushes[0] + io[IO_STORED]
 
 
-__all__ = ["DECODE", "IO_ADDR", "IO_KIND", "IO_LATCHED", "IO_LOAD", "IO_LOAD_SIGNED",
-           "IO_LOGGED", "IO_RD", "IO_ROOM", "IO_SIZE", "IO_STORE", "IO_VALUE", "IO_WRITES",
-           "LIMIT", "LOG_ROWS", "LOG_WIDTH", "MAX_RAMS", "MMIO", "OP", "SLOW", "available",
-           "pack", "predecode", "run"]
+__all__ = ["DECODE", "IO_ADDR", "IO_DEFERRED", "IO_KIND", "IO_LATCHED", "IO_LOAD",
+           "IO_LOAD_SIGNED", "IO_LOGGED", "IO_RD", "IO_ROOM", "IO_SIZE", "IO_STORE", "IO_STORED",
+           "IO_VALUE", "IO_WRITES", "LIMIT", "LOG_ROWS", "LOG_WIDTH", "MAX_RAMS", "MMIO", "OP",
+           "SLOW", "STORE_ROWS", "available", "pack", "predecode", "run"]

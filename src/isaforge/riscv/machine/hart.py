@@ -118,6 +118,11 @@ class Hart:
         #: run, handed over after the rows --, x0..x31 before the load); None: such loads go
         #: through their window
         self.on_loads: Callable[[Hart, np.ndarray], None] | None = None
+        #: ``on_store(hart, address, value, kind)``: a store to a note latch (made already)
+        #: or to a deferred range (to be made now) the compiled path logged, in program order
+        #: when it returns (kind: :data:`.memory.LATCH_NOTE` or :data:`.memory.LATCH_DEFER`);
+        #: None: such stores go through their window
+        self.on_store: Callable[[Hart, int, int, int], None] | None = None
         #: the last load-latch load seen at each of some pcs, kept by the owner of
         #: ``on_loads`` and by the compiled path (which adds and updates the rows of the loads
         #: it logs): row 0 column 0 the number of rows, then rows of (pc, value, count of

@@ -72,13 +72,14 @@ class Mmio:
         self.end = self.base + self.size
 
 
-LATCH_STORE, LATCH_LOAD = 1, 2
+LATCH_STORE, LATCH_LOAD, LATCH_NOTE, LATCH_DEFER = 1, 2, 3, 4
 
 
 @dataclass(eq=False)
 class Latches:
     """Latch registers (see :meth:`AddressSpace.map_latches`): ``table`` rows (base, end,
-    index of the first word in ``words``, LATCH_STORE or LATCH_LOAD)."""
+    index of the first word in ``words``, LATCH_STORE, LATCH_LOAD, LATCH_NOTE or
+    LATCH_DEFER)."""
 
     words: np.ndarray  # uint32, 1-D
     table: np.ndarray  # int64 (n, 3)
@@ -138,7 +139,9 @@ class AddressSpace:
         self.version += 1
 
     def map_latches(self, words: np.ndarray, ranges: list[tuple[int, int, int]],
-                    loads: list[tuple[int, int, int]] = ()) -> None:
+                    loads: list[tuple[int, int, int]] = (),
+                    notes: list[tuple[int, int, int]] = (),
+                    defers: list[tuple[int, int]] = ()) -> None:
         """Declare latch registers: each of ``ranges`` (base, size in bytes, index) is an
         aligned range inside one MMIO window whose 32-bit register ``base + 4 * k`` keeps what
         an aligned ``sw`` stores there in ``words[index + k]`` (a writable 1-D uint32 array
@@ -146,14 +149,24 @@ class AddressSpace:
         through :attr:`.Hart.latched` (the count of such stores the compiled path made
         itself instead of calling the window's ``write``). Each of ``loads`` (same form) is
         a range whose aligned ``lw`` reads ``words[index + k]`` and has no other effect its
-        owner does not take from the hart's load log (:attr:`.Hart.on_loads`). Replaces
-        earlier latches."""
+        owner does not take from the hart's load log (:attr:`.Hart.on_loads`).
+
+        Each of ``notes`` (same form) is a range whose aligned ``sw`` keeps the value in
+        ``words`` as a store latch does and whose other effects its owner makes when told of
+        the store (the compiled path counts it in :attr:`.Hart.latched` and logs it for
+        :attr:`.Hart.on_store`). Each of ``defers`` (base, size in bytes) is a range whose
+        aligned ``sw`` the owner says may be made later, when the compiled path returns (it
+        logs it for :attr:`.Hart.on_store` instead of making it): the store never fails for
+        this hart, and the hart cannot see its effects but through loads that go to the
+        window (which hand the log over first). Replaces earlier latches."""
         if not isinstance(words, np.ndarray) or words.dtype != np.uint32 or words.ndim != 1 \
                 or not words.flags.c_contiguous or not words.flags.writeable:
             raise MapError("map_latches needs a writable 1-D C-contiguous numpy uint32 array")
-        table = np.zeros((len(ranges) + len(loads), 4), np.int64)
+        table = np.zeros((len(ranges) + len(loads) + len(notes) + len(defers), 4), np.int64)
         for i, ((base, size, index), flag) in enumerate(
-                [(r, LATCH_STORE) for r in ranges] + [(r, LATCH_LOAD) for r in loads]):
+                [(r, LATCH_STORE) for r in ranges] + [(r, LATCH_LOAD) for r in loads]
+                + [(r, LATCH_NOTE) for r in notes]
+                + [((b, n, 0), LATCH_DEFER) for b, n in defers]):
             m = self.mmio_at(base, size)
             if base % 4 or size % 4 or size <= 0 or m is None:
                 raise MapError(f"latches at {base:#x}+{size:#x}: need an aligned range inside "
@@ -273,5 +286,5 @@ class AddressSpace:
         return MemoryAccessError(address, size, access, detail)
 
 
-__all__ = ["LATCH_LOAD", "LATCH_STORE", "AddressSpace", "Latches", "MapError",
-           "MemoryAccessError", "MmioRead", "MmioWrite", "decode_cache"]
+__all__ = ["LATCH_DEFER", "LATCH_LOAD", "LATCH_NOTE", "LATCH_STORE", "AddressSpace", "Latches",
+           "MapError", "MemoryAccessError", "MmioRead", "MmioWrite", "decode_cache"]

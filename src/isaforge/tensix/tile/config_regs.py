@@ -41,5 +41,15 @@ class ConfigWindow(Window):
         bank, word = self._locate(core, addr, size)
         self.tile.cp.config.words[bank, word] = value & 0xFFFFFFFF
 
+    def store_latch(self, core: CoreInfo, addr: int, size: int) -> tuple[str, int] | None:
+        """A store the core may make: only the coprocessor (which does not run during a
+        core's run) and this window's reads see the word, so it may wait (see
+        :meth:`Window.store_latch`)."""
+        try:
+            self._locate(core, addr, size)
+        except Unmodelled:
+            return None
+        return ("defer", 0)
+
 
 __all__ = ["ConfigWindow"]

@@ -29,6 +29,7 @@ import numpy as np
 from ...core.errors import DecodeError
 from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason, decode
 from ...riscv.machine.fast import IO_LATCHED, IO_ROOM, IO_WRITES
+from ...riscv.machine.memory import LATCH_NOTE
 from ..decode import decode_word
 from .errors import TileError
 from .local_mem import LocalMemory
@@ -38,6 +39,10 @@ from .mmio import Stall, TileView, Window
 RESET, RUNNING, PARKED, STALLED, HALTED = "reset", "running", "parked", "stalled", "halted"
 #: reads remembered for loop detection before the record starts again
 _READ_LOG = 512
+#: registers a core's compiled path notes or defers the stores to at most
+MAX_STORE_LATCHES = 32
+#: stores through its window to a register before the compiled path may note or defer them
+STORES_BEFORE_LATCH = 8
 
 
 # a read seen at a pc: (the hart's registers as bytes, the value read, the read log's length
@@ -83,6 +88,14 @@ class Core:
         self.space.map_ram(mm.local_base, self.local.data)
         for w in tile.windows:
             self.space.map_mmio(w.base, w.size, self._reader(w), self._writer(w))
+        #: addresses this core stored to through a window (looked at for store latches); the
+        #: registers its compiled path notes (address, 4, word) or defers (address, 4), and
+        #: the window of each
+        self.stores_noted: set[int] = set()
+        self._stores_seen: dict[int, int] = {}  # stores through the window by address
+        self._notes: list[tuple[int, int, int]] = []
+        self._defers: list[tuple[int, int]] = []
+        self._store_windows: dict[int, Window] = {}
         self.map_latches()
         self.hart = Hart(info.name, self.space, pc=0)
         self.hart.on_custom = self._ttinsn
@@ -96,6 +109,8 @@ class Core:
         self.hart.on_custom_many = self._ttinsn_many
         # loads the compiled path makes itself are heard here, as saw_read would have
         self.hart.on_loads = self._loads_seen
+        # stores the compiled path noted or deferred are heard (or made) here
+        self.hart.on_store = self._store_seen
         self.state = RESET
         self.wait: Wait | None = None
         self.instructions = 0
@@ -141,12 +156,46 @@ class Core:
 
     def map_latches(self) -> None:
         """The tile's latches (NOC command registers: stores; registers read before: loads)
-        as this core's compiled path uses them."""
+        and this core's noted and deferred stores as its compiled path uses them."""
         tile = self.tile
-        if tile.latches and (tile.latch_ranges or tile.load_ranges):
-            self.space.map_latches(tile.latch_words, tile.latch_ranges, tile.load_ranges)
+        notes, defers = (self._notes, self._defers) if tile.store_logs else ((), ())
+        if tile.latches and (tile.latch_ranges or tile.load_ranges or notes or defers):
+            self.space.map_latches(tile.latch_words, tile.latch_ranges, tile.load_ranges,
+                                   notes, defers)
         else:
             self.space.unmap_latches()
+
+    def note_store(self, window: Window, addr: int, size: int) -> None:
+        """This core stored to ``addr`` through ``window`` (not looked at yet): the second time,
+        let its compiled path note or defer such stores when the window says they may be (a
+        register stored once, as a boot's clearing does, takes no row)."""
+        seen = self._stores_seen
+        n = seen[addr] = seen.get(addr, 0) + 1
+        if n < STORES_BEFORE_LATCH:
+            return
+        self.stores_noted.add(addr)
+        tile = self.tile
+        if not (tile.latches and tile.store_logs) or len(self._store_windows) >= \
+                MAX_STORE_LATCHES:
+            return
+        got = window.store_latch(self.info, addr, size)
+        if got is None:
+            return
+        kind, index = got
+        if kind == "note":
+            self._notes.append((addr, 4, index))
+        else:
+            self._defers.append((addr, 4))
+        self._store_windows[addr] = window
+        self.map_latches()
+
+    def _store_seen(self, hart: Any, addr: int, value: int, kind: int) -> None:
+        """A store the compiled path noted (made already: wake the cores watching it, as
+        :meth:`.Tile.mmio_write` would) or deferred (made now, through its window)."""
+        if kind == LATCH_NOTE:
+            self.tile.scheduler.wrote(addr, 4, by=self)
+        else:
+            self.tile.mmio_write(self, self._store_windows[addr], addr, 4, value)
 
     # -- reset --------------------------------------------------------------------------------
 

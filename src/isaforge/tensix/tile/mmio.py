@@ -68,6 +68,16 @@ class Window:
     def write(self, core: CoreInfo, addr: int, size: int, value: int) -> None:
         raise Unmodelled(f"{self.name}: writes are not modelled")
 
+    def store_latch(self, core: CoreInfo, addr: int, size: int) -> tuple[str, int] | None:
+        """How ``core``'s compiled path may make its aligned 32-bit stores at ``addr``
+        (:meth:`isaforge.riscv.AddressSpace.map_latches`): ``("note", word)`` when a store
+        there only keeps the value in word ``word`` of the tile's latch array (the tile makes
+        the rest: the write count, the wake-up); ``("defer", 0)`` when the store never fails
+        for ``core``, needs nothing of the clock, and nothing ``core`` reads but through this
+        window shows its effect, so it may be made when the compiled path returns; None:
+        through the window at once."""
+        return None
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} {self.base:#x}+{self.size:#x}>"
 
@@ -80,6 +90,7 @@ class TileView(Protocol):
     msgs: Any
     l1_ram: list
     latches: bool
+    store_logs: bool
     latch_words: Any  # the NOC command registers (numpy uint32), latches of the cores
     latch_ranges: list[tuple[int, int, int]]
     load_ranges: list[tuple[int, int, int]]

@@ -100,6 +100,19 @@ class PCBufWindow(Window):
             return
         raise Unmodelled(f"{self.name}: word {word} (offset {word * 4:#x}) is not modelled")
 
+    def store_latch(self, core: CoreInfo, addr: int, size: int) -> tuple[str, int] | None:
+        """A TRISC's semaphore store (SEMPOST/SEMGET: only the coprocessor, which does not run
+        during a core's run, and reads of this window see it) or discarded store may wait (see
+        :meth:`Window.store_latch`); BRISC's pushes may stall, so they may not."""
+        off = addr - self.base
+        if size != 4 or off & 3 or core.thread is None or self.index:
+            return None
+        word = off >> 2
+        if word in (0, self.sync_word, self.mop_sync_word) \
+                or 0 <= word - self.sem_word < N_SEMAPHORES:
+            return ("defer", 0)
+        return None
+
     # -- BRISC side -----------------------------------------------------------------------
 
     def _brisc_read(self, word: int) -> int:

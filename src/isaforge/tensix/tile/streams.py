@@ -69,6 +69,11 @@ class StreamRegs(Window):
             return None
         return self.at + (off >> 2)
 
+    def store_latch(self, core: CoreInfo, addr: int, size: int) -> tuple[str, int] | None:
+        """A modelled register's store only keeps the word (see :meth:`Window.store_latch`)."""
+        index = self.load_word(addr, size)
+        return None if index is None else ("note", index)
+
     def get(self, stream: int, name: str) -> int:
         """A stream register by name (``"STREAM_REMOTE_DEST_BUF_SIZE"``), for the host."""
         for reg, n in self.modelled.items():

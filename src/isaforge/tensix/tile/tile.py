@@ -66,6 +66,11 @@ class Tile:
     #: whose reads only return a word themselves (False: every such access goes through its
     #: window; set it on a tile and call :meth:`remap_latches`)
     latches = True
+    #: with ``latches``: a core's compiled path also makes the stores its windows say may be
+    #: noted or deferred (:meth:`.mmio.Window.store_latch`: stream registers, Tensix
+    #: configuration, a TRISC's semaphores), and the core hears of them when it returns (False:
+    #: they go through their window; set it on a tile and call :meth:`remap_latches`)
+    store_logs = True
 
     def __init__(self, mm: MemoryMap | None = None, noc_xy: tuple[int, int] = (1, 2),
                  quantum: int = 2000, ub: str = "stop", noc: Noc | None = None,
@@ -265,6 +270,8 @@ class Tile:
             raise
         core.saw_write()
         self.scheduler.wrote(addr, size, by=core)
+        if addr not in core.stores_noted:
+            core.note_store(window, addr, size)
 
     def unmapped(self, core: Core, addr: int, kind: str, what: str) -> UnmappedAccess:
         return UnmappedAccess(f"{core.where()}: {kind} of {addr:#010x}: {what}")
