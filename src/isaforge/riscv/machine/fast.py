@@ -65,7 +65,7 @@ LOG_ROWS, LOG_WIDTH = 64, 36
 #: LATCH_DEFER)
 STORE_ROWS = 64
 #: ``.ttinsn`` words the kernel keeps per run for a hart with ``batch_custom``
-PUSH_BUFFER = 256
+PUSH_BUFFER = 1024
 MAX_RAMS = 4
 PREDECODE_WORDS = 64  # words decoded per DECODE exit
 
@@ -106,6 +106,18 @@ def available() -> bool:
 
 def pack(word: int) -> int:
     """The decode record of ``word`` (int64 value)."""
+    rec = _packed.get(word)
+    if rec is None:
+        rec = _pack(word)
+        if len(_packed) < 1 << 16:
+            _packed[word] = rec
+    return rec
+
+
+_packed: dict[int, int] = {}  # pack's records by word, process-wide (a function of the word)
+
+
+def _pack(word: int) -> int:
     ins = rv32_isa().match(word)
     if ins is None:
         return SLOW_OP
@@ -163,11 +175,11 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     call = hart.__dict__.get("_fast_call")
     if call is None or call[0] != key or call[2] is not hart.x:
         call = hart._fast_call = _prepare(hart, key, max_steps)
-    status, n, pc, more = call[3](hart.x, hart.pc, max_steps, *call[1])
+    status, n, pc, logged, kept, stored = call[3](hart.x, hart.pc, max_steps, *call[1])
     hart.pc = pc
     hart.instret += n
-    if more:  # loads logged or .ttinsn words kept
-        _hand_over(hart, call[1])
+    if logged or kept or stored:  # loads logged, .ttinsn words kept, stores logged
+        _hand_over(hart, call[1], logged, kept, stored)
     return status, n
 
 
@@ -183,30 +195,19 @@ def _prepare(hart: Any, key: tuple, max_steps: int) -> tuple:
     return key, args, hart.x, _entry((hart.x, hart.pc, max_steps, *args))
 
 
-def _hand_over(hart: Any, args: tuple) -> None:
-    """The run's logged loads to ``on_loads``, then its kept words to ``on_custom`` and its
-    logged stores to ``on_store``, in program order."""
-    io = hart.io
-    logged = int(io[IO_LOGGED])
+def _hand_over(hart: Any, args: tuple, logged: int, count: int, stored: int) -> None:
+    """The run's ``logged`` loads to ``on_loads``, then its ``count`` kept words to
+    ``on_custom`` and its ``stored`` logged stores to ``on_store``, in program order (the
+    kernel has emptied the log and the buffers, whose rows stay until it runs again)."""
     if logged:
-        rows = args[3][:logged].copy()
-        io[IO_LOGGED] = 0
-        hart.on_loads(hart, rows)
+        hart.on_loads(hart, args[3][:logged])
     pushes = args[0]
-    count = int(pushes[0])
-    stored = int(io[IO_STORED])
     if not stored:
         if count:
-            pushes[0] = 0
             _give(hart, pushes[1:count + 1].tolist())
         return
     stores = args[5][:stored].tolist()
-    io[IO_STORED] = 0
-    io[IO_DEFERRED] = 0
-    words = []
-    if count:
-        pushes[0] = 0
-        words = pushes[1:count + 1].tolist()
+    words = pushes[1:count + 1].tolist() if count else []
     done = 0
     on_store = hart.on_store
     for addr, value, kept, kind in stores:
@@ -471,7 +472,8 @@ def _record(recs: Any, pc: int) -> int:
 
 def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, log: Any,
             recs: Any, slog: Any, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any, d0: Any,
-            d1: Any, d2: Any, d3: Any, latches: Any, lmem: Any) -> tuple[int, int, int, int]:
+            d1: Any, d2: Any, d3: Any, latches: Any, lmem: Any
+            ) -> tuple[int, int, int, int, int, int]:
     n = 0
     status = LIMIT
     cb = np.int64(-1)
@@ -820,8 +822,16 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
         x[0] = 0
         pc = npc & M
         n += 1
-    # (non-zero: something to hand over)
-    return status, n, pc, io[IO_LOGGED] + pushes[0] + io[IO_STORED]
+    # what there is to hand over; the log and buffers empty for the next run (their rows
+    # stay until then)
+    logged = io[IO_LOGGED]
+    kept = np.int64(pushes[0])
+    stored = io[IO_STORED]
+    io[IO_LOGGED] = 0
+    pushes[0] = 0
+    io[IO_STORED] = 0
+    io[IO_DEFERRED] = 0
+    return status, n, pc, logged, kept, stored
 
 
 __all__ = ["DECODE", "IO_ADDR", "IO_DEFERRED", "IO_KIND", "IO_LATCHED", "IO_LOAD",

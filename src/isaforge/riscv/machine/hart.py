@@ -113,10 +113,10 @@ class Hart:
         self.io[fast.IO_ROOM] = 1 << 62
         #: ``on_loads(hart, rows)``: the loads from load latches the compiled path made
         #: itself, in order, when it returns (an int64 array, a row of :data:`.fast.LOG_WIDTH`
-        #: per load: pc,
-        #: address, value, stores made then -- :attr:`latched` and the words kept in this
-        #: run, handed over after the rows --, x0..x31 before the load); None: such loads go
-        #: through their window
+        #: per load: pc, address, value, stores made then -- :attr:`latched`, the words kept
+        #: and the stores deferred in this run, handed over after the rows --, x0..x31 before
+        #: the load; a view of the log, valid during the call); None: such loads go through
+        #: their window
         self.on_loads: Callable[[Hart, np.ndarray], None] | None = None
         #: ``on_store(hart, address, value, kind)``: a store to a note latch (made already)
         #: or to a deferred range (to be made now) the compiled path logged, in program order
