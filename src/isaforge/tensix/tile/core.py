@@ -45,9 +45,10 @@ MAX_STORE_LATCHES = 32
 STORES_BEFORE_LATCH = 8
 
 
-# a read seen at a pc: (the hart's registers as bytes, the value read, the read log's length
-# after it, the core's MMIO writes then); a plain tuple (made on every MMIO read)
-_Poll = tuple[bytes, int, int, int]
+# a read seen at a pc: (the hart's registers as bytes -- None: those of the pc's row of the
+# hart's load records --, the value read, the read log's length after it, the core's MMIO
+# writes then); a plain tuple (made on every MMIO read)
+_Poll = tuple[bytes | None, int, int, int]
 
 
 @dataclass
@@ -241,18 +242,21 @@ class Core:
     def _loads_seen(self, hart: Any, rows: np.ndarray) -> None:
         """Reads the compiled path made itself (from load latches): what :meth:`saw_read`
         does for each of them, none of which parks (it checked, and kept its load records
-        as :meth:`_record` would; ``io[IO_ROOM]`` kept the read log from filling)."""
+        as :meth:`_record` would; ``io[IO_ROOM]`` kept the read log from filling). The
+        registers of the last load at each pc stay in its row of the load records."""
         windows = self.tile.load_windows
         reads, polls, recs = self._reads, self._polls, self._rows
         writes = int(self._io[IO_WRITES])
-        regs = rows[:, 4:].astype(np.uint32).tobytes()  # (hart.x's bytes then, row by row)
-        at = 0
         for pc, addr, value, made in rows[:, :4].tolist():  # (made: latch stores, pushes)
             reads.append((addr, 4, windows[addr]))
-            polls[pc] = (regs[at:at + 128], value, len(reads), writes + made)
-            at += 128
+            polls[pc] = (None, value, len(reads), writes + made)
             if pc not in recs:
                 recs[pc] = len(recs) + 1
+
+    def _row_regs(self, pc: int) -> bytes:
+        """The registers of the last read at ``pc``, kept in its row of the load records
+        (as ``hart.x``'s bytes)."""
+        return self.hart.load_records[self._rows[pc], 3:].astype(np.uint32).tobytes()
 
     @property
     def mmio_writes(self) -> int:
@@ -275,7 +279,8 @@ class Core:
         io = self._io
         io[IO_ROOM] = _READ_LOG - len(self._reads)
         writes = int(io[IO_WRITES] + io[IO_LATCHED])  # (a latch store is a window write too)
-        if rec is not None and rec[1] == value and rec[3] == writes and rec[0] == regs:
+        if rec is not None and rec[1] == value and rec[3] == writes \
+                and (rec[0] or self._row_regs(pc)) == regs:
             read = self._reads[rec[2]:]
             watch = sorted({(a, s) for a, s, _ in read})
             if any(self._latched(a, s) for a, s in watch):
@@ -291,7 +296,10 @@ class Core:
 
     def _latched(self, addr: int, size: int) -> bool:
         """Whether ``[addr, addr + size)`` overlaps a latch register."""
-        return any(addr < b + n and b < addr + size for b, n, _ in self.tile.latch_ranges)
+        for b, n, _ in self.tile.latch_ranges:
+            if addr < b + n and b < addr + size:
+                return True
+        return False
 
     def saw_write(self) -> None:
         self._io[IO_WRITES] += 1
