@@ -463,9 +463,9 @@ def _store_latch(latches: Any, a: int) -> int:
 
 
 def _record(recs: Any, pc: int) -> int:
-    """The row of ``pc`` in the load records, or -1."""
+    """The row of ``pc`` in the load records (row 0 holds the rows' pcs), or -1."""
     for k in range(1, recs[0, 0] + 1):
-        if recs[k, 0] == pc:
+        if recs[0, k] == pc:
             return k
     return -1
 
@@ -595,6 +595,7 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
                                     j += 1
                             if not same:
                                 recs[0, 0] = max(recs[0, 0], k)
+                                recs[0, k] = pc
                                 recs[k, 0] = pc
                                 recs[k, 1] = v
                                 recs[k, 2] = writes

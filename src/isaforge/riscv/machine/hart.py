@@ -125,13 +125,14 @@ class Hart:
         self.on_store: Callable[[Hart, int, int, int], None] | None = None
         #: the last load-latch load seen at each of some pcs, kept by the owner of
         #: ``on_loads`` and by the compiled path (which adds and updates the rows of the loads
-        #: it logs): row 0 column 0 the number of rows, then rows of (pc, value, count of
-        #: writes then (``io[IO_WRITES]`` + :attr:`latched` + words kept and not yet handed
-        #: over), x0..x31 before the load). A load at a pc with a row of the same value,
-        #: count and registers (a loop that may be idle), at a pc with no row once the table
-        #: is full, or with no ``io[IO_ROOM]`` left, goes through its window. Change it in
-        #: place.
-        self.load_records = np.zeros((LOAD_RECORDS + 1, 35), np.int64)
+        #: it logs): row 0 column 0 the number of rows and column k the pc of row k (so that
+        #: a search reads one row), then rows of (pc, value, count of writes then
+        #: (``io[IO_WRITES]`` + :attr:`latched` + words kept and stores deferred, not yet
+        #: handed over), x0..x31 before the load; the columns after them are unused). A load
+        #: at a pc with a row of the same value, count and registers (a loop that may be
+        #: idle), at a pc with no row once the table is full, or with no ``io[IO_ROOM]``
+        #: left, goes through its window. Change it in place.
+        self.load_records = np.zeros((LOAD_RECORDS + 1, max(35, LOAD_RECORDS + 1)), np.int64)
         self.hooks = Hooks(self.HOOK_KINDS, on_change=self._hooks_changed)
         self._hooked = False
         self._code: Ram | None = None  # the RAM window of the last fetch

@@ -233,11 +233,12 @@ class Core:
                 return  # full: the compiled path sends a load at pc here
             self._rows[pc] = k
             recs[0, 0] = k
+            recs[0, k] = pc
         row = recs[k]
         row[0] = pc
         row[1] = value
         row[2] = writes
-        row[3:] = self.hart.x
+        row[3:35] = self.hart.x
 
     def _loads_seen(self, hart: Any, rows: np.ndarray) -> None:
         """Reads the compiled path made itself (from load latches): what :meth:`saw_read`
@@ -256,7 +257,7 @@ class Core:
     def _row_regs(self, pc: int) -> bytes:
         """The registers of the last read at ``pc``, kept in its row of the load records
         (as ``hart.x``'s bytes)."""
-        return self.hart.load_records[self._rows[pc], 3:].astype(np.uint32).tobytes()
+        return self.hart.load_records[self._rows[pc], 3:35].astype(np.uint32).tobytes()
 
     @property
     def mmio_writes(self) -> int:
