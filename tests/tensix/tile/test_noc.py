@@ -112,3 +112,26 @@ def test_bad_address_names_the_core(fabric: tuple[Noc, Tile, Tile]) -> None:
     with pytest.raises(NocError, match=r"brisc pc .*tile \(2,2\) L1.*outside L1"):
         issue(a, 0, 0, 0x2, NOC_TARG_ADDR_LO=0, NOC_RET_ADDR_LO=0x17FFF0,
               NOC_RET_ADDR_HI=xy(2, 2), NOC_AT_LEN_BE=64)
+
+
+def test_dram_bank_reads_and_writes_within_and_across_pages() -> None:
+    """A DRAM bank's bytes (kept in pages, zero until written) are those of a flat model,
+    for transfers inside one page and across page boundaries."""
+    import random
+
+    from isaforge.tensix.tile.noc import DramBank
+
+    bank = DramBank(0, size=4 * DramBank.PAGE)
+    flat = bytearray(4 * DramBank.PAGE)
+    rng = random.Random(5)
+    for _ in range(300):
+        n = rng.choice([1, 4, 2048, 3000, DramBank.PAGE + 17])
+        addr = rng.choice([rng.randrange(len(flat) - n), DramBank.PAGE - 5, 2 * DramBank.PAGE])
+        if rng.random() < 0.5:
+            data = bytes(rng.getrandbits(8) for _ in range(min(n, 64))) * (n // 64 + 1)
+            bank.noc_write(addr, data[:n])
+            flat[addr:addr + n] = data[:n]
+        else:
+            got = bank.noc_read(addr, n)
+            assert type(got) is bytes and got == bytes(flat[addr:addr + n])
+    assert bank.noc_read(0, len(flat)) == bytes(flat)

@@ -76,6 +76,10 @@ class DramBank:
 
     def noc_read(self, addr: int, n: int) -> bytes:
         self._check(addr, n)
+        page, off = divmod(addr, self.PAGE)
+        if off + n <= self.PAGE:  # within one page (a tile's transfer): one copy
+            p = self.pages.get(page)
+            return bytes(n) if p is None else bytes(memoryview(p)[off:off + n])
         out = bytearray(n)
         for page, off, at, k in self._spans(addr, n):
             p = self.pages.get(page)
@@ -85,6 +89,11 @@ class DramBank:
 
     def noc_write(self, addr: int, data: bytes) -> None:
         self._check(addr, len(data))
+        page, off = divmod(addr, self.PAGE)
+        p = self.pages.get(page)
+        if p is not None and off + len(data) <= self.PAGE:  # within one page kept already
+            p[off:off + len(data)] = data
+            return
         for page, off, at, k in self._spans(addr, len(data)):
             p = self.pages.get(page)
             if p is None:
