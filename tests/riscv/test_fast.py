@@ -379,6 +379,9 @@ def test_latches_need_an_mmio_window() -> None:
 #: on_store when the compiled path returns)
 _NOTES = [(_WIN + 0x200, 0x80, 0x80)]
 _DEFERS = [(_WIN + 0x300, 0x40), (_WIN + 0x700, 0x40)]
+#: a fresh load latch over the first deferred range: the window's bytes, read by the compiled
+#: path while no deferred store waits (a waiting one is not in them yet)
+_FRESH = [(_WIN + 0x300, 0x40, 0x300 // 4)]
 
 
 def _logged_hart(code: bytes, regs: list[int], data: bytes, fast: bool
@@ -404,7 +407,8 @@ def _logged_hart(code: bytes, regs: list[int], data: bytes, fast: bool
         else:
             logged_write(a, 4, v)
 
-    space.map_latches(back.view(np.uint32), _STORE_LATCHES, _LOAD_LATCHES, _NOTES, _DEFERS)
+    space.map_latches(back.view(np.uint32), _STORE_LATCHES, _LOAD_LATCHES, _NOTES, _DEFERS,
+                      _FRESH)
     h.on_store = on_store
     return h, mem, back, events
 
@@ -445,16 +449,45 @@ def test_random_programs_through_logged_stores_same_on_both_paths(prog: list, se
 
 
 def test_random_programs_do_log_stores() -> None:
-    """Programs of stores and loads reach the note and deferred ranges (else the test above
-    would test nothing), with .ttinsn words kept between them handed over in order."""
+    """Programs of stores and loads reach the note and deferred ranges and the fresh latch
+    (else the test above would test nothing)."""
     rng = random.Random(11)
-    logged = 0
+    logged = fresh = 0
     for _ in range(40):
         prog = [(rng.choice(["sw", "lw", "addi"]), rng.randrange(32), rng.randrange(32),
                  rng.randrange(32), rng.getrandbits(32)) for _ in range(40)]
         regs, data = initial_state(rng)
-        logged += _both_logged(assemble(render(prog), CODE), regs, data, 10_000)
-    assert logged > 10
+        code = assemble(render(prog), CODE)
+        logged += _both_logged(code, regs, data, 10_000)
+        quick, _, _, _ = _logged_hart(code, regs, data, fast=True)
+        rows: list[list[int]] = []
+        quick.on_loads = lambda hart, got, rows=rows: rows.extend(got.tolist())
+        quick.run(10_000)
+        fresh += sum(1 for r in rows if any(b <= r[1] < b + n for b, n, _ in _FRESH))
+    assert logged > 10 and fresh > 3
+
+
+def test_a_fresh_latch_load_waits_for_the_deferred_stores() -> None:
+    """A load of a fresh latch after a deferred store to it in the same run goes through the
+    window (after the store is made): it reads the stored value on both paths."""
+    src = f"""
+        li t0, {_WIN + 0x300}
+        lw a1, 4(t0)
+        li a0, 77
+        sw a0, 4(t0)
+        lw a2, 4(t0)
+        ebreak
+    """
+    for fast in (False, True):
+        h, _, _, events = _logged_hart(assemble(src, CODE), [0] * 32, bytes(0x1000), fast)
+        logged: list = []
+        seen = h.on_loads
+        h.on_loads = lambda hart, rows, logged=logged, seen=seen: (
+            logged.extend(rows.tolist()), seen(hart, rows))
+        assert h.run(100) is StopReason.EBREAK
+        assert h.reg_read("a2") == 77 and h.reg_read("a1") == 0
+        assert [e[0] for e in events if e[0] in "rw"] == ["r", "w", "r"]
+        assert len(logged) == (1 if fast else 0)  # the first load only
 
 
 def test_deferred_stores_and_kept_words_reach_the_owner_in_program_order() -> None:

@@ -75,20 +75,28 @@ def test_a_core_waiting_on_a_noc_command_register_drops_the_store_latches() -> N
 
 def test_noted_and_deferred_stores_equal_every_store_through_its_window() -> None:
     """Stream register stores the compiled path notes (the tile wakes the cores watching
-    them when it returns) and configuration and semaphore stores it defers (made through the
-    window when it returns) are invisible: outputs and every count as with store logs off."""
+    them when it returns), configuration and semaphore stores it defers (made through the
+    window when it returns) and a TRISC's semaphore reads from the tile's copy (fresh latches)
+    are invisible: outputs and every count as with store logs off."""
     on, off = _device(True), _device(True)
     off.tile.store_logs = False
     off.tile.remap_latches()
     heard: list[tuple[str, int]] = []
+    loads: list[tuple[str, int]] = []
     for core in on.tile.cores.values():
         seen = core.hart.on_store
+        seen_loads = core.hart.on_loads
 
         def spy(hart: object, addr: int, value: int, kind: int, seen: object = seen) -> None:
             heard.append((hart.name, kind))  # type: ignore[attr-defined]
             seen(hart, addr, value, kind)  # type: ignore[operator]
 
+        def spy_loads(hart: object, rows: np.ndarray, seen: object = seen_loads) -> None:
+            loads.extend((hart.name, a) for a in rows[:, 1].tolist())  # type: ignore
+            seen(hart, rows)  # type: ignore[operator]
+
         core.hart.on_store = spy
+        core.hart.on_loads = spy_loads
     rng = np.random.default_rng(5)
     for n in (2, 9, 1, 12):
         x = rng.integers(0, 1 << 16, (n, 32, 32), dtype=np.uint16)
@@ -99,5 +107,8 @@ def test_noted_and_deferred_stores_equal_every_store_through_its_window() -> Non
     assert sum(1 for _, k in heard if k == LATCH_NOTE) > 10
     assert sum(1 for _, k in heard if k == LATCH_DEFER) > 10
     assert len({name for name, _ in heard}) >= 3
+    fresh = {(name, a) for name, c in on.tile.cores.items() for a, _, _ in c._fresh}
+    assert fresh and sum(1 for x in loads if x in fresh) > 10
+    assert all(not c._fresh for c in off.tile.cores.values())
     assert all(not (c.space.latches.table[:, 3] >= LATCH_NOTE).any()
                for c in off.tile.cores.values() if c.space.latches is not None)

@@ -33,6 +33,7 @@ aligned ``sw`` to a note latch is made into the array (counted as a latch store)
 and one to a deferred range is only logged (up to :data:`STORE_ROWS`; a full log leaves as
 ``MMIO``): when the kernel returns, each logged store goes to ``hart.on_store`` in program
 order with the kept ``.ttinsn`` words (a word kept before a store is handed over before it).
+A fresh load latch is a load latch while no deferred store of the run waits.
 
 Semantics are those of :mod:`.semantics`; ``tests/riscv/test_fast.py`` runs random programs
 through both paths and compares registers and memory. numba is imported, and the kernel
@@ -46,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..isa import rv32_isa
-from .memory import LATCH_LOAD, LATCH_NOTE, LATCH_STORE
+from .memory import LATCH_FRESH, LATCH_LOAD, LATCH_NOTE, LATCH_STORE
 from .semantics import amo_base
 
 LIMIT, DECODE, SLOW, MMIO = 0, 1, 2, 3
@@ -262,7 +263,7 @@ def _kernel_args(space: Any) -> tuple[np.ndarray, ...]:
 
 _EMPTY_U8 = np.zeros(4, np.uint8)
 _HELPERS = ("_signed", "_ror", "_div", "_rem", "_bytewise", "_clz", "_cpop", "_region",
-            "_latch", "_store_latch", "_record")
+            "_load_latch", "_store_latch", "_record")
 _EMPTY_DEC = np.full(2, -1, np.int64)
 _NO_LATCHES = np.zeros((0, 4), np.int64)
 _EMPTY_U32 = np.zeros(1, np.uint32)
@@ -447,17 +448,22 @@ def _region(regions: Any, a: int, size: int) -> int:
     return -1
 
 
-def _latch(latches: Any, a: int, kind: int) -> int:
+def _load_latch(latches: Any, a: int, deferring: bool) -> int:
+    """The first row of a load latch holding the word at ``a`` (a fresh latch only while no
+    deferred store waits), or -1."""
     for r in range(latches.shape[0]):
-        if latches[r, 0] <= a and a + 4 <= latches[r, 1] and latches[r, 3] == kind:
-            return r
+        if latches[r, 0] <= a and a + 4 <= latches[r, 1]:
+            kind = latches[r, 3]
+            if kind == LATCH_LOAD or (kind == LATCH_FRESH and not deferring):
+                return r
     return -1
 
 
 def _store_latch(latches: Any, a: int) -> int:
     """The first row of a store, note or deferred latch holding the word at ``a``, or -1."""
     for r in range(latches.shape[0]):
-        if latches[r, 0] <= a and a + 4 <= latches[r, 1] and latches[r, 3] != LATCH_LOAD:
+        if latches[r, 0] <= a and a + 4 <= latches[r, 1] and latches[r, 3] != LATCH_LOAD \
+                and latches[r, 3] != LATCH_FRESH:
             return r
     return -1
 
@@ -575,7 +581,7 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
                             n += 1
                             continue
                     elif op == _LW:
-                        li = _latch(latches, addr, LATCH_LOAD)
+                        li = _load_latch(latches, addr, io[IO_DEFERRED] > 0)
                         row = io[IO_LOGGED]
                         if li >= 0 and row < log.shape[0] and io[IO_ROOM] > 0:
                             # a load latch: read here and logged with the registers before

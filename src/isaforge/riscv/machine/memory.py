@@ -72,14 +72,14 @@ class Mmio:
         self.end = self.base + self.size
 
 
-LATCH_STORE, LATCH_LOAD, LATCH_NOTE, LATCH_DEFER = 1, 2, 3, 4
+LATCH_STORE, LATCH_LOAD, LATCH_NOTE, LATCH_DEFER, LATCH_FRESH = 1, 2, 3, 4, 5
 
 
 @dataclass(eq=False)
 class Latches:
     """Latch registers (see :meth:`AddressSpace.map_latches`): ``table`` rows (base, end,
     index of the first word in ``words``, LATCH_STORE, LATCH_LOAD, LATCH_NOTE or
-    LATCH_DEFER)."""
+    LATCH_DEFER or LATCH_FRESH)."""
 
     words: np.ndarray  # uint32, 1-D
     table: np.ndarray  # int64 (n, 3)
@@ -141,7 +141,8 @@ class AddressSpace:
     def map_latches(self, words: np.ndarray, ranges: list[tuple[int, int, int]],
                     loads: list[tuple[int, int, int]] = (),
                     notes: list[tuple[int, int, int]] = (),
-                    defers: list[tuple[int, int]] = ()) -> None:
+                    defers: list[tuple[int, int]] = (),
+                    fresh: list[tuple[int, int, int]] = ()) -> None:
         """Declare latch registers: each of ``ranges`` (base, size in bytes, index) is an
         aligned range inside one MMIO window whose 32-bit register ``base + 4 * k`` keeps what
         an aligned ``sw`` stores there in ``words[index + k]`` (a writable 1-D uint32 array
@@ -158,15 +159,19 @@ class AddressSpace:
         aligned ``sw`` the owner says may be made later, when the compiled path returns (it
         logs it for :attr:`.Hart.on_store` instead of making it): the store never fails for
         this hart, and the hart cannot see its effects but through loads that go to the
-        window (which hand the log over first). Replaces earlier latches."""
+        window (which hand the log over first). Each of ``fresh`` (as ``loads``) is a load
+        latch whose word its owner keeps current but for the effect of deferred stores: its
+        loads go through the window while one waits. Replaces earlier latches."""
         if not isinstance(words, np.ndarray) or words.dtype != np.uint32 or words.ndim != 1 \
                 or not words.flags.c_contiguous or not words.flags.writeable:
             raise MapError("map_latches needs a writable 1-D C-contiguous numpy uint32 array")
-        table = np.zeros((len(ranges) + len(loads) + len(notes) + len(defers), 4), np.int64)
+        table = np.zeros((len(ranges) + len(loads) + len(notes) + len(defers) + len(fresh), 4),
+                         np.int64)
         for i, ((base, size, index), flag) in enumerate(
                 [(r, LATCH_STORE) for r in ranges] + [(r, LATCH_LOAD) for r in loads]
                 + [(r, LATCH_NOTE) for r in notes]
-                + [((b, n, 0), LATCH_DEFER) for b, n in defers]):
+                + [((b, n, 0), LATCH_DEFER) for b, n in defers]
+                + [(r, LATCH_FRESH) for r in fresh]):
             m = self.mmio_at(base, size)
             if base % 4 or size % 4 or size <= 0 or m is None:
                 raise MapError(f"latches at {base:#x}+{size:#x}: need an aligned range inside "
@@ -286,5 +291,6 @@ class AddressSpace:
         return MemoryAccessError(address, size, access, detail)
 
 
-__all__ = ["LATCH_DEFER", "LATCH_LOAD", "LATCH_NOTE", "LATCH_STORE", "AddressSpace", "Latches",
-           "MapError", "MemoryAccessError", "MmioRead", "MmioWrite", "decode_cache"]
+__all__ = ["LATCH_DEFER", "LATCH_FRESH", "LATCH_LOAD", "LATCH_NOTE", "LATCH_STORE",
+           "AddressSpace", "Latches", "MapError", "MemoryAccessError", "MmioRead", "MmioWrite",
+           "decode_cache"]

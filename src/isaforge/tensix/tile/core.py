@@ -97,6 +97,11 @@ class Core:
         self._notes: list[tuple[int, int, int]] = []
         self._defers: list[tuple[int, int]] = []
         self._store_windows: dict[int, Window] = {}
+        #: addresses this core read through a window (looked at for fresh latches); the
+        #: registers its compiled path reads from a copy the tile keeps current (address, 4,
+        #: word: a TRISC's semaphores)
+        self.fresh_noted: set[int] = set()
+        self._fresh: list[tuple[int, int, int]] = []
         self.map_latches()
         self.hart = Hart(info.name, self.space, pc=0)
         self.hart.on_custom = self._ttinsn
@@ -159,10 +164,11 @@ class Core:
         """The tile's latches (NOC command registers: stores; registers read before: loads)
         and this core's noted and deferred stores as its compiled path uses them."""
         tile = self.tile
-        notes, defers = (self._notes, self._defers) if tile.store_logs else ((), ())
-        if tile.latches and (tile.latch_ranges or tile.load_ranges or notes or defers):
+        notes, defers, fresh = (self._notes, self._defers, self._fresh) if tile.store_logs \
+            else ((), (), ())
+        if tile.latches and (tile.latch_ranges or tile.load_ranges or notes or defers or fresh):
             self.space.map_latches(tile.latch_words, tile.latch_ranges, tile.load_ranges,
-                                   notes, defers)
+                                   notes, defers, fresh)
         else:
             self.space.unmap_latches()
 
@@ -188,6 +194,23 @@ class Core:
         else:
             self._defers.append((addr, 4))
         self._store_windows[addr] = window
+        self.map_latches()
+
+    def note_fresh(self, window: Window, addr: int, size: int) -> None:
+        """This core read ``addr`` through ``window`` (the first time): let its compiled path
+        read the copy the tile keeps of it when the window has one (``fresh_word``)."""
+        self.fresh_noted.add(addr)
+        tile = self.tile
+        find = getattr(window, "fresh_word", None)
+        if find is None or not (tile.latches and tile.store_logs) \
+                or len(self._fresh) >= MAX_STORE_LATCHES:
+            return
+        index = find(self.info, addr, size)
+        if index is None:
+            return
+        self._fresh.append((addr, 4, index))
+        tile.load_windows[addr] = window
+        tile.refresh_semaphores()
         self.map_latches()
 
     def _store_seen(self, hart: Any, addr: int, value: int, kind: int) -> None:
@@ -267,6 +290,8 @@ class Core:
     def saw_read(self, w: Window, addr: int, size: int, value: int) -> None:
         if addr not in self.tile.loads_noted:
             self.tile.note_load(w, addr, size)
+        if addr not in self.fresh_noted:
+            self.note_fresh(w, addr, size)
         if w.volatile:
             self._forget_polls()
             return
@@ -330,6 +355,8 @@ class Core:
         """Execute up to ``steps`` instructions; the number retired."""
         hart = self.hart
         before = hart.instret
+        if self._fresh:
+            self.tile.refresh_semaphores()  # (the coprocessor may have moved them)
         try:
             why = hart.run(steps)
         except Stall:

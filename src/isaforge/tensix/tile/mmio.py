@@ -112,6 +112,8 @@ class TileView(Protocol):
 
     def note_load(self, window: Window, addr: int, size: int) -> None: ...
 
+    def refresh_semaphores(self) -> None: ...
+
 
 def word_offset(window: Window, addr: int, size: int) -> int:
     """The word index of a 32-bit aligned access, else :class:`Unmodelled`."""

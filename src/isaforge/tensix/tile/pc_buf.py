@@ -97,8 +97,24 @@ class PCBufWindow(Window):
                 self.tile.cp.sync.semget(1 << sem)
             else:
                 self.tile.cp.sync.sempost(1 << sem)
+            refresh = getattr(self.tile, "refresh_semaphores", None)
+            if refresh is not None:
+                refresh()  # (the copy a TRISC's compiled path reads)
             return
         raise Unmodelled(f"{self.name}: word {word} (offset {word * 4:#x}) is not modelled")
+
+    def fresh_word(self, core: CoreInfo, addr: int, size: int) -> int | None:
+        """For a TRISC's aligned 32-bit read of a semaphore, which only returns its value: the
+        word of the tile's latch array holding a copy of it (``tile.sem_mirror + i``, kept
+        current by ``tile.refresh_semaphores`` before each run of a core and after each
+        semaphore store here; a store the core's compiled path defers is not in it until made,
+        so the core's loads there go through this window while one waits), else None."""
+        off = addr - self.base
+        if size != 4 or off & 3 or core.thread is None or self.index:
+            return None
+        sem = (off >> 2) - self.sem_word
+        mirror = getattr(self.tile, "sem_mirror", None)
+        return mirror + sem if mirror is not None and 0 <= sem < N_SEMAPHORES else None
 
     def store_latch(self, core: CoreInfo, addr: int, size: int) -> tuple[str, int] | None:
         """A TRISC's semaphore store (SEMPOST/SEMGET: only the coprocessor, which does not run

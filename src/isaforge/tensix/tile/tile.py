@@ -44,7 +44,7 @@ from .mmio import Stall, Unmodelled, Window
 from .mop_cfg import MopConfig
 from .noc import Noc, NocFault, TileL1
 from .noc_regs import NocRegs
-from .pc_buf import PCBufs, PCBufWindow
+from .pc_buf import N_SEMAPHORES, PCBufs, PCBufWindow
 from .scheduler import RunResult, Scheduler
 from .streams import StreamRegs
 from .tdma_regs import TdmaRegs
@@ -122,7 +122,10 @@ class Tile:
         cfg_base = t("TENSIX_CFG_BASE")
         #: the NOCs' and the streams' registers: latches of every core's compiled path
         nw = NocRegs.WORDS
-        self.latch_words = np.zeros(2 * nw + StreamRegs.words(mm), np.uint32)
+        #: then the Tensix semaphores' values as of the last refresh_semaphores (a TRISC's
+        #: fresh latches: see :meth:`.pc_buf.PCBufWindow.fresh_word`)
+        self.sem_mirror = 2 * nw + StreamRegs.words(mm)
+        self.latch_words = np.zeros(self.sem_mirror + N_SEMAPHORES, np.uint32)
         windows: list[Window] = [
             L1Window(self, self.l1, mbase, msize, "mailboxes (L1)"),
             TdmaRegs(self, mm),
@@ -171,6 +174,12 @@ class Tile:
         self.load_ranges.append((addr, 4, index))
         self.load_windows[addr] = window
         self.remap_latches()
+
+    def refresh_semaphores(self) -> None:
+        """Copy the Tensix semaphores' values into :attr:`latch_words` (before a core's run,
+        and after each semaphore store through the PC buffer window)."""
+        self.latch_words[self.sem_mirror:self.sem_mirror + N_SEMAPHORES] = \
+            self.cp.semaphores.value
 
     def remap_latches(self) -> None:
         """Give every core's compiled path the latches as they are now."""
