@@ -173,9 +173,10 @@ class Core:
             self.space.unmap_latches()
 
     def note_store(self, window: Window, addr: int, size: int) -> None:
-        """This core stored to ``addr`` through ``window`` (not looked at yet): the second time,
-        let its compiled path note or defer such stores when the window says they may be (a
-        register stored once, as a boot's clearing does, takes no row)."""
+        """This core stored to ``addr`` through ``window`` (not looked at yet): at the
+        :data:`STORES_BEFORE_LATCH`-th time, let its compiled path note or defer such stores
+        when the window says they may be (registers stored once a launch, as the circular
+        buffers' set-up does, take no row)."""
         seen = self._stores_seen
         n = seen[addr] = seen.get(addr, 0) + 1
         if n < STORES_BEFORE_LATCH:
