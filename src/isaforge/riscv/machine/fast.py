@@ -60,6 +60,10 @@ IO_WRITES = 7  # the owner's count of writes (the kernel reads it)
 IO_ROOM = 8  # loads the kernel may still log (it counts them down; the owner sets it)
 IO_STORED = 9  # rows of the store log filled (noted and deferred stores)
 IO_DEFERRED = 10  # deferred stores in the store log (not yet made)
+#: rows of the load log and of the store log the kernel may fill, words of the push buffer
+#: (count included): 0 (or 1) when the hart has no ``on_loads``, ``on_store``, batching
+IO_LOG_CAP, IO_SLOG_CAP, IO_PUSH_CAP = 11, 12, 13
+IO_WORDS = 16
 #: the load log: rows of (pc, address, value, stores made so far, x0..x31)
 LOG_ROWS, LOG_WIDTH = 64, 36
 #: the store log: rows of (address, value, .ttinsn words kept before it, LATCH_NOTE or
@@ -69,6 +73,19 @@ STORE_ROWS = 64
 PUSH_BUFFER = 1024
 MAX_RAMS = 4
 PREDECODE_WORDS = 64  # words decoded per DECODE exit
+#: rows and columns of :attr:`.Hart.load_records`
+RECORD_ROWS = 65
+RECORD_COLS = 65
+
+# a hart's control buffer (int64; one kernel argument instead of six arrays, which matters
+# for the cost of a call with cold caches): io, the load records, the load log, the store
+# log, the push buffer, the RAM windows' bounds
+_RECS = IO_WORDS
+_LOG = _RECS + RECORD_ROWS * RECORD_COLS
+_SLOG = _LOG + LOG_ROWS * LOG_WIDTH
+_PUSH = _SLOG + STORE_ROWS * 4
+_REGIONS = _PUSH + PUSH_BUFFER + 1
+CONTROL_WORDS = _REGIONS + 2 * MAX_RAMS
 
 # op ids (1..); SLOW_OP sends the instruction to the exact path
 _MEMORY_OPS = [
@@ -158,6 +175,14 @@ def predecode(hart: Any, count: int = PREDECODE_WORDS) -> None:
             r.dec[2 * i] = w
 
 
+def control_buffer() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A hart's control buffer (see :data:`CONTROL_WORDS`), its ``io`` record and its load
+    records (views of it)."""
+    ctl = np.zeros(CONTROL_WORDS, np.int64)
+    recs = ctl[_RECS:_LOG].reshape(RECORD_ROWS, RECORD_COLS)
+    return ctl, ctl[:IO_WORDS], recs
+
+
 def run(hart: Any, max_steps: int) -> tuple[int, int]:
     """Run the kernel on a :class:`.hart.Hart`; (status, instructions retired). Updates
     pc, x and instret.
@@ -180,34 +205,41 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     hart.pc = pc
     hart.instret += n
     if logged or kept or stored:  # loads logged, .ttinsn words kept, stores logged
-        _hand_over(hart, call[1], logged, kept, stored)
+        _hand_over(hart, call[4], logged, kept, stored)
     return status, n
 
 
 def _prepare(hart: Any, key: tuple, max_steps: int) -> tuple:
     """The hart's kernel call: (key, arguments after x/pc/limit, x, compiled code)."""
     batch = key[1]
-    pushes = np.zeros(PUSH_BUFFER + 1 if batch else 1, np.uint32)
+    ctl = hart._control
+    io = ctl[:IO_WORDS]
+    io[IO_PUSH_CAP] = PUSH_BUFFER + 1 if batch else 1
+    io[IO_LOG_CAP] = LOG_ROWS if key[3] else 0
+    io[IO_SLOG_CAP] = STORE_ROWS if key[4] else 0
+    pushes = ctl[_PUSH:_PUSH + int(io[IO_PUSH_CAP])]
     hart._push_buffer = pushes
     store = hart.custom_store if batch and hart.custom_store is not None else -1
-    log = np.zeros((LOG_ROWS if key[3] else 0, LOG_WIDTH), np.int64)
-    slog = np.zeros((STORE_ROWS if key[4] else 0, 4), np.int64)
-    args = (pushes, store, hart.io, log, hart.load_records, slog, *_kernel_args(hart.space))
-    return key, args, hart.x, _entry((hart.x, hart.pc, max_steps, *args))
+    log = ctl[_LOG:_SLOG].reshape(LOG_ROWS, LOG_WIDTH)
+    slog = ctl[_SLOG:_PUSH].reshape(STORE_ROWS, 4)
+    regions, *rest = _kernel_args(hart.space)
+    ctl[_REGIONS:CONTROL_WORDS] = regions.reshape(-1)
+    args = (ctl, store, *rest)
+    return key, args, hart.x, _entry((hart.x, hart.pc, max_steps, *args)), (pushes, log, slog)
 
 
-def _hand_over(hart: Any, args: tuple, logged: int, count: int, stored: int) -> None:
+def _hand_over(hart: Any, logs: tuple, logged: int, count: int, stored: int) -> None:
     """The run's ``logged`` loads to ``on_loads``, then its ``count`` kept words to
     ``on_custom`` and its ``stored`` logged stores to ``on_store``, in program order (the
     kernel has emptied the log and the buffers, whose rows stay until it runs again)."""
+    pushes, log, slog = logs
     if logged:
-        hart.on_loads(hart, args[3][:logged])
-    pushes = args[0]
+        hart.on_loads(hart, log[:logged])
     if not stored:
         if count:
             _give(hart, pushes[1:count + 1].tolist())
         return
-    stores = args[5][:stored].tolist()
+    stores = slog[:stored].tolist()
     words = pushes[1:count + 1].tolist() if count else []
     done = 0
     on_store = hart.on_store
@@ -476,10 +508,18 @@ def _record(recs: Any, pc: int) -> int:
     return -1
 
 
-def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, log: Any,
-            recs: Any, slog: Any, regions: Any, m0: Any, m1: Any, m2: Any, m3: Any, d0: Any,
-            d1: Any, d2: Any, d3: Any, latches: Any, lmem: Any
+def _kernel(x: Any, pc: int, limit: int, ctl: Any, push_store: int, m0: Any, m1: Any, m2: Any,
+            m3: Any, d0: Any, d1: Any, d2: Any, d3: Any, latches: Any, lmem: Any
             ) -> tuple[int, int, int, int, int, int]:
+    io = ctl[:IO_WORDS]
+    recs = ctl[_RECS:_LOG].reshape((RECORD_ROWS, RECORD_COLS))
+    log = ctl[_LOG:_SLOG].reshape((LOG_ROWS, LOG_WIDTH))
+    slog = ctl[_SLOG:_PUSH].reshape((STORE_ROWS, 4))
+    pushes = ctl[_PUSH:_REGIONS]
+    regions = ctl[_REGIONS:CONTROL_WORDS].reshape((MAX_RAMS, 2))
+    log_cap = io[IO_LOG_CAP]
+    slog_cap = io[IO_SLOG_CAP]
+    push_cap = io[IO_PUSH_CAP]
     n = 0
     status = LIMIT
     cb = np.int64(-1)
@@ -547,7 +587,7 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
                     if op == _SW:
                         # a sw to the hart's custom_store address: kept as a .ttinsn word
                         kept = np.int64(pushes[0])
-                        if addr == push_store and kept + 1 < pushes.size:
+                        if addr == push_store and kept + 1 < push_cap:
                             pushes[kept + 1] = b & M
                             pushes[0] = kept + 1
                             x[0] = 0
@@ -564,7 +604,7 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
                             n += 1
                             continue
                         srow = io[IO_STORED]
-                        if li >= 0 and srow < slog.shape[0]:
+                        if li >= 0 and srow < slog_cap:
                             # noted (stored here, counted) or deferred: logged for the owner
                             if kind == LATCH_NOTE:
                                 lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)] = b & M
@@ -583,11 +623,11 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
                     elif op == _LW:
                         li = _load_latch(latches, addr, io[IO_DEFERRED] > 0)
                         row = io[IO_LOGGED]
-                        if li >= 0 and row < log.shape[0] and io[IO_ROOM] > 0:
+                        if li >= 0 and row < log_cap and io[IO_ROOM] > 0:
                             # a load latch: read here and logged with the registers before
                             # it, unless the records say it may be a loop's (or are full)
                             v = np.int64(lmem[latches[li, 2] + ((addr - latches[li, 0]) >> 2)])
-                            made = io[IO_LATCHED] + np.int64(pushes[0]) + io[IO_DEFERRED]
+                            made = io[IO_LATCHED] + pushes[0] + io[IO_DEFERRED]
                             writes = io[IO_WRITES] + made
                             k = _record(recs, pc)
                             if k < 0:
@@ -818,7 +858,7 @@ def _kernel(x: Any, pc: int, limit: int, pushes: Any, push_store: int, io: Any, 
             x[rd] = _bytewise(a, 2)
         elif op == _TTINSN:  # kept for the caller when it gave room (pushes[0]: the count)
             kept = np.int64(pushes[0])
-            if kept + 1 >= pushes.size:
+            if kept + 1 >= push_cap:
                 status = SLOW
                 break
             pushes[kept + 1] = imm & M

@@ -74,7 +74,7 @@ _Exec = Callable[["Hart", dict[str, int], int], "StopReason | None"]
 WARMUP_STEPS = 50_000
 _warmup = [0]  # exact-path instructions run so far by "auto" harts, process-wide
 #: rows of :attr:`Hart.load_records`
-LOAD_RECORDS = 64
+LOAD_RECORDS = fast.RECORD_ROWS - 1
 
 
 class Hart:
@@ -108,8 +108,18 @@ class Hart:
         #: with ``batch_custom``: ``on_custom_many(hart, words)`` takes a run's kept words at
         #: once, as ``on_custom`` would one by one (None: ``on_custom`` hears each)
         self.on_custom_many: Callable[[Hart, list[int]], None] | None = None
-        #: the compiled path's record: latch stores made, the MMIO access it left (fast.IO_*)
-        self.io = np.zeros(16, np.int64)
+        #: ``io``: the compiled path's record: latch stores made, the MMIO access it left
+        #: (fast.IO_*). ``load_records``: the last load-latch load seen at each of some pcs,
+        #: kept by the owner of ``on_loads`` and by the compiled path (which adds and updates
+        #: the rows of the loads it logs): row 0 column 0 the number of rows and column k the
+        #: pc of row k (so that a search reads one row), then rows of (pc, value, count of
+        #: writes then (``io[IO_WRITES]`` + :attr:`latched` + words kept and stores deferred,
+        #: not yet handed over), x0..x31 before the load; the columns after them are unused).
+        #: A load at a pc with a row of the same value, count and registers (a loop that may
+        #: be idle), at a pc with no row once the table is full, or with no ``io[IO_ROOM]``
+        #: left, goes through its window. Change both in place (they are views of the
+        #: compiled path's control buffer).
+        self._control, self.io, self.load_records = fast.control_buffer()
         self.io[fast.IO_ROOM] = 1 << 62
         #: ``on_loads(hart, rows)``: the loads from load latches the compiled path made
         #: itself, in order, when it returns (an int64 array, a row of :data:`.fast.LOG_WIDTH`
@@ -123,16 +133,6 @@ class Hart:
         #: when it returns (kind: :data:`.memory.LATCH_NOTE` or :data:`.memory.LATCH_DEFER`);
         #: None: such stores go through their window
         self.on_store: Callable[[Hart, int, int, int], None] | None = None
-        #: the last load-latch load seen at each of some pcs, kept by the owner of
-        #: ``on_loads`` and by the compiled path (which adds and updates the rows of the loads
-        #: it logs): row 0 column 0 the number of rows and column k the pc of row k (so that
-        #: a search reads one row), then rows of (pc, value, count of writes then
-        #: (``io[IO_WRITES]`` + :attr:`latched` + words kept and stores deferred, not yet
-        #: handed over), x0..x31 before the load; the columns after them are unused). A load
-        #: at a pc with a row of the same value, count and registers (a loop that may be
-        #: idle), at a pc with no row once the table is full, or with no ``io[IO_ROOM]``
-        #: left, goes through its window. Change it in place.
-        self.load_records = np.zeros((LOAD_RECORDS + 1, max(35, LOAD_RECORDS + 1)), np.int64)
         self.hooks = Hooks(self.HOOK_KINDS, on_change=self._hooks_changed)
         self._hooked = False
         self._code: Ram | None = None  # the RAM window of the last fetch
