@@ -515,3 +515,35 @@ def test_deferred_stores_and_kept_words_reach_the_owner_in_program_order() -> No
     assert order[0] == order[1] == [
         ("push", 0x1000001), ("w", w + 0x300, 4, 1), ("push", 0x1000002), ("push", 0x1000003),
         ("w", w + 0x204, 4, 1), ("w", w + 0x308, 4, 1), ("push", 0x1000004)]
+
+
+def test_a_load_latch_load_left_to_the_hart_reaches_on_latch_load() -> None:
+    """The load an idle-looking loop leaves to the hart is made with the latch's word and
+    heard through on_latch_load (the window's read is not called): registers, pc and what
+    the owner hears (window reads, logged loads, these loads) as on the exact path."""
+    src = f"""
+        li t0, {_WIN + 0x80}
+        sw zero, 4(t0)
+    loop:
+        lw a0, 4(t0)
+        beqz a0, loop
+        ebreak
+    """
+    regs, data = initial_state(random.Random(3))
+    code = assemble(src, CODE)
+    exact, _, _, ev_e = _latched_hart(code, regs, data, fast=False)
+    quick, _, _, ev_q = _latched_hart(code, regs, data, fast=True)
+    heard: list = []
+
+    def latch_load(hart: Hart, addr: int, value: int) -> None:
+        heard.append(addr)
+        ev_q.append(("r", hart.pc, addr, 4, value, hart.x.tolist()))
+
+    quick.on_latch_load = latch_load
+    assert exact.run(100) == quick.run(100)
+    assert (exact.pc, exact.instret, exact.x.tolist()) == (quick.pc, quick.instret,
+                                                          quick.x.tolist())
+    # (the sw is a store latch's: only the exact path's window sees it)
+    assert [e for e in ev_e if e[0] == "r"] == ev_q and [e[0] for e in ev_e] == ["w"] + [
+        "r"] * len(ev_q)
+    assert heard == [_WIN + 0x84] * len(heard) and heard

@@ -112,3 +112,27 @@ def test_noted_and_deferred_stores_equal_every_store_through_its_window() -> Non
     assert all(not c._fresh for c in off.tile.cores.values())
     assert all(not (c.space.latches.table[:, 3] >= LATCH_NOTE).any()
                for c in off.tile.cores.values() if c.space.latches is not None)
+
+
+def test_latch_loads_left_to_the_hart_equal_window_reads() -> None:
+    """A load latch's load the compiled path leaves to the hart (a poll that may park the
+    core) is heard by the core without the window's read: outputs and counts as with
+    ``on_latch_load`` off (the window reads it)."""
+    on, off = _device(True), _device(True)
+    heard = []
+    for core in off.tile.cores.values():
+        core.hart.on_latch_load = None
+    for core in on.tile.cores.values():
+        seen = core.hart.on_latch_load
+
+        def spy(hart: object, addr: int, value: int, seen: object = seen) -> None:
+            heard.append(addr)
+            seen(hart, addr, value)  # type: ignore[operator]
+
+        core.hart.on_latch_load = spy
+    rng = np.random.default_rng(9)
+    for n in (3, 11):
+        x = rng.integers(0, 1 << 16, (n, 32, 32), dtype=np.uint16)
+        assert np.array_equal(on.add1(x), off.add1(x))
+        assert _state(on) == _state(off)
+    assert len(heard) > 5

@@ -52,9 +52,10 @@ from .semantics import amo_base
 
 LIMIT, DECODE, SLOW, MMIO = 0, 1, 2, 3
 #: the hart's io record (int64): latch stores made so far, then the MMIO access of an exit:
-#: address, size, kind (IO_STORE, IO_LOAD, IO_LOAD_SIGNED), destination register, store value
+#: address, size, kind (IO_STORE, IO_LOAD, IO_LOAD_SIGNED, IO_LOAD_LATCHED: a load latch's
+#: word, which is in IO_VALUE), destination register, store value
 IO_LATCHED, IO_ADDR, IO_SIZE, IO_KIND, IO_RD, IO_VALUE = range(6)
-IO_STORE, IO_LOAD, IO_LOAD_SIGNED = 0, 1, 2
+IO_STORE, IO_LOAD, IO_LOAD_SIGNED, IO_LOAD_LATCHED = 0, 1, 2, 3
 IO_LOGGED = 6  # rows of the load log filled
 IO_WRITES = 7  # the owner's count of writes (the kernel reads it)
 IO_ROOM = 8  # loads the kernel may still log (it counts them down; the owner sets it)
@@ -659,6 +660,14 @@ def _kernel(x: Any, pc: int, limit: int, ctl: Any, push_store: int, m0: Any, m1:
                                 pc = npc & M
                                 n += 1
                                 continue
+                            # the loop may be idle: the hart makes the load, given the word
+                            io[IO_ADDR] = addr
+                            io[IO_SIZE] = 4
+                            io[IO_RD] = rd
+                            io[IO_VALUE] = v
+                            io[IO_KIND] = IO_LOAD_LATCHED
+                            status = MMIO
+                            break
                     if op >= _AMOSWAP:
                         status = SLOW
                         break
@@ -881,7 +890,8 @@ def _kernel(x: Any, pc: int, limit: int, ctl: Any, push_store: int, m0: Any, m1:
     return status, n, pc, logged, kept, stored
 
 
-__all__ = ["DECODE", "IO_ADDR", "IO_DEFERRED", "IO_KIND", "IO_LATCHED", "IO_LOAD",
-           "IO_LOAD_SIGNED", "IO_LOGGED", "IO_RD", "IO_ROOM", "IO_SIZE", "IO_STORE", "IO_STORED",
-           "IO_VALUE", "IO_WRITES", "LIMIT", "LOG_ROWS", "LOG_WIDTH", "MAX_RAMS", "MMIO", "OP",
-           "SLOW", "STORE_ROWS", "available", "pack", "predecode", "run"]
+__all__ = ["CONTROL_WORDS", "DECODE", "IO_ADDR", "IO_DEFERRED", "IO_KIND", "IO_LATCHED",
+           "IO_LOAD", "IO_LOAD_LATCHED", "IO_LOAD_SIGNED", "IO_LOGGED", "IO_RD", "IO_ROOM",
+           "IO_SIZE", "IO_STORE", "IO_STORED", "IO_VALUE", "IO_WRITES", "LIMIT", "LOG_ROWS",
+           "LOG_WIDTH", "MAX_RAMS", "MMIO", "OP", "SLOW", "STORE_ROWS", "available",
+           "control_buffer", "pack", "predecode", "run"]

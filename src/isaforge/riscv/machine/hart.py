@@ -133,6 +133,11 @@ class Hart:
         #: when it returns (kind: :data:`.memory.LATCH_NOTE` or :data:`.memory.LATCH_DEFER`);
         #: None: such stores go through their window
         self.on_store: Callable[[Hart, int, int, int], None] | None = None
+        #: ``on_latch_load(hart, address, value)``: a load from a load latch the compiled path
+        #: left to this hart (its records say the loop may be idle) is made with the latch's
+        #: word, and the owner hears of it here instead of through the window's ``read``
+        #: (None: the window reads it)
+        self.on_latch_load: Callable[[Hart, int, int], None] | None = None
         self.hooks = Hooks(self.HOOK_KINDS, on_change=self._hooks_changed)
         self._hooked = False
         self._code: Ram | None = None  # the RAM window of the last fetch
@@ -311,7 +316,11 @@ class Hart:
             if kind == fast.IO_STORE:
                 self.space.write(addr, size, value)
             else:
-                v = self.space.read(addr, size)
+                if kind == fast.IO_LOAD_LATCHED and self.on_latch_load is not None:
+                    v = value  # (all the window's read would do is return it)
+                    self.on_latch_load(self, addr, v)
+                else:
+                    v = self.space.read(addr, size)
                 if kind == fast.IO_LOAD_SIGNED and v >> (8 * size - 1):
                     v -= 1 << (8 * size)
                 self.x[rd] = v & M32

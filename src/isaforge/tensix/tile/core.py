@@ -117,6 +117,9 @@ class Core:
         self.hart.on_loads = self._loads_seen
         # stores the compiled path noted or deferred are heard (or made) here
         self.hart.on_store = self._store_seen
+        # a load latch's load the compiled path left (its loop may be idle): as saw_read of
+        # the window's read, which would only have returned the word
+        self.hart.on_latch_load = self._latch_load
         self.state = RESET
         self.wait: Wait | None = None
         self.instructions = 0
@@ -277,6 +280,11 @@ class Core:
             polls[pc] = (None, value, len(reads), writes + made)
             if pc not in recs:
                 recs[pc] = len(recs) + 1
+
+    def _latch_load(self, hart: Any, addr: int, value: int) -> None:
+        """What :meth:`.Tile.mmio_read` does after the window's read of load latch ``addr``
+        (which only returns ``value``)."""
+        self.saw_read(self.tile.load_windows[addr], addr, 4, value)
 
     def _row_regs(self, pc: int) -> bytes:
         """The registers of the last read at ``pc``, kept in its row of the load records
