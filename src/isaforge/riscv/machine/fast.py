@@ -211,7 +211,8 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
 
 
 def _prepare(hart: Any, key: tuple, max_steps: int) -> tuple:
-    """The hart's kernel call: (key, arguments after x/pc/limit, x, compiled code)."""
+    """The hart's kernel call: (key, arguments after x/pc/limit, x, compiled code, the views
+    of the push buffer, load log and store log)."""
     batch = key[1]
     ctl = hart._control
     io = ctl[:IO_WORDS]
