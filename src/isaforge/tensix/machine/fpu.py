@@ -22,10 +22,10 @@ Two levels:
   masks, reads ``SrcX.matrix_bank``, treats invalid Dst rows as the identity (0, or minus
   infinity for GMPOOL) and marks written rows valid. Bank flips and RWC updates are the
   caller's job. Each instruction is a thin dispatch: once :data:`JIT_AFTER` instructions have
-  run on numpy (at once when numba is already imported, :data:`JIT_EARLY`), and unless :data:`USE_JIT` is off or numba is missing, it calls the compiled
-  kernel of :mod:`.fpu_jit` instead (same results, bit for bit; 30-50x faster), except for
-  integer "8" arithmetic; :func:`mvmul_batch` is the compiled twin of :func:`mvmul_kernel`
-  for many blocks at once.
+  run on numpy (at once when numba is already imported, :data:`JIT_EARLY`), and unless
+  :data:`USE_JIT` is off or numba is missing, it calls the compiled kernel of :mod:`.fpu_jit`
+  instead (same results, bit for bit; 30-50x faster), except for integer "8" arithmetic;
+  :func:`mvmul_batch` is the compiled twin of :func:`mvmul_kernel` for many blocks at once.
 
 Arithmetic (the model of the official simulator, which the oracle vectors in
 ``refdata/tensix/oracle/fpu`` were produced by):

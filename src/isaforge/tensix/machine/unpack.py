@@ -199,6 +199,18 @@ class UnpackPlan:
     adc_other_after: np.ndarray | None
 
 
+def _flat_rows(cells: np.ndarray, row0: int, n: int, dtype: np.dtype
+               ) -> tuple[np.ndarray | None, ...]:
+    """Rows ``row0..row0 + n`` of each bank of ``cells`` as a flat view that ``take(out=)``
+    can fill (None for a bank where it cannot: not contiguous, another dtype)."""
+    views: list[np.ndarray | None] = []
+    for bank in range(len(cells)):
+        rows = cells[bank, row0:row0 + n]
+        views.append(rows.reshape(-1) if rows.flags.c_contiguous and rows.dtype == dtype
+                     else None)
+    return tuple(views)
+
+
 @functools.cache
 def _cells_by_datum(bits: int, in_fmt: int, out_fmt: int, unsigned: bool, e4m3: bool
                     ) -> np.ndarray | None:
@@ -230,8 +242,17 @@ class Unpackers(Unit):
         self.thread_config = thread_config
         self._report = report_ub
         self._ubs = 0  # undefined behaviour reported so far (a plan is made only without)
-        #: (fields' id, thread, UnpackRegs' id, counters' bytes, row cursor) -> UnpackPlan
-        self._plans: dict[tuple[int, int, int, bytes, bytes, int], UnpackPlan] = {}
+        #: (fields' id, thread, UnpackRegs' id, counters' bytes, row cursor) -> (UnpackPlan,
+        #: [the L1 array, its datums' view, the Src cells array, each bank's rows as the flat
+        #: view take() fills, or None])
+        self._plans: dict[tuple[int, int, int, bytes, bytes, int],
+                          tuple[UnpackPlan, list]] = {}
+        #: (fields' id, thread) -> (fields, (Config, ThreadConfig) versions, unpacker,
+        #: MultiContextMode, context, AddrCntContextId thread, UnpackRegs): what
+        #: :meth:`_context` and :meth:`regs` gave for them under those versions (kept only
+        #: when :meth:`_context` reported nothing)
+        self._resolved: dict[tuple[int, int], tuple[Fields, tuple[int, int], int, bool, int,
+                                                    int, UnpackRegs]] = {}
         #: UnpackRegs -> the one object with its values (regs() returns it)
         self._canonical: dict[UnpackRegs, UnpackRegs] = {}
         #: what _worked_out found a plan needs (see UnpackPlan), or None
@@ -279,7 +300,7 @@ class Unpackers(Unit):
         """UNPACR waits for its Src bank to belong to the unpackers."""
         src = self.src[f["Unpack_block_selection"]]
         bank = src.unpacker_bank
-        if src.allowed_client[bank] == SrcClient.UNPACKERS:
+        if src.allowed_client[bank] == _UNPACKERS:
             return None
         # (a retry gets the same string: Coprocessor keeps its blocked object)
         return _unpacr_reason(src.name, bank)
@@ -311,24 +332,59 @@ class Unpackers(Unit):
             raise NotImplementedInstruction(f"thread {t}: not implemented: UNPACR: {e}"
                                             ) from None
 
-    def _unpacr(self, t: int, f: Fields) -> None:
+    def _resolve(self, t: int, f: Fields) -> tuple[int, bool, int, int, UnpackRegs]:
+        """(unpacker, MultiContextMode, context, AddrCntContextId thread, UnpackRegs) of an
+        UNPACR; from :attr:`_resolved` while the configuration's versions stay (with
+        :attr:`plans`)."""
+        version = (self.config.version, self.thread_config.version)
+        hit = self._resolved.get((id(f), t)) if self.plans else None
+        if hit is not None and hit[0] is f and hit[1] == version:
+            return hit[2:]  # type: ignore[return-value]
         which = f["Unpack_block_selection"]
+        ubs = self._ubs
         multi, context, adc_t = self._context(t, f, which)
         r = self.regs(t, which, multi, context)
+        if self._ubs == ubs and self.plans:
+            if len(self._resolved) > 256:
+                self._resolved.clear()
+            self._resolved[id(f), t] = (f, version, which, multi, context, adc_t, r)
+        return which, multi, context, adc_t, r
+
+    def _unpacr(self, t: int, f: Fields) -> None:
+        hit = self._resolved.get((id(f), t))
+        if hit is not None and hit[0] is f and hit[1] == (self.config.version,
+                                                          self.thread_config.version):
+            which, multi, adc_t, r = hit[2], hit[3], hit[5], hit[6]  # (_resolve)
+        else:
+            which, multi, _, adc_t, r = self._resolve(t, f)
         adc = self.adc.v
         src = self.src[which]
-        key = (id(f), t, id(r), adc[t, UNP0 + which].tobytes(),
-               adc[adc_t, UNP0 + which].tobytes() if adc_t != t else b"",
-               int(src.unpacker_row[t]))
-        plan = self._plans.get(key) if self.plans else None
-        if plan is not None and plan.f is f and plan.regs is r:
-            data = self._l1().l1[plan.start:plan.end].view(plan.dtype)
-            src.cells[src.unpacker_bank, plan.row0:plan.row0 + plan.n] = \
-                plan.table.take(data).reshape(-1, 16)
-            adc[t, UNP0 + which] = plan.adc_after
+        unit = UNP0 + which
+        key = (id(f), t, id(r), adc[t, unit].tobytes(),
+               adc[adc_t, unit].tobytes() if adc_t != t else b"", int(src.unpacker_row[t]))
+        entry = self._plans.get(key) if self.plans else None
+        if entry is not None and entry[0].f is f and entry[0].regs is r:
+            plan, hot = entry
+            l1 = self._l1().l1
+            if hot[0] is not l1:  # (the datums' view of this L1, made once)
+                hot[0], hot[1] = l1, l1[plan.start:plan.end].view(plan.dtype)
+            cells = src.cells
+            if hot[2] is not cells:  # (the rows of each bank as the flat array take fills)
+                hot[2], hot[3] = cells, _flat_rows(cells, plan.row0, plan.n, plan.table.dtype)
+            out = hot[3][src.unpacker_bank]
+            if out is not None:
+                plan.table.take(hot[1], out=out, mode="clip")  # (every datum is in range)
+            else:
+                cells[src.unpacker_bank, plan.row0:plan.row0 + plan.n] = \
+                    plan.table.take(hot[1]).reshape(-1, 16)
+            adc[t, unit] = plan.adc_after
             if plan.adc_other_after is not None:
-                adc[adc_t, UNP0 + which] = plan.adc_other_after
-            self._finish_src(t, which, f, r)
+                adc[adc_t, unit] = plan.adc_other_after
+            if f["SetDatValid"]:  # (_finish_src)
+                src.implied_fmt[src.unpacker_bank] = r.out_fmt
+                src.give_to_matrix_unit(t, r.set_base)
+            elif r.src_reg_set_upd:
+                src.unpacker_row[t] = (int(src.unpacker_row[t]) + 16 + (r.set_base << 4)) & 0x3F
             return
         ubs = self._ubs
         self._plan = None
@@ -339,7 +395,7 @@ class Unpackers(Unit):
                               adc[adc_t, UNP0 + which].copy() if adc_t != t else None)
             if len(self._plans) > 1024:
                 self._plans.clear()
-            self._plans[key] = plan
+            self._plans[key] = (plan, [None, None, None, (None, None)])
 
     def _worked_out(self, t: int, f: Fields, which: int, r: UnpackRegs, multi: bool,
                     adc_t: int) -> None:
@@ -532,5 +588,7 @@ class Unpackers(Unit):
         elif r.src_reg_set_upd:
             src.unpacker_row[t] = (int(src.unpacker_row[t]) + 16 + (r.set_base << 4)) & 0x3F
 
+
+_UNPACKERS = SrcClient.UNPACKERS
 
 __all__ = ["UnpackPlan", "UnpackRegs", "Unpackers", "read_regs"]
