@@ -42,6 +42,7 @@ import numpy as np
 
 from ...core.errors import EmulationError
 from ..decode import decode
+from ..isa import thread_config_fields
 from . import formats as F
 from . import fpu, fpu_jit
 from .dispatch import Execute, Fields, Report, Unit, Wait
@@ -72,6 +73,9 @@ IMPLIED_CODE = {"bf16": F.DataFormat.FLOAT16_B, "fp16": F.DataFormat.FLOAT16,
                 "raw": F.DataFormat.FLOAT16_B}
 
 MVMUL_OPCODE = 0x26
+#: where a thread's Config bank (CFG_STATE_ID_StateID) is in its ThreadConfig row
+_STATE_ID = (lambda f: (f.index, f.shift, (1 << f.size) - 1))(
+    thread_config_fields()["CFG_STATE_ID_StateID"])
 _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 _NO_COLUMNS.flags.writeable = False
 
@@ -243,6 +247,8 @@ class MatrixUnit(Unit):
         self.regs_cache: list[tuple[tuple[int, int], MathRegs] | None] = [None] * N_THREADS
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> MathRegs
         self._regs_by_content: dict[tuple[int, bytes, bytes], MathRegs] = {}
+        #: per thread, the last (ThreadConfig row's bytes, Config words' bytes, MathRegs)
+        self._last_content: list[tuple[bytes, bytes, MathRegs] | None] = [None] * N_THREADS
 
     def report_ub(self, message: str) -> None:
         self._ubs += 1
@@ -310,18 +316,27 @@ class MatrixUnit(Unit):
             return hit[1]
         # MathRegs reads only the thread's ThreadConfig row and its bank's Config words (and
         # what it derives, the RWC moves and plans, depends on nothing else): the same bytes
-        # again (a kernel's setup rewritten tile after tile) find the same object
-        tc = self.thread_config
-        bank = tc.get(t, "CFG_STATE_ID_StateID")
-        content = (t, tc.regs[t].tobytes(), self.config.words[bank].tobytes())
+        # again (a kernel's setup rewritten tile after tile, or another thread's writes
+        # moving the versions) find the same object; first the bytes this thread saw last
+        # (compared, not hashed), then any seen before
+        row = self.thread_config.regs[t]
+        index, shift, mask = _STATE_ID
+        row_bytes = row.tobytes()
+        words_bytes = self.config.words[int(row[index]) >> shift & mask].tobytes()
+        last = self._last_content[t]
+        if last is not None and last[0] == row_bytes and last[1] == words_bytes:
+            cache[t] = (key, last[2])
+            return last[2]
+        content = (t, row_bytes, words_bytes)
         regs = self._regs_by_content.get(content)  # type: ignore[assignment]
         if regs is None:
-            regs = MathRegs(self.config, tc, t)
+            regs = MathRegs(self.config, self.thread_config, t)
             if hit is not None and hit[1].signature == regs.signature:
                 regs = hit[1]  # the same values written again (a program's setup, rerun)
             if len(self._regs_by_content) > 256:
                 self._regs_by_content.clear()
             self._regs_by_content[content] = regs
+        self._last_content[t] = (row_bytes, words_bytes, regs)
         cache[t] = (key, regs)
         return regs
 

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..isa import thread_config_fields
 from . import l1formats as L
 from .dispatch import Execute, Fields, Report, Unit, Wait
 from .l1 import L1Source, Refused
@@ -68,6 +69,17 @@ I64 = np.int64
 
 #: THCON_SECn words of each unpacker (tile descriptor at word 0 of the section)
 _SECTION = (64, 112)
+
+
+def _field(name: str) -> tuple[int, int, int]:
+    """(register, shift, mask) of a ThreadConfig field."""
+    f = thread_config_fields()[name]
+    return f.index, f.shift, (1 << f.size) - 1
+
+
+_STATE_ID = _field("CFG_STATE_ID_StateID")
+_CONTEXT_OFFSET = (_field("UNPACK_MISC_CFG_CfgContextOffset_0"),
+                   _field("UNPACK_MISC_CFG_CfgContextOffset_1"))
 
 
 @functools.cache
@@ -259,6 +271,8 @@ class Unpackers(Unit):
         self._plan: tuple[int, int, str, np.ndarray, int, int] | None = None
         self._cache: dict[tuple[int, int, bool, int], tuple[tuple[int, int], UnpackRegs]] = {}
         self._by_content: dict[tuple[object, bytes, bytes], UnpackRegs] = {}
+        #: regs()' key -> the last (ThreadConfig row's bytes, Config words' bytes, UnpackRegs)
+        self._last: dict[tuple[int, int, bool, int], tuple[bytes, bytes, UnpackRegs]] = {}
         self._l1 = L1Source(memory)
 
 
@@ -280,10 +294,18 @@ class Unpackers(Unit):
         if hit is not None and hit[0] == version:
             return hit[1]
         # read_regs reads only the thread's ThreadConfig row and its bank's Config words: a
-        # kernel rewriting its configuration tile after tile finds them by their bytes
+        # kernel rewriting its configuration tile after tile finds them by their bytes (first
+        # those of the last call with this key, compared, not hashed)
         tc = self.thread_config
-        bank = tc.get(t, "CFG_STATE_ID_StateID")
-        content = (key, tc.regs[t].tobytes(), self.config.words[bank].tobytes())
+        row = tc.regs[t]
+        index, shift, mask = _STATE_ID
+        row_bytes = row.tobytes()
+        words_bytes = self.config.words[int(row[index]) >> shift & mask].tobytes()
+        last = self._last.get(key)
+        if last is not None and last[0] == row_bytes and last[1] == words_bytes:
+            self._cache[key] = (version, last[2])
+            return last[2]
+        content = (key, row_bytes, words_bytes)
         regs = self._by_content.get(content)
         if regs is None:
             regs = read_regs(self.config, tc, t, which, multi, context)
@@ -293,6 +315,7 @@ class Unpackers(Unit):
                 self._by_content.clear()
                 self._canonical.clear()
             self._by_content[content] = regs
+        self._last[key] = (row_bytes, words_bytes, regs)
         self._cache[key] = (version, regs)
         return regs
 
@@ -313,7 +336,8 @@ class Unpackers(Unit):
                 raise Refused(f"{name}={f[name]}")
         if not f["OvrdThreadId"]:
             return False, 0, t
-        offset = self.thread_config.get(t, f"UNPACK_MISC_CFG_CfgContextOffset_{which}")
+        index, shift, mask = _CONTEXT_OFFSET[which]
+        offset = int(self.thread_config.regs[t, index]) >> shift & mask
         context = (f["CfgContextId"] + offset) & 7
         if which == 1 and context >= 2:
             self.report_ub(f"unpacker 1 context {context} (it has 2)")
