@@ -17,7 +17,7 @@ import pytest
 
 from isaforge.tensix import Coprocessor, assemble
 from isaforge.tensix.examples import Add1Device
-from isaforge.tensix.machine import fpu
+from isaforge.tensix.machine import fpu, fpu_jit
 from isaforge.tensix.machine import matrix as matrix_mod
 from isaforge.tensix.machine.matrix import MatrixUnit
 from isaforge.tensix.machine.unpack import Unpackers
@@ -30,6 +30,7 @@ SWITCHES = {
     "unpack plans": (Unpackers, "plans"),
     "MOVA2D plans": (MatrixUnit, "mova2d_plans"),
     "SETRWC/ZEROACC plans": (MatrixUnit, "rwc_plans"),
+    "compiled unpack": (Unpackers, "compiled"),
 }
 
 
@@ -50,6 +51,17 @@ def slow_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
 
     monkeypatch.setattr(matrix_mod, "setrwc", counted)
     calls["SETRWC"] = setrwc_calls
+    # the compiled unpack: its calls, counted negatively (fewer with it off)
+    kernels = fpu_jit.load()
+    assert kernels is not None
+    cells16_calls = [0]
+
+    def cells16(*a: object) -> None:
+        cells16_calls[0] -= 1
+        kernels.cells16(*a)  # type: ignore[operator]
+
+    monkeypatch.setitem(fpu_jit._LOADED, "kernels", kernels._replace(cells16=cells16))
+    calls["compiled unpack"] = cells16_calls
     return calls
 
 
@@ -237,3 +249,23 @@ def test_program_moves_what_it_unpacks() -> None:
     assert len({m for _, _, m in out[-1]}) >= 2
     assert list(itertools.chain(*(r[2] for r in results)))[0] > 0
     assert len(out[1]) == sum(r[0] for r in results)  # a state after each instruction
+
+
+def test_split_tables_give_every_entry() -> None:
+    """The byte-split conversion of the compiled unpack: BF16's table splits (a bit
+    permutation), and a split, when there is one, gives every entry; a table that no split
+    gives is refused."""
+    from isaforge.tensix.machine import unpack
+
+    d = np.arange(1 << 16)
+    for fmt in (1, 5, 9):  # FP16, BF16, UINT16
+        table = unpack._cells_by_datum(16, fmt, fmt, False, False)
+        if table is None:
+            continue
+        split = unpack._split_table(table)
+        if fmt == 5:
+            assert split is not None
+        if split is not None:
+            assert (split[0][d >> 8] | split[1][d & 0xFF] == table).all()
+    mixed = (d * 2654435761 & 0x7FFFF).astype(np.uint32)
+    assert unpack._split_table(mixed) is None

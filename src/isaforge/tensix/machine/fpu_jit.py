@@ -18,6 +18,7 @@ kernel                      instruction(s) (numpy reference in :mod:`.fpu`)
 :func:`_k_src2dst`          MOVA2D, MOVB2D (:func:`.fpu.src_to_dst_values`)
 :func:`_k_src2dst_planned`  a repeated MOVA2D (:meth:`.matrix.MatrixUnit._mova2d_planned`)
 :func:`_k_copy_rows`        MOVB2A
+:func:`_k_cells16`          a repeated UNPACR of 16-bit datums (:mod:`.unpack`'s plans)
 ==========================  =================================================================
 
 Why: the numpy instructions spent almost all their time in numpy's per-call overhead (an
@@ -644,6 +645,17 @@ def _k_src2dst_planned(bits: np.ndarray, valid: np.ndarray, cells: np.ndarray, b
                        tf32, lo, premask)
 
 
+def _k_cells16(l1: np.ndarray, start: int, hi: np.ndarray, lo: np.ndarray,
+               out: np.ndarray) -> None:
+    """A repeated UNPACR of 16-bit datums (:meth:`.unpack.Unpackers._unpacr`): the
+    little-endian datum at L1 byte ``start + 2 * i`` becomes Src cell ``out[i]`` by a
+    conversion table split by bytes, ``hi[datum >> 8] | lo[datum & 0xFF]`` (two 256-entry
+    tables stay in the cache where the 65,536-entry one did not; the caller splits only a
+    table for which this gives every entry)."""
+    for i in range(len(out)):
+        out[i] = hi[l1[start + 2 * i + 1]] | lo[l1[start + 2 * i]]
+
+
 def _k_copy_rows(dst: np.ndarray, dbank: int, drow0: int, src: np.ndarray, sbank: int,
                  srow0: int, n: int, flush: bool) -> None:
     """MOVB2A: ``n`` Src rows from one register file to another (19-bit cells); with ``flush``
@@ -1249,7 +1261,7 @@ _COMPILED = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_decode_a",
              "_k_mvmul_rows", "_k_src_rows", "_k_mvmul", "_k_mvmul_run", "_k_mvmul_batch",
              "_k_logical", "_k_elw",
              "_k_gm_key", "_k_gmpool", "_k_movd2x", "_k_src2dst_row", "_k_src2dst",
-             "_k_src2dst_planned", "_k_copy_rows")
+             "_k_src2dst_planned", "_k_copy_rows", "_k_cells16")
 
 
 #: Compiled into their callers (numba's ``inline="always"``): the call of the MVMUL rows of
@@ -1269,6 +1281,7 @@ class Kernels(NamedTuple):
     copy_rows: object
     mvmul_run: object
     src2dst_planned: object
+    cells16: object
 
 
 _LOADED: dict[str, Kernels | None] = {}
@@ -1304,7 +1317,7 @@ def load() -> Kernels | None:
         g[name] = numba.njit(cache=True, inline=inline)(g[name])
     kernels = Kernels(g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"], g["_k_gmpool"],
                       g["_k_movd2x"], g["_k_src2dst"], g["_k_copy_rows"], g["_k_mvmul_run"],
-                      g["_k_src2dst_planned"])
+                      g["_k_src2dst_planned"], g["_k_cells16"])
     _LOADED["kernels"] = kernels
     return kernels
 

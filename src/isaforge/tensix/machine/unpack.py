@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..isa import thread_config_fields
+from . import fpu, fpu_jit
 from . import l1formats as L
 from .dispatch import Execute, Fields, Report, Unit, Wait
 from .l1 import L1Source, Refused
@@ -223,6 +224,26 @@ def _flat_rows(cells: np.ndarray, row0: int, n: int, dtype: np.dtype
     return tuple(views)
 
 
+_SPLITS: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]] = {}
+
+
+def _split_table(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(hi, lo)``, 256 entries each, with ``table[d] == hi[d >> 8] | lo[d & 0xFF]`` for
+    every one of the 65,536 datums ``d`` (checked), or None when no such split exists (made
+    once per table of :func:`_cells_by_datum`)."""
+    hit = _SPLITS.get(id(table))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    hi = table[np.arange(256) << 8]
+    lo = table[:256]
+    split: tuple[np.ndarray, np.ndarray] | None = (hi.copy(), lo.copy())
+    if len(table) != 1 << 16 or table.dtype != np.uint32 \
+            or not np.array_equal((hi[:, None] | lo[None, :]).reshape(-1), table):
+        split = None
+    _SPLITS[id(table)] = (table, split)
+    return split
+
+
 @functools.cache
 def _cells_by_datum(bits: int, in_fmt: int, out_fmt: int, unsigned: bool, e4m3: bool
                     ) -> np.ndarray | None:
@@ -243,6 +264,10 @@ class Unpackers(Unit):
 
     #: UNPACRs from plans (:class:`UnpackPlan`; False: each worked out again; tests compare)
     plans = True
+    #: a plan of 16-bit datums converts them in one compiled call with its table split by
+    #: bytes (:func:`~.fpu_jit._k_cells16`) when the kernels are loaded (False: numpy's take
+    #: with the whole table; tests compare)
+    compiled = True
 
     def __init__(self, dst: Dst, srca: SrcRegs, srcb: SrcRegs, adc: ADCs, config: Config,
                  thread_config: ThreadConfig, memory: Callable[[], object],
@@ -256,7 +281,7 @@ class Unpackers(Unit):
         self._ubs = 0  # undefined behaviour reported so far (a plan is made only without)
         #: (fields' id, thread, UnpackRegs' id, counters' bytes, row cursor) -> (UnpackPlan,
         #: [the L1 array, its datums' view, the Src cells array, each bank's rows as the flat
-        #: view take() fills, or None])
+        #: view take() fills, or None; the table split by bytes (_split_table) or None])
         self._plans: dict[tuple[int, int, int, bytes, bytes, int],
                           tuple[UnpackPlan, list]] = {}
         #: (fields' id, thread) -> (fields, (Config, ThreadConfig) versions, unpacker,
@@ -396,7 +421,14 @@ class Unpackers(Unit):
             if hot[2] is not cells:  # (the rows of each bank as the flat array take fills)
                 hot[2], hot[3] = cells, _flat_rows(cells, plan.row0, plan.n, plan.table.dtype)
             out = hot[3][src.unpacker_bank]
-            if out is not None:
+            split = hot[4]
+            if out is not None and split is not None and self.compiled:
+                kernels = fpu_jit._LOADED.get("kernels") if fpu.USE_JIT else None
+                if kernels:
+                    kernels.cells16(l1, plan.start, split[0], split[1], out)
+                else:
+                    plan.table.take(hot[1], out=out, mode="clip")
+            elif out is not None:
                 plan.table.take(hot[1], out=out, mode="clip")  # (every datum is in range)
             else:
                 cells[src.unpacker_bank, plan.row0:plan.row0 + plan.n] = \
@@ -419,7 +451,8 @@ class Unpackers(Unit):
                               adc[adc_t, UNP0 + which].copy() if adc_t != t else None)
             if len(self._plans) > 1024:
                 self._plans.clear()
-            self._plans[key] = (plan, [None, None, None, (None, None)])
+            split = _split_table(plan.table) if plan.dtype == "<u2" else None
+            self._plans[key] = (plan, [None, None, None, (None, None), split])
 
     def _worked_out(self, t: int, f: Fields, which: int, r: UnpackRegs, multi: bool,
                     adc_t: int) -> None:
