@@ -602,8 +602,8 @@ class MatrixUnit(Unit):
             regs = self.math_regs(t)
         srca, srcb, dst, rwc = self.srca, self.srcb, self.dst, self.rwc
         row = rwc.v[t]
-        key = (id(f), t, id(regs), row.tobytes(), int(srca.implied_fmt[srca.matrix_bank]),
-               int(srcb.implied_fmt[srcb.matrix_bank]))
+        key = (id(f), t, id(regs), row.tobytes(), srca.implied_fmt.item(srca.matrix_bank),
+               srcb.implied_fmt.item(srcb.matrix_bank))
         plan = self._mova2d.get(key)
         if plan is not None and plan.f is f and plan.regs is regs:
             dst.remap_addrs = regs.remap_addrs  # (sync_dst_config)

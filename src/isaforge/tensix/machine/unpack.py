@@ -410,7 +410,7 @@ class Unpackers(Unit):
         src = self.src[which]
         unit = UNP0 + which
         key = (id(f), t, id(r), adc[t, unit].tobytes(),
-               adc[adc_t, unit].tobytes() if adc_t != t else b"", int(src.unpacker_row[t]))
+               adc[adc_t, unit].tobytes() if adc_t != t else b"", src.unpacker_row.item(t))
         entry = self._plans.get(key) if self.plans else None
         if entry is not None and entry[0].f is f and entry[0].regs is r:
             plan, hot = entry
