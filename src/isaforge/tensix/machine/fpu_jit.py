@@ -627,22 +627,26 @@ def _k_src2dst(bits: np.ndarray, valid: np.ndarray, table16: np.ndarray,
         _k_src2dst_row(bits, valid, p, cells, bank, row, col0, flush, bf16, tf32, lo, premask)
 
 
-#: :func:`_k_src2dst_planned`'s ``plan``: the flags and the premask, then per row the
-#: physical Dst row and the Src row
-SRC2DST_HEAD = 6
+#: :func:`_k_src2dst_planned`'s ``plan``: the flags, the premask and the number of rows,
+#: then per row the physical Dst row and the Src row, then the RWC row after
+SRC2DST_HEAD = 7
 
 
 def _k_src2dst_planned(bits: np.ndarray, valid: np.ndarray, cells: np.ndarray, bank: int,
-                       plan: np.ndarray) -> None:
+                       plan: np.ndarray, rwc: np.ndarray, t: int) -> None:
     """:func:`_k_src2dst` with what a repeated MOVA2D/MOVB2D fixes worked out once (few
-    arguments: each costs a numba call ~0.1 us): ``plan`` is ``col0, flush, bf16, tf32, lo,
-    premask`` then, per row, the physical row ``p`` :func:`_k_src2dst` finds in its tables
-    and the Src row."""
+    arguments: each costs a numba call ~0.1 us), then thread ``t``'s RWCs set: ``plan`` is
+    ``col0, flush, bf16, tf32, lo, premask, n``, then, per row, the physical row ``p``
+    :func:`_k_src2dst` finds in its tables and the Src row, then the RWC row to set."""
     col0, flush, bf16, tf32 = plan[0] != 0, plan[1] != 0, plan[2] != 0, plan[3] != 0
-    lo, premask = plan[4] != 0, plan[5]
-    for i in range(SRC2DST_HEAD, len(plan) - 1, 2):
+    lo, premask, n = plan[4] != 0, plan[5], plan[6]
+    for k in range(n):
+        i = SRC2DST_HEAD + 2 * k
         _k_src2dst_row(bits, valid, plan[i], cells, bank, plan[i + 1], col0, flush, bf16,
                        tf32, lo, premask)
+    end = SRC2DST_HEAD + 2 * n
+    for c in range(len(plan) - end):
+        rwc[t, c] = plan[end + c]
 
 
 def _k_cells16(l1: np.ndarray, start: int, hi: np.ndarray, lo: np.ndarray,

@@ -202,8 +202,8 @@ ZEROACC_ONE_ROW, ZEROACC_16_ROWS, ZEROACC_HALF, ZEROACC_ALL = range(4)
 class _Mova2d(NamedTuple):
     """One MOVA2D worked out (:meth:`MatrixUnit._mova2d_planned`): the ``plan`` argument of
     the compiled move :func:`~.fpu_jit._k_src2dst_planned` (what :func:`~.fpu.mova2d` would
-    pass :func:`~.fpu_jit._k_src2dst`, the physical Dst rows looked up) and the RWCs
-    after."""
+    pass :func:`~.fpu_jit._k_src2dst`, the physical Dst rows looked up, and the RWCs after,
+    which it sets) and the RWCs after."""
 
     f: Fields
     regs: MathRegs
@@ -264,7 +264,8 @@ class MatrixUnit(Unit):
         return {
             "MVMUL": self.mvmul,
             **{op: arith(op) for op in ("ELWADD", "ELWSUB", "ELWMUL", "GMPOOL", "GAPOOL")},
-            **{op: move(op) for op in ("MOVD2A", "MOVD2B", "MOVA2D", "MOVB2D", "MOVB2A")},
+            **{op: move(op) for op in ("MOVD2A", "MOVD2B", "MOVB2D", "MOVB2A")},
+            "MOVA2D": self._mova2d_planned,  # (which checks mova2d_plans: one call fewer)
             "ZEROACC": self.zeroacc,
             "ZEROSRC": self.zerosrc,
             "TRNSPSRCB": self.trnspsrcb,
@@ -592,7 +593,8 @@ class MatrixUnit(Unit):
         nothing."""
         kernels = fpu_jit._LOADED.get("kernels") if fpu.USE_JIT else None
         lanes = self.lane_config.tobytes()
-        if not kernels or (lanes != self._no_lanes and lanes != bytes(len(lanes))):
+        if not kernels or (lanes != self._no_lanes and lanes != bytes(len(lanes))) \
+                or not self.mova2d_plans:
             self._move_columns(t, f, "MOVA2D")
             return
         hit = self.regs_cache[t]  # (math_regs)
@@ -609,8 +611,7 @@ class MatrixUnit(Unit):
             dst.remap_addrs = regs.remap_addrs  # (sync_dst_config)
             dst.swizzle_32b = regs.swizzle_32b
             kernels.src2dst_planned(dst.bits, dst.valid, srca.cells, srca.matrix_bank,
-                                    plan.plan)
-            rwc.v[t] = plan.rwc_after
+                                    plan.plan, rwc.v, t)  # (and rwc.v[t] = plan.rwc_after)
             return
         before, ubs = row.tolist(), self._ubs
         self._move_columns(t, f, "MOVA2D")
@@ -626,12 +627,14 @@ class MatrixUnit(Unit):
         # (what _k_src2dst does with sstep 1, col0 False and the full premask)
         table = dst.phys_table(tf32 or lo)
         rows = [(int(table[(drow0 + k) & 0x3FF]), (srow0 + k) & 0x3F) for k in range(n)]
-        args = np.array([0, not cfg.zero_flag_disabled_src, bf16, tf32, lo, F.SRC_MASK,
-                         *itertools.chain.from_iterable(rows)], dtype=np.int64)
+        after = rwc.v[t].copy()
+        args = np.array([0, not cfg.zero_flag_disabled_src, bf16, tf32, lo, F.SRC_MASK, n,
+                         *itertools.chain.from_iterable(rows), *after.tolist()],
+                        dtype=np.int64)
         args.flags.writeable = False
         if len(self._mova2d) > 1024:
             self._mova2d.clear()
-        self._mova2d[key] = _Mova2d(f, regs, args, rwc.v[t].copy())
+        self._mova2d[key] = _Mova2d(f, regs, args, after)
 
     def _move_columns(self, t: int, f: Fields, op: str) -> None:
         blocked = self.blocked_mov_columns() if op != "MOVB2A" else _NO_COLUMNS

@@ -373,13 +373,6 @@ class Unpackers(Unit):
             adc_thread = t
         return True, context, adc_thread
 
-    def unpacr(self, t: int, f: Fields) -> None:
-        """UNPACR (see the module's documentation)."""
-        try:
-            self._unpacr(t, f)
-        except Refused as e:
-            raise NotImplementedInstruction(f"thread {t}: not implemented: UNPACR: {e}"
-                                            ) from None
 
     def _resolve(self, t: int, f: Fields) -> tuple[int, bool, int, int, UnpackRegs]:
         """(unpacker, MultiContextMode, context, AddrCntContextId thread, UnpackRegs) of an
@@ -399,60 +392,74 @@ class Unpackers(Unit):
             self._resolved[id(f), t] = (f, version, which, multi, context, adc_t, r)
         return which, multi, context, adc_t, r
 
-    def _unpacr(self, t: int, f: Fields) -> None:
-        hit = self._resolved.get((id(f), t))
-        if hit is not None and hit[0] is f and hit[1] == (self.config.version,
-                                                          self.thread_config.version):
-            which, multi, adc_t, r = hit[2], hit[3], hit[5], hit[6]  # (_resolve)
-        else:
-            which, multi, _, adc_t, r = self._resolve(t, f)
-        adc = self.adc.v
-        src = self.src[which]
-        unit = UNP0 + which
-        key = (id(f), t, id(r), adc[t, unit].tobytes(),
-               adc[adc_t, unit].tobytes() if adc_t != t else b"", src.unpacker_row.item(t))
-        entry = self._plans.get(key) if self.plans else None
-        if entry is not None and entry[0].f is f and entry[0].regs is r:
-            plan, hot = entry
-            l1 = self._l1().l1
-            if hot[0] is not l1:  # (the datums' view of this L1, made once)
-                hot[0], hot[1] = l1, l1[plan.start:plan.end].view(plan.dtype)
-            cells = src.cells
-            if hot[2] is not cells:  # (the rows of each bank as the flat array take fills)
-                hot[2], hot[3] = cells, _flat_rows(cells, plan.row0, plan.n, plan.table.dtype)
-            out = hot[3][src.unpacker_bank]
-            split = hot[4]
-            if out is not None and split is not None and self.compiled:
-                kernels = fpu_jit._LOADED.get("kernels") if fpu.USE_JIT else None
-                if kernels:
-                    kernels.cells16(l1, plan.start, split[0], split[1], out)
-                else:
-                    plan.table.take(hot[1], out=out, mode="clip")
-            elif out is not None:
-                plan.table.take(hot[1], out=out, mode="clip")  # (every datum is in range)
+    def unpacr(self, t: int, f: Fields) -> None:
+        """UNPACR (see the module's documentation): from a plan when one was made for the
+        same fields, thread, registers, counters and row cursor, else the long way
+        (:meth:`_worked_out`, which leaves what makes a plan when it reported nothing)."""
+        try:
+            hit = self._resolved.get((id(f), t))
+            if hit is not None and hit[0] is f and hit[1] == (self.config.version,
+                                                              self.thread_config.version):
+                which, multi, adc_t, r = hit[2], hit[3], hit[5], hit[6]  # (_resolve)
             else:
-                cells[src.unpacker_bank, plan.row0:plan.row0 + plan.n] = \
-                    plan.table.take(hot[1]).reshape(-1, 16)
-            adc[t, unit] = plan.adc_after
-            if plan.adc_other_after is not None:
-                adc[adc_t, unit] = plan.adc_other_after
-            if f["SetDatValid"]:  # (_finish_src)
-                src.implied_fmt[src.unpacker_bank] = r.out_fmt
-                src.give_to_matrix_unit(t, r.set_base)
-            elif r.src_reg_set_upd:
-                src.unpacker_row[t] = (int(src.unpacker_row[t]) + 16 + (r.set_base << 4)) & 0x3F
-            return
+                which, multi, _, adc_t, r = self._resolve(t, f)
+            adc = self.adc.v
+            src = self.src[which]
+            unit = UNP0 + which
+            key = (id(f), t, id(r), adc[t, unit].tobytes(),
+                   adc[adc_t, unit].tobytes() if adc_t != t else b"", src.unpacker_row.item(t))
+            entry = self._plans.get(key) if self.plans else None
+            if entry is not None and entry[0].f is f and entry[0].regs is r:
+                plan, hot = entry
+                l1 = self._l1().l1
+                if hot[0] is not l1:  # (the datums' view of this L1, made once)
+                    hot[0], hot[1] = l1, l1[plan.start:plan.end].view(plan.dtype)
+                cells = src.cells
+                if hot[2] is not cells:  # (the rows of each bank as the flat array take fills)
+                    hot[2], hot[3] = cells, _flat_rows(cells, plan.row0, plan.n, plan.table.dtype)
+                out = hot[3][src.unpacker_bank]
+                split = hot[4]
+                if out is not None and split is not None and self.compiled:
+                    kernels = fpu_jit._LOADED.get("kernels") if fpu.USE_JIT else None
+                    if kernels:
+                        kernels.cells16(l1, plan.start, split[0], split[1], out)
+                    else:
+                        plan.table.take(hot[1], out=out, mode="clip")
+                elif out is not None:
+                    plan.table.take(hot[1], out=out, mode="clip")  # (every datum is in range)
+                else:
+                    cells[src.unpacker_bank, plan.row0:plan.row0 + plan.n] = \
+                        plan.table.take(hot[1]).reshape(-1, 16)
+                adc[t, unit] = plan.adc_after
+                if plan.adc_other_after is not None:
+                    adc[adc_t, unit] = plan.adc_other_after
+                if f["SetDatValid"]:  # (_finish_src)
+                    src.implied_fmt[src.unpacker_bank] = r.out_fmt
+                    src.give_to_matrix_unit(t, r.set_base)
+                elif r.src_reg_set_upd:
+                    src.unpacker_row[t] = (int(src.unpacker_row[t]) + 16 + (r.set_base << 4)) & 0x3F
+                return
+            self._long_way(t, f, which, r, multi, adc_t, key)
+        except Refused as e:
+            raise NotImplementedInstruction(f"thread {t}: not implemented: UNPACR: {e}"
+                                            ) from None
+
+    def _long_way(self, t: int, f: Fields, which: int, r: UnpackRegs, multi: bool,
+                  adc_t: int, key: tuple[int, int, int, bytes, bytes, int]) -> None:
+        """UNPACR by :meth:`_worked_out`; then, when it reported nothing and found a plan
+        can do the same, its plan under ``key``."""
         ubs = self._ubs
         self._plan = None
         self._worked_out(t, f, which, r, multi, adc_t)
         plan = self._plan
         if plan is not None and self._ubs == ubs and self.plans:
-            plan = UnpackPlan(f, r, *plan, adc[t, UNP0 + which].copy(),
+            adc = self.adc.v
+            made = UnpackPlan(f, r, *plan, adc[t, UNP0 + which].copy(),
                               adc[adc_t, UNP0 + which].copy() if adc_t != t else None)
             if len(self._plans) > 1024:
                 self._plans.clear()
-            split = _split_table(plan.table) if plan.dtype == "<u2" else None
-            self._plans[key] = (plan, [None, None, None, (None, None), split])
+            split = _split_table(made.table) if made.dtype == "<u2" else None
+            self._plans[key] = (made, [None, None, None, (None, None), split])
 
     def _worked_out(self, t: int, f: Fields, which: int, r: UnpackRegs, multi: bool,
                     adc_t: int) -> None:
