@@ -42,7 +42,7 @@ import numpy as np
 
 from ...core.errors import EmulationError
 from ..decode import decode
-from ..isa import thread_config_fields
+from ..isa import RegField, config_fields, thread_config_fields
 from . import formats as F
 from . import fpu, fpu_jit
 from .dispatch import Execute, Fields, Report, Unit, Wait
@@ -74,8 +74,16 @@ IMPLIED_CODE = {"bf16": F.DataFormat.FLOAT16_B, "fp16": F.DataFormat.FLOAT16,
 
 MVMUL_OPCODE = 0x26
 #: where a thread's Config bank (CFG_STATE_ID_StateID) is in its ThreadConfig row
-_STATE_ID = (lambda f: (f.index, f.shift, (1 << f.size) - 1))(
-    thread_config_fields()["CFG_STATE_ID_StateID"])
+def _field(f: RegField) -> tuple[int, int, int]:
+    """(register or word, shift, mask) of a configuration field."""
+    return f.index, f.shift, (1 << f.size) - 1
+
+
+_STATE_ID = _field(thread_config_fields()["CFG_STATE_ID_StateID"])
+_CLR_DVALID_DISABLE = (_field(thread_config_fields()["CLR_DVALID_SrcA_Disable"]),
+                       _field(thread_config_fields()["CLR_DVALID_SrcB_Disable"]))
+_REMAP_ADDRS = _field(config_fields()["DEST_ACCESS_CFG_remap_addrs"])
+_SWIZZLE_32B = _field(config_fields()["DEST_ACCESS_CFG_swizzle_32b"])
 _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 _NO_COLUMNS.flags.writeable = False
 
@@ -414,7 +422,12 @@ class MatrixUnit(Unit):
         with the Matrix Unit but it still moves to the other bank."""
         if not flips & 3:
             return
-        keep_a, keep_b = (regs or self.math_regs(t)).clr_dvalid_disable
+        if regs is not None:
+            keep_a, keep_b = regs.clr_dvalid_disable
+        else:  # (what MathRegs reads, without the rest of it)
+            row = self.thread_config.regs[t]
+            (ia, sa, ma), (ib, sb, mb) = _CLR_DVALID_DISABLE
+            keep_a, keep_b = bool(row.item(ia) >> sa & ma), bool(row.item(ib) >> sb & mb)
         if flips & 1:
             self.srca.release_to_unpackers(flip=True, release=not keep_a)
         if flips & 2:
@@ -719,6 +732,25 @@ class MatrixUnit(Unit):
         counters) when it reported nothing (:attr:`rwc_plans`)."""
         if not self.rwc_plans:
             self._zeroacc_long(t, f)
+            return
+        mode = f["clear_mode"]
+        if (mode == ZEROACC_HALF or mode == ZEROACC_ALL) and not f["clear_zero_flags"]:
+            # half or all of Dst (nothing to report): the rows are the fields'; of the
+            # configuration only sync_dst_config's two bits
+            tc_row = self.thread_config.regs[t]
+            index, shift, mask = _STATE_ID
+            words = self.config.words[tc_row.item(index) >> shift & mask]
+            dst = self.dst
+            dst.remap_addrs = bool(words.item(_REMAP_ADDRS[0]) >> _REMAP_ADDRS[1]
+                                   & _REMAP_ADDRS[2])
+            dst.swizzle_32b = bool(words.item(_SWIZZLE_32B[0]) >> _SWIZZLE_32B[1]
+                                   & _SWIZZLE_32B[2])
+            if mode == ZEROACC_ALL:
+                dst.valid[:] = False
+            elif f["where"] & 1:
+                dst.valid[512:1024] = False
+            else:
+                dst.valid[0:512] = False
             return
         regs = self.math_regs(t)
         v = self.rwc.v
