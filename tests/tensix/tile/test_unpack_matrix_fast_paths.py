@@ -144,6 +144,7 @@ TTI_UNPACR_NOP(0, 0, 0, 0, 0, 0, 1, 0, 1)
 TTI_UNPACR(0, 4, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1)
 TTI_UNPACR(1, 0x44, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1)
 TTI_ZEROACC(2, 0, 0, 0, 1)
+TTI_UNPACR_NOP(1, 0, 0, 0, 0, 0, 1, 0, 1)
 TTI_MOVA2D(0, 0, 1, 2, 0)
 TTI_MOVA2D(0, 8, 1, 2, 16)
 TTI_MOVA2D(1, 3, 0, 0, 40)
@@ -153,6 +154,8 @@ TTI_ZEROACC(1, 1, 0, 0, 5)
 TTI_SETRWC(3, 0, 0, 0, 0, 3)
 """
 UB_ROUND = """
+TTI_UNPACR_NOP(0, 0, 0, 0, 0, 0, 0, 1, 1)
+TTI_UNPACR_NOP(0, 0, 0, 0, 0, 0, 0, 3, 1)
 TTI_ZEROACC(3, 0, 0, 0, 0)
 TTI_ZEROACC(2, 0, 1, 0, 0)
 TTI_ZEROACC(0, 0, 1, 0, 7)
@@ -233,6 +236,7 @@ def test_unpack_and_move_program_with_and_without(off: tuple[str, ...],
     ubs = fast[-1]
     assert sum("AddrCntContextId 3" in m for _, _, m in ubs) == 3  # every repeat reported
     assert sum("Revert" in m for _, _, m in ubs) == 6
+    assert sum("both banks" in m for _, _, m in ubs) == 3
     for name in off:
         assert fast_slow[name] < slow_slow[name], name
 

@@ -224,8 +224,9 @@ class MatrixUnit(Unit):
 
     #: MOVA2D from plans worked out once (False: each the long way; tests compare)
     mova2d_plans = True
-    #: SETRWC's and ZEROACC's results remembered per (fields, counters, configuration)
-    #: (False: each worked out again; tests compare)
+    #: SETRWC's and ZEROACC's results remembered per (fields, counters, configuration), and
+    #: UNPACR_NOP's ZEROSRC form decoded once per word (False: each worked out again; tests
+    #: compare)
     rwc_plans = True
 
     def __init__(self, dst: Dst, srca: SrcRegs, srcb: SrcRegs, rwc: RWCs, config: Config,
@@ -249,6 +250,9 @@ class MatrixUnit(Unit):
         #: rows ZEROACC marks, the RWC row after or None)
         self._zeroacc: dict[tuple[int, int, int, bytes],
                             tuple[Fields, MathRegs, np.ndarray | slice, np.ndarray | None]] = {}
+        #: fields' id -> (fields, Unpacker_Select, clear value) of UNPACR_NOP's ZEROSRC form
+        #: on the unpacker's bank
+        self._zerosrc_forms: dict[int, tuple[Fields, int, int]] = {}
         #: LaneConfig's bytes when it blocks no column (the usual case)
         self._no_lanes = bytes(np.asarray(lane_config).nbytes)
         #: per thread, (config versions, :class:`MathRegs`): see :meth:`math_regs`
@@ -869,6 +873,11 @@ class MatrixUnit(Unit):
     def unpacr_nop(self, t: int, f: Fields) -> None:
         """UNPACR_NOP: the SETDVALID form (low bits 0x7) and the ZEROSRC form (low bits
         0x1)."""
+        form = self._zerosrc_forms.get(id(f)) if self.rwc_plans else None
+        if form is not None and form[0] is f:  # the ZEROSRC form on one bank, decoded
+            src = self.srcb if form[1] else self.srca
+            src.cells[src.unpacker_bank] = form[2]
+            return
         which = f["Unpacker_Select"]
         src = self.srcb if which else self.srca
         low = f["Unpack_Pop"] | (f["Src_ClrVal_Ctrl"] << 2) | (f["Bank_Clr_Ctrl"] << 4)
@@ -886,6 +895,10 @@ class MatrixUnit(Unit):
             banks = [0, 1] if both else [src.unpacker_bank]
             for b in banks:
                 src.cells[b] = F.SRC_MASK if neg_inf else 0
+            if not both and self.rwc_plans:  # (nothing to report: remember the form)
+                if len(self._zerosrc_forms) > 256:
+                    self._zerosrc_forms.clear()
+                self._zerosrc_forms[id(f)] = (f, which, F.SRC_MASK if neg_inf else 0)
             return
         raise NotImplementedInstruction(f"not implemented: UNPACR_NOP (operation {low:#x})")
 
