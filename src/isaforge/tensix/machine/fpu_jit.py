@@ -651,7 +651,7 @@ def _k_src2dst_planned(bits: np.ndarray, valid: np.ndarray, cells: np.ndarray, b
 
 def _k_cells16(l1: np.ndarray, start: int, hi: np.ndarray, lo: np.ndarray,
                out: np.ndarray) -> None:
-    """A repeated UNPACR of 16-bit datums (:meth:`.unpack.Unpackers._unpacr`): the
+    """A repeated UNPACR of 16-bit datums (:meth:`.unpack.Unpackers.unpacr`): the
     little-endian datum at L1 byte ``start + 2 * i`` becomes Src cell ``out[i]`` by a
     conversion table split by bytes, ``hi[datum >> 8] | lo[datum & 0xFF]`` (two 256-entry
     tables stay in the cache where the 65,536-entry one did not; the caller splits only a

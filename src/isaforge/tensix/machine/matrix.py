@@ -73,12 +73,15 @@ IMPLIED_CODE = {"bf16": F.DataFormat.FLOAT16_B, "fp16": F.DataFormat.FLOAT16,
                 "raw": F.DataFormat.FLOAT16_B}
 
 MVMUL_OPCODE = 0x26
-#: where a thread's Config bank (CFG_STATE_ID_StateID) is in its ThreadConfig row
+
+
 def _field(f: RegField) -> tuple[int, int, int]:
     """(register or word, shift, mask) of a configuration field."""
     return f.index, f.shift, (1 << f.size) - 1
 
 
+#: where a thread's Config bank (CFG_STATE_ID_StateID) is in its ThreadConfig row, and the
+#: other fields the fast paths read without a whole MathRegs
 _STATE_ID = _field(thread_config_fields()["CFG_STATE_ID_StateID"])
 _CLR_DVALID_DISABLE = (_field(thread_config_fields()["CLR_DVALID_SrcA_Disable"]),
                        _field(thread_config_fields()["CLR_DVALID_SrcB_Disable"]))
@@ -732,8 +735,9 @@ class MatrixUnit(Unit):
 
     def zeroacc(self, t: int, f: Fields) -> None:
         """ZEROACC: mark 1, 16, 512 or 1024 Dst rows invalid (``clear_zero_flags`` =
-        Revert). Its rows and RWC update are remembered per (fields, thread, configuration,
-        counters) when it reported nothing (:attr:`rwc_plans`)."""
+        Revert). With :attr:`rwc_plans`, half or all of Dst reads only the Dst addressing
+        bits, and the 1- and 16-row forms' rows and RWC update are remembered per (fields,
+        thread, configuration, counters) when they reported nothing."""
         if not self.rwc_plans:
             self._zeroacc_long(t, f)
             return
