@@ -335,10 +335,10 @@ class MatrixUnit(Unit):
         # again (a kernel's setup rewritten tile after tile, or another thread's writes
         # moving the versions) find the same object; first the bytes this thread saw last
         # (compared, not hashed), then any seen before
-        row = self.thread_config.regs[t]
+        tc_regs = self.thread_config.regs
         index, shift, mask = _STATE_ID
-        row_bytes = row.tobytes()
-        words_bytes = self.config.words[int(row[index]) >> shift & mask].tobytes()
+        row_bytes = tc_regs[t].tobytes()
+        words_bytes = self.config.words[tc_regs.item(t, index) >> shift & mask].tobytes()
         last = self._last_content[t]
         if last is not None and last[0] == row_bytes and last[1] == words_bytes:
             cache[t] = (key, last[2])
@@ -432,9 +432,10 @@ class MatrixUnit(Unit):
         if regs is not None:
             keep_a, keep_b = regs.clr_dvalid_disable
         else:  # (what MathRegs reads, without the rest of it)
-            row = self.thread_config.regs[t]
+            tc_regs = self.thread_config.regs
             (ia, sa, ma), (ib, sb, mb) = _CLR_DVALID_DISABLE
-            keep_a, keep_b = bool(row.item(ia) >> sa & ma), bool(row.item(ib) >> sb & mb)
+            keep_a = bool(tc_regs.item(t, ia) >> sa & ma)
+            keep_b = bool(tc_regs.item(t, ib) >> sb & mb)
         if flips & 1:
             self.srca.release_to_unpackers(flip=True, release=not keep_a)
         if flips & 2:
@@ -745,13 +746,14 @@ class MatrixUnit(Unit):
         if (mode == ZEROACC_HALF or mode == ZEROACC_ALL) and not f["clear_zero_flags"]:
             # half or all of Dst (nothing to report): the rows are the fields'; of the
             # configuration only sync_dst_config's two bits
-            tc_row = self.thread_config.regs[t]
+            # (item() with all indices: no view of the write-counting arrays)
             index, shift, mask = _STATE_ID
-            words = self.config.words[tc_row.item(index) >> shift & mask]
+            bank = self.thread_config.regs.item(t, index) >> shift & mask
+            words = self.config.words
             dst = self.dst
-            dst.remap_addrs = bool(words.item(_REMAP_ADDRS[0]) >> _REMAP_ADDRS[1]
+            dst.remap_addrs = bool(words.item(bank, _REMAP_ADDRS[0]) >> _REMAP_ADDRS[1]
                                    & _REMAP_ADDRS[2])
-            dst.swizzle_32b = bool(words.item(_SWIZZLE_32B[0]) >> _SWIZZLE_32B[1]
+            dst.swizzle_32b = bool(words.item(bank, _SWIZZLE_32B[0]) >> _SWIZZLE_32B[1]
                                    & _SWIZZLE_32B[2])
             if mode == ZEROACC_ALL:
                 dst.valid[:] = False

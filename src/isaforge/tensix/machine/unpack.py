@@ -322,10 +322,9 @@ class Unpackers(Unit):
         # kernel rewriting its configuration tile after tile finds them by their bytes (first
         # those of the last call with this key, compared, not hashed)
         tc = self.thread_config
-        row = tc.regs[t]
         index, shift, mask = _STATE_ID
-        row_bytes = row.tobytes()
-        words_bytes = self.config.words[int(row[index]) >> shift & mask].tobytes()
+        row_bytes = tc.regs[t].tobytes()
+        words_bytes = self.config.words[tc.regs.item(t, index) >> shift & mask].tobytes()
         last = self._last.get(key)
         if last is not None and last[0] == row_bytes and last[1] == words_bytes:
             self._cache[key] = (version, last[2])
@@ -362,7 +361,7 @@ class Unpackers(Unit):
         if not f["OvrdThreadId"]:
             return False, 0, t
         index, shift, mask = _CONTEXT_OFFSET[which]
-        offset = int(self.thread_config.regs[t, index]) >> shift & mask
+        offset = self.thread_config.regs.item(t, index) >> shift & mask
         context = (f["CfgContextId"] + offset) & 7
         if which == 1 and context >= 2:
             self.report_ub(f"unpacker 1 context {context} (it has 2)")
