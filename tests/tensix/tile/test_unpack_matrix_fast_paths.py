@@ -1,9 +1,10 @@
 """The unpackers' and the Matrix Unit's fast paths (UNPACR plans and the resolved fields and
-configuration behind them, MOVA2D plans, SETRWC/ZEROACC results remembered) must be
-invisible: add1, a matmul and a coprocessor program of repeated UNPACR, MOVA2D, ZEROACC,
-SETRWC and UNPACR_NOP with edge cases (configuration, L1, LaneConfig, counters and row
-cursors changed between repeats, undefined behaviour reported at every repeat) give the same
-outputs, state, undefined-behaviour reports and counts with each switched off. Each
+configuration behind them, the compiled UNPACR of 16-bit datums, MOVA2D plans, SETRWC and
+ZEROACC results remembered, UNPACR_NOP's ZEROSRC form decoded once) must be invisible: add1,
+a matmul and a coprocessor program of repeated UNPACR, MOVA2D, ZEROACC, SETRWC and UNPACR_NOP
+with edge cases (configuration, L1, LaneConfig, counters and row cursors changed between
+repeats, undefined behaviour reported at every repeat) give the same outputs, state (after
+every instruction), undefined-behaviour reports and counts with each switched off. Each
 comparison also checks the fast path was taken."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from isaforge.tensix.machine import matrix as matrix_mod
 from isaforge.tensix.machine.matrix import MatrixUnit
 from isaforge.tensix.machine.unpack import Unpackers
 from isaforge.tensix.matmul import matmul
+from tests.refdata import requires
 
 from .test_cp_fast_paths import _add1_state, _counting, made  # noqa: F401 (a fixture)
 
@@ -52,6 +54,7 @@ def slow_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
     monkeypatch.setattr(matrix_mod, "setrwc", counted)
     calls["SETRWC"] = setrwc_calls
     # the compiled unpack: its calls, counted negatively (fewer with it off)
+    requires("numba", "the unpackers' and the Matrix Unit's compiled fast paths")
     kernels = fpu_jit.load()
     assert kernels is not None
     cells16_calls = [0]
