@@ -50,6 +50,8 @@ from .convert import (
     LO16_ONLY,
     LOAD32,
     LOAD_TABLE_MODES,
+    LOADI_LOWER,
+    LOADI_UPPER,
     SRCB,
     STORE32,
     UINT16,
@@ -122,32 +124,100 @@ def _reads(op: Op) -> tuple[int, ...]:
 
 class _Plan:
     """A block's Dst cells (per SFPLOAD/SFPSTORE body position: its mode, 32-bit or not, the
-    ``(iterations, 32)`` flat DstBits indices) and the Dst rows it touches and writes."""
+    ``(iterations, 32)`` flat DstBits indices, those of the low halves or None) and the Dst
+    rows it touches and writes."""
 
     __slots__ = ("cells", "rows", "stored")
 
-    def __init__(self, cells: dict[int, tuple[int, bool, np.ndarray]], rows: np.ndarray,
-                 stored: np.ndarray) -> None:
+    def __init__(self, cells: dict[int, tuple[int, bool, np.ndarray, np.ndarray | None]],
+                 rows: np.ndarray, stored: np.ndarray) -> None:
         self.cells, self.rows, self.stored = cells, rows, stored
+
+
+class _Loop:
+    """A loop's words worked out once: its Ops, body and iterations, the AddrMod sections
+    its SFPLOAD/SFPSTOREs apply (empty: it has none), and its plans by (RWC row bytes, Sp,
+    _SfpuRegs' id, MathRegs' id) -> (those objects, the plan or None)."""
+
+    __slots__ = ("ops", "body", "reps", "modes", "plans")
+
+    def __init__(self, ops: list[Op], period: int) -> None:
+        self.ops = ops
+        self.body = ops[:period]
+        self.reps = len(ops) // period
+        # (in the order of a set, as the long way tries them)
+        self.modes = tuple({op.addr_mode for op in self.body
+                            if op.name in ("SFPLOAD", "SFPSTORE")})
+        self.plans: dict[tuple[object, ...], tuple[object, object, _Plan | None]] = {}
+
+
+class _Single:
+    """A single SFPLOAD/SFPSTORE worked out for one thread, RWC row, Sp and configuration
+    (its Op, _SfpuRegs and MathRegs, which the key names by id): the mode, the Dst rows and
+    cells (low halves: ``at_lo``), the load table (modes that read 16 bits through one),
+    and the RWC row after (None: the AddrMod moves nothing)."""
+
+    __slots__ = ("op", "regs", "mregs", "load", "mode", "is32", "phys", "at", "at_lo", "table",
+                 "after")
+
+    def __init__(self, op: Op, regs: object, mregs: object, load: bool, mode: int, is32: bool,
+                 phys: np.ndarray, at: np.ndarray, after: np.ndarray | None) -> None:
+        self.op, self.regs, self.mregs, self.load = op, regs, mregs, load
+        self.mode, self.is32, self.phys, self.at = mode, is32, phys, at
+        self.at_lo = at + 128 if is32 else None
+        self.table = load_table(mode) if load and not is32 else None
+        self.after = after
 
 
 class SfpBlocks:
     """Finds loops in runs of SFP words (:meth:`segments`) and executes them (:meth:`run`)
-    on the Vector Unit ``sfpu``."""
+    on the Vector Unit ``sfpu``; single instructions the short way (:meth:`single`,
+    :meth:`loadi`, :meth:`nop`)."""
 
     #: a single SFPLOAD/SFPSTORE's Dst cells and RWCs after from a plan made once per
     #: instruction, thread, RWCs and configuration (False: worked out each time; tests compare)
     single_plans = True
+    #: a loop found again with the same RWCs, Sp and configuration objects reuses what its
+    #: last pass worked out (the AddrMod check, the plan); False: worked out each time
+    run_plans = True
+    #: SFPLOADI and SFPNOP the short way when every lane is enabled (False: Sfpu._issue)
+    quick_ops = True
 
     def __init__(self, sfpu: Any) -> None:
         self.sfpu = sfpu  # the :class:`~.unit.Sfpu` (which holds this object)
         self._segments: dict[tuple[int, ...], dict[int, tuple[int, int]]] = {}
         self._plans: dict[tuple[object, ...], _Plan | None] = {}
-        self._ops: dict[tuple[int, ...], list[Op]] = {}
+        #: (words, body length) -> the loop worked out
+        self._loops: dict[tuple[tuple[int, ...], int], _Loop] = {}
         #: (Op's id, thread, RWC row bytes, Sp, _SfpuRegs' id, MathRegs' id) -> a single
-        #: SFPLOAD/SFPSTORE worked out: (op, regs, math regs, mode, is32, rows, cells, RWCs
-        #: after)
-        self._singles: dict[tuple[object, ...], tuple[Any, ...]] = {}
+        #: SFPLOAD/SFPSTORE worked out
+        self._singles: dict[tuple[object, ...], _Single] = {}
+        #: SFPLOADI's Op id -> (Op, the LReg row it writes) for the modes without the old value
+        self._loadis: dict[int, tuple[Op, np.ndarray]] = {}
+        #: DstBits, and its flat view
+        self._bits: np.ndarray | None = None
+        self._flat = np.zeros(0, dtype=np.uint16)
+
+    def _flat_bits(self) -> np.ndarray:
+        """``dst.bits.reshape(-1)`` (made again when ``dst.bits`` is another array)."""
+        bits = self.sfpu.dst.bits
+        if bits is not self._bits:
+            self._flat = bits.reshape(-1)
+            self._bits = bits
+            if self._flat.base is None:  # (a copy would not write through)
+                self._bits = None
+        return self._flat
+
+    def _every_lane(self) -> bool:
+        """Whether an instruction now sees every lane enabled and nothing scheduled: no
+        SFPLOADMACRO work, no back-door exec mask, no LaneConfig, no lane flags in use (or
+        all set)."""
+        s = self.sfpu
+        if s.macros.pending or s._landing or s.exec_mask is not ALL_LANES \
+                or not all_zero(s.lane_config):
+            return False
+        lanes = s.lanes
+        return all_zero(lanes.use_flags) or all_true(lanes.flags)
 
     def segments(self, words: tuple[int, ...]) -> dict[int, tuple[int, int]]:
         """The loops in ``words`` (SFP words, in order; none from the first that does not
@@ -191,59 +261,60 @@ class SfpBlocks:
         """Execute the loop ``words`` (body length ``period``; from :meth:`segments`) as
         thread ``t`` in one pass; False (nothing changed) when its conditions do not hold
         now (see the module documentation)."""
-        s = self.sfpu
-        if s.macros.pending or s._landing or s.exec_mask is not ALL_LANES \
-                or not all_zero(s.lane_config):
+        if not self._every_lane():
             return False
-        lanes = s.lanes
-        if not (all_zero(lanes.use_flags) or all_true(lanes.flags)):
-            return False
-        ops = self._ops.get(words)
-        if ops is None:
+        loop = self._loops.get((words, period))
+        if loop is None:
             names = sfp_names()
-            ops = [parse(names[w >> 24], w) for w in words]
-            if len(self._ops) > 256:
-                self._ops.clear()
-            self._ops[words] = ops
-        body = ops[:period]
+            loop = _Loop([parse(names[w >> 24], w) for w in words], period)
+            if len(self._loops) > 256:
+                self._loops.clear()
+            self._loops[words, period] = loop
         plan = None
-        if any(op.name in ("SFPLOAD", "SFPSTORE") for op in body):
-            matrix, rwc = s.matrix, s.rwc
-            matrix.sync_dst_config(t)
-            row = rwc.v[t].tolist()
-            for mode in {op.addr_mode for op in body if op.name in ("SFPLOAD", "SFPSTORE")}:
-                matrix.advance(t, mode, update_fidelity=False)
-                if rwc.v[t].tolist() != row:
-                    rwc.v[t] = row
-                    return False
+        if loop.modes:
+            s = self.sfpu
+            matrix, rwc, dst = s.matrix, s.rwc, s.dst
             regs = s._regs(t)
-            dst = s.dst
-            key = (words, period, tuple(row), int(rwc.sp[t]), regs.srcb_mode,
-                   regs.math_offset, regs.regw_base, regs.sp_base, bool(dst.remap_addrs),
-                   bool(dst.swizzle_32b))
-            if key in self._plans:
-                plan = self._plans[key]
+            mregs = matrix.math_regs(t)
+            v = rwc.v[t]
+            key = (v.tobytes(), int(rwc.sp[t]), id(regs), id(mregs))
+            hit = loop.plans.get(key) if self.run_plans else None
+            matrix.sync_dst_config(t, mregs)
+            if hit is not None and hit[0] is regs and hit[1] is mregs:
+                plan = hit[2]  # (its AddrMods were seen to move nothing from this row)
             else:
-                plan = self._plan(t, ops, period, regs)
-                if len(self._plans) > 256:
-                    self._plans.clear()
-                self._plans[key] = plan
+                row = v.tolist()
+                for mode in loop.modes:
+                    matrix.advance(t, mode, update_fidelity=False)
+                    if rwc.v[t].tolist() != row:
+                        rwc.v[t] = row
+                        return False
+                pkey = (words, period, tuple(row), int(rwc.sp[t]), regs.srcb_mode,
+                        regs.math_offset, regs.regw_base, regs.sp_base,
+                        bool(dst.remap_addrs), bool(dst.swizzle_32b))
+                if pkey in self._plans:
+                    plan = self._plans[pkey]
+                else:
+                    plan = self._plan(t, loop.ops, period, regs)
+                    if len(self._plans) > 256:
+                        self._plans.clear()
+                    self._plans[pkey] = plan
+                if self.run_plans:
+                    if len(loop.plans) > 64:
+                        loop.plans.clear()
+                    loop.plans[key] = (regs, mregs, plan)
             if plan is None or not all_true(dst.valid[plan.rows]):
                 return False
-        self._pass(body, len(words) // period, plan)
+        self._pass(loop.body, loop.reps, plan)
         return True
 
     def single(self, t: int, op: Op) -> bool:
         """Execute one SFPLOAD, SFPSTORE or MAD-family instruction ``op`` as thread ``t``
         the short way when every lane is enabled (the conditions of a pass, for one
         instruction); False (nothing changed) when it must go the long way."""
+        if op.vd >= 12 or not self._every_lane():
+            return False
         s = self.sfpu
-        if s.macros.pending or s._landing or s.exec_mask is not ALL_LANES \
-                or op.vd >= 12 or not all_zero(s.lane_config):
-            return False
-        lanes = s.lanes
-        if not (all_zero(lanes.use_flags) or all_true(lanes.flags)):
-            return False
         lreg = s.lreg
         name = op.name
         if name in _MAD:
@@ -264,15 +335,23 @@ class SfpBlocks:
         regs = s._regs(t)
         matrix, dst, rwc = s.matrix, s.dst, s.rwc
         mregs = matrix.math_regs(t)
-        key = (id(op), t, rwc.v[t].tobytes(), int(rwc.sp[t]), id(regs), id(mregs))
+        v = rwc.v[t]
+        key = (id(op), t, v.tobytes(), int(rwc.sp[t]), id(regs), id(mregs))
         plan = self._singles.get(key) if self.single_plans else None
-        if plan is not None and plan[0] is op and plan[1] is regs and plan[2] is mregs:
-            _, _, _, mode, is32, phys, at, after = plan
+        if plan is not None and plan.op is op and plan.regs is regs and plan.mregs is mregs:
             matrix.sync_dst_config(t, mregs)
-            if not all_true(dst.valid[phys]):
+            if not all_true(dst.valid[plan.phys]):
                 return False  # (the long way reports it)
-            self._move(op, load, mode, is32, at)
-            rwc.v[t] = after
+            flat = self._flat_bits()
+            vd = op.vd
+            if not load:
+                self._store(flat, plan.mode, plan.at, plan.at_lo, lreg[vd])
+            elif plan.table is not None:
+                lreg[vd] = plan.table.take(flat[plan.at])
+            else:
+                lreg[vd] = F.dst32_halves_to_fp32(flat[plan.at], flat[plan.at_lo])
+            if plan.after is not None:
+                v[:] = plan.after
             return True
         mode = regs.srcb_mode if op.mod == SRCB else op.mod
         if mode not in (_LOAD_MODES if load else _STORE_MODES):
@@ -283,37 +362,74 @@ class SfpBlocks:
         if not all_true(dst.valid[phys]):
             return False  # (the long way reports it)
         self._move(op, load, mode, is32, at)
+        before = v.copy()
         matrix.advance(t, op.addr_mode, update_fidelity=False)
         if len(self._singles) > 1024:
             self._singles.clear()
-        self._singles[key] = (op, regs, mregs, mode, is32, phys, at, rwc.v[t].copy())
+        self._singles[key] = _Single(op, regs, mregs, load, mode, is32, phys, at,
+                                     None if np.array_equal(v, before) else v.copy())
         return True
+
+    def loadi(self, t: int, op: Op) -> bool:
+        """SFPLOADI ``op`` the short way when every lane is enabled (with no back-door
+        load); False (nothing changed) when it must go the long way."""
+        if not self.quick_ops or op.vd >= 12 or not self._every_lane():
+            return False
+        vd = op.vd
+        if vd >= N_WRITABLE:
+            return True  # (LReg 8..11: no effect)
+        lreg = self.sfpu.lreg
+        hit = self._loadis.get(id(op))
+        if hit is not None and hit[0] is op:
+            lreg[vd] = hit[1]
+            return True
+        new = loadi_value(op.mod, op.imm16, lreg[vd])
+        if new is None:
+            return False  # (the long way reports it)
+        lreg[vd] = new
+        if op.mod not in (LOADI_UPPER, LOADI_LOWER):  # (the others ignore the old value)
+            if len(self._loadis) > 1024:
+                self._loadis.clear()
+            new.flags.writeable = False
+            self._loadis[id(op)] = (op, new)
+        return True
+
+    def nop(self, t: int, op: Op) -> bool:
+        """SFPNOP the short way: nothing to do when no SFPLOADMACRO work is scheduled (and
+        no TEN-2932 check applies: VD outside 4..7)."""
+        s = self.sfpu
+        return self.quick_ops and not (s.macros.pending or s._landing or 4 <= op.vd < 8)
+
+    @staticmethod
+    def _store(flat: np.ndarray, mode: int, at: np.ndarray, at_lo: np.ndarray | None,
+               v: np.ndarray) -> None:
+        """SFPSTORE's cells of the words ``v`` (shaped as ``at``) to DstBits ``flat``."""
+        cells = store_table_bf16().take(v >> 16) if mode == BF16 else store_convert(mode, v)
+        if at_lo is not None:  # (32-bit: the high half, the low half 8 rows further)
+            flat[at] = (cells >> 16).astype(np.uint16)
+            flat[at_lo] = cells.astype(np.uint16)
+        else:
+            flat[at] = cells.astype(np.uint16)
 
     def _move(self, op: Op, load: bool, mode: int, is32: bool, at: np.ndarray) -> None:
         """A single SFPLOAD/SFPSTORE's data: Dst cells ``at`` to/from ``LReg[op.vd]``."""
         s = self.sfpu
         lreg = s.lreg
-        flat = s.dst.bits.reshape(-1)
+        flat = self._flat_bits()
         if load:
             if is32:
                 lreg[op.vd] = F.dst32_halves_to_fp32(flat[at], flat[at + 128])
             else:
                 lreg[op.vd] = load_table(mode)[flat[at]]
         else:
-            v = lreg[op.vd]
-            cells = store_table_bf16()[v >> 16] if mode == BF16 else store_convert(mode, v)
-            if is32:
-                flat[at] = (cells >> 16).astype(np.uint16)
-                flat[at + 128] = cells.astype(np.uint16)
-            else:
-                flat[at] = cells.astype(np.uint16)
+            self._store(flat, mode, at, at + 128 if is32 else None, lreg[op.vd])
 
     def _plan(self, t: int, ops: list[Op], period: int, regs: object) -> _Plan | None:
         """The block's Dst cells, or None when its iterations cannot run at once."""
         s = self.sfpu
         dst = s.dst
         reps = len(ops) // period
-        cells: dict[int, tuple[int, bool, np.ndarray]] = {}
+        cells: dict[int, tuple[int, bool, np.ndarray, np.ndarray | None]] = {}
         rows, stored = [], []
         touched: dict[int, np.ndarray] = {}
         for p, op in enumerate(ops[:period]):
@@ -331,7 +447,7 @@ class SfpBlocks:
                 at.append(a)
                 phys.append(ph)
             at_arr = np.stack(at)
-            cells[p] = (mode, is32, at_arr)
+            cells[p] = (mode, is32, at_arr, at_arr + 128 if is32 else None)
             rows.extend(phys)
             if not load:
                 stored.extend(phys)
@@ -363,30 +479,23 @@ class SfpBlocks:
         s = self.sfpu
         lreg = s.lreg
         wide: dict[int, np.ndarray] = {}
-        flat = s.dst.bits.reshape(-1)
+        flat = self._flat_bits()
         for p, op in enumerate(body):
             name = op.name
             if name == "SFPLOAD":
-                mode, is32, at = plan.cells[p]  # type: ignore[union-attr]
+                mode, is32, at, at_lo = plan.cells[p]  # type: ignore[union-attr]
                 if is32:
-                    wide[op.vd] = F.dst32_halves_to_fp32(flat[at], flat[at + 128])
+                    wide[op.vd] = F.dst32_halves_to_fp32(flat[at], flat[at_lo])
                 else:
-                    wide[op.vd] = load_table(mode)[flat[at]]
+                    wide[op.vd] = load_table(mode).take(flat[at])
             elif name == "SFPSTORE":
-                mode, is32, at = plan.cells[p]  # type: ignore[union-attr]
+                mode, is32, at, at_lo = plan.cells[p]  # type: ignore[union-attr]
                 v = wide.get(op.vd)
                 if v is None:
                     v = lreg[op.vd]
-                v = np.broadcast_to(v, at.shape)
-                if mode == BF16:
-                    cells = store_table_bf16()[v >> 16]
-                else:
-                    cells = store_convert(mode, v)
-                if is32:
-                    flat[at] = (cells >> 16).astype(np.uint16)
-                    flat[at + 128] = cells.astype(np.uint16)
-                else:
-                    flat[at] = cells.astype(np.uint16)
+                if v.shape != at.shape:
+                    v = np.broadcast_to(v, at.shape)
+                self._store(flat, mode, at, at_lo, v)
             elif name == "SFPNOP":
                 continue
             elif name == "SFPLOADI":
