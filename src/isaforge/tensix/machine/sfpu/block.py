@@ -26,6 +26,7 @@ compares the two on random bodies.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,16 @@ _LOAD_MODES = frozenset(LOAD_TABLE_MODES | {FP32, INT32, INT32_SM})
 _STORE_MODES = frozenset({FP16, BF16, FP32, INT32, INT32_SM, INT8, INT8_COMP, LO16_ONLY,
                           UINT16, HI16_ONLY, INT16, LO16, HI16, ZERO})
 _LOADI_MODES = frozenset({0, 1, 2, 4, 8, 10})
+
+
+@cache
+def _store_bf16_cells() -> np.ndarray:
+    """``store_table_bf16()`` as the uint16 cells SFPSTORE writes (its values are < 2**16)."""
+    table = store_table_bf16()
+    cells = table.astype(np.uint16)
+    assert np.array_equal(cells, table)
+    cells.flags.writeable = False
+    return cells
 
 
 def _key(op: Op) -> int:
@@ -192,8 +203,11 @@ class SfpBlocks:
         #: (Op's id, thread, RWC row bytes, Sp, _SfpuRegs' id, MathRegs' id) -> a single
         #: SFPLOAD/SFPSTORE worked out
         self._singles: dict[tuple[object, ...], _Single] = {}
-        #: SFPLOADI's Op id -> (Op, the LReg row it writes) for the modes without the old value
-        self._loadis: dict[int, tuple[Op, np.ndarray]] = {}
+        #: SFPLOADI's Op id -> (Op, the old LReg row's bytes it was worked out from or None
+        #: when its mode ignores them, the LReg row it writes)
+        self._loadis: dict[int, tuple[Op, bytes | None, np.ndarray]] = {}
+        #: thread -> ((Config version, ThreadConfig version), _SfpuRegs, MathRegs)
+        self._config_seen: dict[int, tuple[tuple[int, int], Any, Any]] = {}
         #: DstBits, and its flat view
         self._bits: np.ndarray | None = None
         self._flat = np.zeros(0, dtype=np.uint16)
@@ -207,6 +221,19 @@ class SfpBlocks:
             if self._flat.base is None:  # (a copy would not write through)
                 self._bits = None
         return self._flat
+
+    def _configs(self, t: int) -> tuple[Any, Any]:
+        """Thread ``t``'s _SfpuRegs and MathRegs (``Sfpu._regs``, ``MatrixUnit.math_regs``),
+        asked again only after a Config or ThreadConfig write (both are functions of those
+        registers alone, and their versions never repeat)."""
+        s = self.sfpu
+        version = (s.config.version, s.thread_config.version)
+        hit = self._config_seen.get(t)
+        if hit is not None and hit[0] == version:
+            return hit[1], hit[2]
+        regs, mregs = s._regs(t), s.matrix.math_regs(t)
+        self._config_seen[t] = (version, regs, mregs)
+        return regs, mregs
 
     def _every_lane(self) -> bool:
         """Whether an instruction now sees every lane enabled and nothing scheduled: no
@@ -274,8 +301,7 @@ class SfpBlocks:
         if loop.modes:
             s = self.sfpu
             matrix, rwc, dst = s.matrix, s.rwc, s.dst
-            regs = s._regs(t)
-            mregs = matrix.math_regs(t)
+            regs, mregs = self._configs(t)
             v = rwc.v[t]
             key = (v.tobytes(), int(rwc.sp[t]), id(regs), id(mregs))
             hit = loop.plans.get(key) if self.run_plans else None
@@ -332,9 +358,8 @@ class SfpBlocks:
         load = name == "SFPLOAD"
         if load and op.vd >= N_WRITABLE or op.macro:
             return False
-        regs = s._regs(t)
+        regs, mregs = self._configs(t)
         matrix, dst, rwc = s.matrix, s.dst, s.rwc
-        mregs = matrix.math_regs(t)
         v = rwc.v[t]
         key = (id(op), t, v.tobytes(), int(rwc.sp[t]), id(regs), id(mregs))
         plan = self._singles.get(key) if self.single_plans else None
@@ -380,18 +405,21 @@ class SfpBlocks:
             return True  # (LReg 8..11: no effect)
         lreg = self.sfpu.lreg
         hit = self._loadis.get(id(op))
-        if hit is not None and hit[0] is op:
-            lreg[vd] = hit[1]
+        if hit is not None and hit[0] is op and (hit[1] is None
+                                                 or lreg[vd].tobytes() == hit[1]):
+            lreg[vd] = hit[2]
             return True
-        new = loadi_value(op.mod, op.imm16, lreg[vd])
+        old = lreg[vd]
+        new = loadi_value(op.mod, op.imm16, old)
         if new is None:
             return False  # (the long way reports it)
+        # (the modes that keep half of the LReg: the result for the same old value)
+        was = old.tobytes() if op.mod in (LOADI_UPPER, LOADI_LOWER) else None
         lreg[vd] = new
-        if op.mod not in (LOADI_UPPER, LOADI_LOWER):  # (the others ignore the old value)
-            if len(self._loadis) > 1024:
-                self._loadis.clear()
-            new.flags.writeable = False
-            self._loadis[id(op)] = (op, new)
+        if len(self._loadis) > 1024:
+            self._loadis.clear()
+        new.flags.writeable = False
+        self._loadis[id(op)] = (op, was, new)
         return True
 
     def nop(self, t: int, op: Op) -> bool:
@@ -404,7 +432,10 @@ class SfpBlocks:
     def _store(flat: np.ndarray, mode: int, at: np.ndarray, at_lo: np.ndarray | None,
                v: np.ndarray) -> None:
         """SFPSTORE's cells of the words ``v`` (shaped as ``at``) to DstBits ``flat``."""
-        cells = store_table_bf16().take(v >> 16) if mode == BF16 else store_convert(mode, v)
+        if mode == BF16:  # (16 bits: the cells as they are stored)
+            flat[at] = _store_bf16_cells().take(v >> 16)
+            return
+        cells = store_convert(mode, v)
         if at_lo is not None:  # (32-bit: the high half, the low half 8 rows further)
             flat[at] = (cells >> 16).astype(np.uint16)
             flat[at_lo] = cells.astype(np.uint16)

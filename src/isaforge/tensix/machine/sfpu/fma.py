@@ -152,8 +152,11 @@ def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
             k(x, y, z, out)
             return out
     else:
-        if not (len(shape) == 2 and y.shape == z.shape == shape[1:]):  # (a row: repeats)
+        big = max(shape, y.shape, z.shape, key=len)
+        if len(big) != 2 or any(v.shape != big and v.shape != big[1:] for v in (x, y, z)):
             shape = np.broadcast_shapes(shape, y.shape, z.shape)
+        else:  # rows and a block of them (a loop's pass): the block's shape
+            shape = big
         # an input whose shape ends the result's repeats in the kernel (i % len);
         # any other broadcast is made in full
         x, y, z = (v if v.shape == shape[len(shape) - v.ndim:] else
