@@ -303,7 +303,7 @@ class SfpBlocks:
             matrix, rwc, dst = s.matrix, s.rwc, s.dst
             regs, mregs = self._configs(t)
             v = rwc.v[t]
-            key = (v.tobytes(), int(rwc.sp[t]), id(regs), id(mregs))
+            key = (v.tobytes(), rwc.sp.item(t), id(regs), id(mregs))
             hit = loop.plans.get(key) if self.run_plans else None
             matrix.sync_dst_config(t, mregs)
             if hit is not None and hit[0] is regs and hit[1] is mregs:
@@ -361,7 +361,7 @@ class SfpBlocks:
         regs, mregs = self._configs(t)
         matrix, dst, rwc = s.matrix, s.dst, s.rwc
         v = rwc.v[t]
-        key = (id(op), t, v.tobytes(), int(rwc.sp[t]), id(regs), id(mregs))
+        key = (id(op), t, v.tobytes(), rwc.sp.item(t), id(regs), id(mregs))
         plan = self._singles.get(key) if self.single_plans else None
         if plan is not None and plan.op is op and plan.regs is regs and plan.mregs is mregs:
             matrix.sync_dst_config(t, mregs)
