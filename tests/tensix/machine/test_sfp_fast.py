@@ -5,6 +5,8 @@ errors (undefined-behaviour reports included):
 * ``SfpBlocks.run_plans``: a loop found again with the same RWCs and configuration objects
   replays what its last pass worked out;
 * ``SfpBlocks.quick_ops``: SFPLOADI and SFPNOP the short way;
+* ``SfpBlocks.fused``: a loop of SFPLOAD, a MAD and SFPSTORE of its result (add1's) in one
+  compiled call;
 * ``fma.EAGER_WHEN_IMPORTED``: the compiled multiply-add loaded at once when numba is
   imported already (the same bits as numpy: ``test_sfpu_oracle.py``).
 
@@ -31,7 +33,7 @@ from isaforge.tensix.machine.sfpu.ops import parse, sfp_names
 
 from .test_sfp_runs import _new, _run, _state, _unroll
 
-SWITCHES = ("run_plans", "quick_ops")
+SWITCHES = ("run_plans", "quick_ops", "fused")
 
 #: instructions that make the short ways step aside (besides the plain ones)
 edge = st.one_of(
@@ -89,7 +91,7 @@ def _compare(program: str, seed: int) -> None:
         finally:
             for switch in SWITCHES:
                 setattr(SfpBlocks, switch, True)
-        results.append((err, _state(cp), [str(e) for e in cp.ub.events]))
+            results.append((err, _state(cp), [str(e) for e in cp.ub.events]))
     assert results[0] == results[1]
 
 
@@ -195,3 +197,59 @@ def test_fma_loads_at_once_when_numba_is_imported(monkeypatch: pytest.MonkeyPatc
         assert fma.kernel() is expect
         x = np.arange(32, dtype=np.uint32) * 0x01234567
         assert np.array_equal(fma.fma(x, x[::-1].copy(), x), fma.fma_bh(x, x[::-1], x))
+
+
+def _mad_loop(lvd: int, lmod: int, a: int, b: int, c: int, d: int, mod: int, svd: int,
+              smod: int, shift: int, stride: int, nop: bool) -> list[tuple[str, int, int]]:
+    body = [(f"TTI_SFPLOAD({lvd}, {lmod}, 0, {{addr}})", 0, stride),
+            (f"TTI_SFPMAD({a}, {b}, {c}, {d}, {mod})", 0, 0),
+            (f"TTI_SFPSTORE({svd}, {smod}, 0, {{addr}})", shift, stride)]
+    return [*body[:2], ("TTI_SFPNOP", 0, 0), body[2]] if nop else body
+
+
+reg = st.sampled_from([0, 1, 2, 9, 10])
+mad_loop = st.builds(_mad_loop, st.sampled_from([0, 1, 2]), st.sampled_from([0, 0, 2, 1, 6]),
+                     reg, reg, reg, st.sampled_from([0, 1, 2]), st.integers(0, 3),
+                     st.sampled_from([0, 1, 2, 9]), st.sampled_from([0, 0, 2, 1, 3]),
+                     st.sampled_from([0, 0, 2, 4, 64, 1]), st.sampled_from([2, 4, 0]),
+                     st.booleans())
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mad_loop, st.integers(4, 16), st.integers(0, 1), st.integers(0, 1 << 30))
+def test_fused_loops_on_and_off(body: list[tuple[str, int, int]], reps: int, fp32: int,
+                                seed: int) -> None:
+    """Loops of SFPLOAD, a MAD (any operand the loaded register or not, negations) and
+    SFPSTORE (of the MAD's result or not; the same cells, others, overlapping ones):
+    compiled in one call or not, and one at a time, the same."""
+    fma_jit.load()  # (the fused path needs the compiled kernels)
+    program = _program(["TTI_SFPLOADI(1, 0, 0x3f80)", "TTI_SFPLOADI(2, 0, 0xbfc0)",
+                        *_unroll(body, reps)], fp32)
+    results = []
+    for fused in (True, False):
+        try:
+            SfpBlocks.fused = fused
+            cp = _new(program, seed, False)
+            results.append((_run(cp), _state(cp)))
+        finally:
+            SfpBlocks.fused = True
+    one = _new(program, seed, True)  # (a hook: one instruction at a time)
+    results.append((_run(one), _state(one)))
+    assert results[0] == results[1] == results[2]
+
+
+def test_add1_loop_is_fused() -> None:
+    """add1's loop (load, add 1.0, nop, store in place) takes the compiled call, and other
+    loops do not (where it would not be what the pass gives)."""
+    fma_jit.load()
+    add1 = [("TTI_SFPLOAD(0, 0, 3, {addr})", 0, 2), ("TTI_SFPADD(0, 10, 1, 0, 0)", 0, 0),
+            ("TTI_SFPNOP", 0, 0), ("TTI_SFPSTORE(0, 0, 3, {addr})", 0, 2)]
+    # (each iteration stores to the cells the one before loaded: a pass, not the call)
+    shifted = [*add1[:3], ("TTI_SFPSTORE(0, 0, 3, {addr})", 1022, 2)]
+    seen = []
+    for body in (add1, shifted):
+        cp = _new(_program(["TTI_SFPLOADI(1, 0, 0x3f80)", *_unroll(body, 16)], 0), 3, False)
+        assert _run(cp) is None
+        plans = [p for p in cp.units.sfpu.blocks._plans.values() if p is not None]
+        seen.append([p.fused is not None for p in plans])
+    assert seen == [[True], [False]]

@@ -62,8 +62,8 @@ from .convert import (
     store_convert,
     store_table_bf16,
 )
-from .fma import fma
-from .lregs import N_WRITABLE, all_true, all_zero
+from .fma import compiled, fma
+from .lregs import LANES, N_WRITABLE, all_true, all_zero
 from .ops import Op, parse, sfp_names
 
 #: the fewest iterations worth a pass, the longest body looked for
@@ -138,11 +138,13 @@ class _Plan:
     ``(iterations, 32)`` flat DstBits indices, those of the low halves or None) and the Dst
     rows it touches and writes."""
 
-    __slots__ = ("cells", "rows", "stored")
+    __slots__ = ("cells", "rows", "stored", "fused")
 
     def __init__(self, cells: dict[int, tuple[int, bool, np.ndarray, np.ndarray | None]],
                  rows: np.ndarray, stored: np.ndarray) -> None:
         self.cells, self.rows, self.stored = cells, rows, stored
+        #: a load-MAD-store body in one compiled call (:meth:`SfpBlocks._fusable`), or None
+        self.fused: tuple[Any, ...] | None = None
 
 
 class _Loop:
@@ -193,6 +195,9 @@ class SfpBlocks:
     run_plans = True
     #: SFPLOADI and SFPNOP the short way when every lane is enabled (False: Sfpu._issue)
     quick_ops = True
+    #: a pass of SFPLOAD, a MAD and SFPSTORE of its result (add1's loop) in one compiled
+    #: call when the compiled multiply-add is loaded (False: numpy, one body step at a time)
+    fused = True
 
     def __init__(self, sfpu: Any) -> None:
         self.sfpu = sfpu  # the :class:`~.unit.Sfpu` (which holds this object)
@@ -502,15 +507,58 @@ class SfpBlocks:
             if hit.any() and ((o[hit] < np.broadcast_to(seq, o.shape)[hit])
                               != (o[hit] % period < p)).any():
                 return None  # one iteration reads what another wrote
-        return _Plan(cells, np.unique(np.concatenate(rows)),
+        plan = _Plan(cells, np.unique(np.concatenate(rows)),
                      np.unique(np.concatenate(stored)) if stored else np.zeros(0, np.int64))
+        plan.fused = self._fusable(ops[:period], cells)
+        return plan
+
+    @staticmethod
+    def _fusable(body: list[Op], cells: dict[int, tuple[int, bool, np.ndarray, np.ndarray | None]]
+                 ) -> tuple[Any, ...] | None:
+        """For a body of SFPLOAD (a 16-bit table mode), a MAD writing LReg 0..7 and SFPSTORE
+        of its result in BF16 (SFPNOPs anywhere) whose stores write the very cells its loads
+        read, element for element, or none of them (so no element reads what another
+        writes: element by element is the pass), what :func:`.fma_jit._load_mad_store`
+        needs: (load VD, MAD Op, sel, xb, xc, load cells, table, store cells); else None."""
+        steps = [(p, op) for p, op in enumerate(body) if op.name != "SFPNOP"]
+        if len(steps) != 3:
+            return None
+        (pl, load), (_, mad), (ps, store) = steps
+        if load.name != "SFPLOAD" or mad.name not in _MAD or store.name != "SFPSTORE" \
+                or mad.vd >= N_WRITABLE or store.vd != mad.vd:
+            return None
+        lmode, l32, at_load, _ = cells[pl]
+        smode, s32, at_store, _ = cells[ps]
+        if l32 or s32 or lmode not in LOAD_TABLE_MODES or smode != BF16:
+            return None
+        if not np.array_equal(at_load, at_store) \
+                and np.intersect1d(at_load, at_store).size:
+            return None
+        sel = sum(bit for bit, r in ((1, mad.va), (2, mad.b), (4, mad.c)) if r == load.vd)
+        xb = 0x80000000 if mad.mod & NEGATE_VB else 0
+        xc = 0x80000000 if mad.mod & NEGATE_VC else 0
+        return (load.vd, mad, sel, xb, xc, np.ascontiguousarray(at_load.reshape(-1)),
+                load_table(lmode), np.ascontiguousarray(at_store.reshape(-1)))
 
     def _pass(self, body: list[Op], reps: int, plan: _Plan | None) -> None:
         """Each body instruction once, on ``(reps, 32)`` values."""
         s = self.sfpu
         lreg = s.lreg
-        wide: dict[int, np.ndarray] = {}
         flat = self._flat_bits()
+        if plan is not None and plan.fused is not None and self.fused:
+            kernel = compiled("load_mad_store")
+            if kernel is not None:
+                vd, mad, sel, xb, xc, at_load, table, at_store = plan.fused
+                last_v = np.empty(LANES, dtype=np.uint32)
+                last_d = np.empty(LANES, dtype=np.uint32)
+                kernel(flat, at_load, table, at_store, _store_bf16_cells(), lreg[mad.va],
+                       lreg[mad.b], lreg[mad.c], sel, xb, xc, last_v, last_d)
+                lreg[vd] = last_v  # (what a pass leaves: the last iteration's values)
+                lreg[mad.vd] = last_d
+                if plan.stored.size:
+                    s.dst.valid[plan.stored] = True
+                return
+        wide: dict[int, np.ndarray] = {}
         for p, op in enumerate(body):
             name = op.name
             if name == "SFPLOAD":

@@ -134,6 +134,12 @@ def kernel() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
     return k
 
 
+def compiled(name: str) -> Callable[..., None] | None:
+    """The compiled kernel ``name`` of :mod:`.fma_jit` when the twin is in use and loaded
+    (never loads it)."""
+    return fma_jit._LOADED.get(name) if USE_JIT else None
+
+
 def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     """:func:`fma_bh` of 1-D uint32 vectors (or scalars), compiled when worth it."""
     k = kernel()
@@ -166,4 +172,5 @@ def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["EAGER_WHEN_IMPORTED", "INF", "JIT_AFTER", "QNAN", "USE_JIT", "fma", "fma_bh", "kernel"]
+__all__ = ["EAGER_WHEN_IMPORTED", "INF", "JIT_AFTER", "QNAN", "USE_JIT", "compiled", "fma",
+           "fma_bh", "kernel"]

@@ -4,6 +4,8 @@
 for 32 lanes cost ~100 us in numpy's per-call overhead. :func:`_fma_lanes` is the same
 function, element by element, in exact integers, compiled: ~1 us for 32 lanes. The two agree
 bit for bit (``tests/tensix/test_sfpu_oracle.py`` runs every oracle vector through both).
+:func:`_load_mad_store` is a loop of load, multiply-add and store in one call (add1's loop,
+:class:`~.block.SfpBlocks`).
 
 Nothing here imports numba at import time; :func:`load` does, on first use (see
 :func:`.fma.fma` for when).
@@ -91,6 +93,33 @@ def _fma_lanes(x: np.ndarray, y: np.ndarray, z: np.ndarray, out: np.ndarray) -> 
         out[i] = _fma1(np.int64(x[i % nx]), np.int64(y[i % ny]), np.int64(z[i % nz]))
 
 
+def _load_mad_store(flat: np.ndarray, at_load: np.ndarray, table: np.ndarray,
+                    at_store: np.ndarray, cells: np.ndarray, ra: np.ndarray, rb: np.ndarray,
+                    rc: np.ndarray, sel: int, xb: int, xc: int, last_v: np.ndarray,
+                    last_d: np.ndarray) -> None:
+    """A loop of SFPLOAD (a 16-bit mode read through ``table``), a MAD, SFPSTORE (of the
+    MAD's result, through the 16-bit ``cells`` table), element by element: element ``i``
+    loads DstBits ``flat[at_load[i]]``, multiplies-adds (the operands whose bit in ``sel``
+    is set (1 VA, 2 VB, 4 VC) are the loaded word, the others the LReg rows ``ra``/``rb``/
+    ``rc``, lane ``i % 32``; VB and VC XORed with ``xb``/``xc``) and stores the result's
+    cell to ``flat[at_store[i]]``. The last 32 elements' loaded words and results go to
+    ``last_v`` and ``last_d``. (The caller makes sure no element reads a cell another
+    one writes.)"""
+    n = at_load.shape[0]
+    lanes = ra.shape[0]
+    for i in range(n):
+        lane = i % lanes
+        v = np.int64(table[flat[at_load[i]]])
+        a = v if sel & 1 else np.int64(ra[lane])
+        b = (v if sel & 2 else np.int64(rb[lane])) ^ xb
+        c = (v if sel & 4 else np.int64(rc[lane])) ^ xc
+        d = _fma1(a, b, c)
+        flat[at_store[i]] = cells[d >> 16]
+        if i >= n - lanes:
+            last_v[lane] = v
+            last_d[lane] = d
+
+
 _LOADED: dict[str, Callable[..., None] | None] = {}
 
 
@@ -104,11 +133,13 @@ def load() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] |
     try:
         import numba
     except ImportError:
-        _LOADED["lanes"] = None
+        _LOADED["lanes"] = _LOADED["load_mad_store"] = None
         return None
     g = globals()
     g["_fma1"] = numba.njit(cache=True)(_fma1)
     g["_fma_lanes"] = numba.njit(cache=True)(_fma_lanes)
+    g["_load_mad_store"] = numba.njit(cache=True)(_load_mad_store)
+    _LOADED["load_mad_store"] = g["_load_mad_store"]
     _LOADED["lanes"] = g["_fma_lanes"]
     return _LOADED["lanes"]
 
