@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from isaforge.tensix.examples import Add1Device
 from isaforge.tensix.machine.coprocessor import Coprocessor
 from isaforge.tensix.machine.matrix import MatrixUnit
-from isaforge.tensix.machine.sfpu import fma, fma_jit
+from isaforge.tensix.machine.sfpu import convert, fma, fma_jit
 from isaforge.tensix.machine.sfpu.block import SfpBlocks
 from isaforge.tensix.machine.sfpu.movement import MovementMixin
 from isaforge.tensix.machine.sfpu.ops import parse, sfp_names
@@ -253,3 +253,30 @@ def test_add1_loop_is_fused() -> None:
         plans = [p for p in cp.units.sfpu.blocks._plans.values() if p is not None]
         seen.append([p.fused is not None for p in plans])
     assert seen == [[True], [False]]
+
+
+@pytest.mark.parametrize("sel", [1, 2, 4, 3, 7])
+def test_fused_kernel_every_cell(sel: int) -> None:
+    """The compiled load-MAD-store call converts as SFPLOAD/SFPSTORE's BF16 modes do, for
+    every Dst cell (and every stored result pattern the MAD gives from them)."""
+    fma_jit.load()
+    kernel = fma.compiled("load_mad_store")
+    assert kernel is not None
+    rng = np.random.default_rng(sel)
+    cells = np.arange(1 << 16, dtype=np.uint16)
+    rows = [rng.integers(0, 1 << 32, 32, dtype=np.uint64).astype(np.uint32) for _ in range(3)]
+    rows[0][:4] = [0x3F800000, 0, 0x80000000, 0x7F800000]
+    flat = cells.copy()
+    at = rng.permutation(1 << 16).astype(np.int64)
+    last_v = np.empty(32, dtype=np.uint32)
+    last_d = np.empty(32, dtype=np.uint32)
+    kernel(flat, at, at, *rows, sel, 0x80000000 if sel & 1 else 0, 0, last_v, last_d)
+    loaded = convert.load_convert(convert.BF16, cells[at], np.zeros(1 << 16, np.uint32))
+    tiled = [np.tile(r, (1 << 16) // 32) for r in rows]
+    ops = [loaded if sel & bit else r for bit, r in zip((1, 2, 4), tiled, strict=True)]
+    ops[1] = ops[1] ^ np.uint32(0x80000000 if sel & 1 else 0)
+    result = fma.fma_bh(*ops)
+    expect = cells.copy()
+    expect[at] = convert.store_convert(convert.BF16, result).astype(np.uint16)
+    assert np.array_equal(flat, expect)
+    assert np.array_equal(last_v, loaded[-32:]) and np.array_equal(last_d, result[-32:])

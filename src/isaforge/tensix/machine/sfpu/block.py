@@ -148,14 +148,14 @@ class _Plan:
 
 
 class _Loop:
-    """A loop's words worked out once: its Ops, body and iterations, the AddrMod sections
+    """A loop's words worked out once: the words, its Ops, body and iterations, the AddrMod sections
     its SFPLOAD/SFPSTOREs apply (empty: it has none), and its plans by (RWC row bytes, Sp,
     _SfpuRegs' id, MathRegs' id) -> (those objects, the plan or None)."""
 
-    __slots__ = ("ops", "body", "reps", "modes", "plans")
+    __slots__ = ("words", "period", "ops", "body", "reps", "modes", "plans")
 
-    def __init__(self, ops: list[Op], period: int) -> None:
-        self.ops = ops
+    def __init__(self, words: tuple[int, ...], ops: list[Op], period: int) -> None:
+        self.words, self.period, self.ops = words, period, ops
         self.body = ops[:period]
         self.reps = len(ops) // period
         # (in the order of a set, as the long way tries them)
@@ -203,8 +203,12 @@ class SfpBlocks:
         self.sfpu = sfpu  # the :class:`~.unit.Sfpu` (which holds this object)
         self._segments: dict[tuple[int, ...], dict[int, tuple[int, int]]] = {}
         self._plans: dict[tuple[object, ...], _Plan | None] = {}
-        #: (words, body length) -> the loop worked out
+        #: (words, body length) -> the loop worked out; the words' id -> the same (the loop
+        #: holds its words: the id is not reused while it is here)
         self._loops: dict[tuple[tuple[int, ...], int], _Loop] = {}
+        self._loop_ids: dict[int, _Loop] = {}
+        #: loops_of: (head, the stream list's id) -> (that list, the words, their loops)
+        self._memo: dict[tuple[object, ...], tuple[list[int], tuple[int, ...], Any]] = {}
         #: (Op's id, thread, RWC row bytes, Sp, _SfpuRegs' id, MathRegs' id) -> a single
         #: SFPLOAD/SFPSTORE worked out
         self._singles: dict[tuple[object, ...], _Single] = {}
@@ -289,19 +293,47 @@ class SfpBlocks:
         self._segments[key] = found
         return found
 
+    def loops_of(self, head: tuple[int, ...], stream: list[int], limit: int
+                 ) -> tuple[tuple[int, ...], dict[int, tuple[int, int, tuple[int, ...]]]]:
+        """The words ``head + stream`` (at most ``limit``) and their loops (:meth:`segments`),
+        each with its words: start -> (body length, words in the loop, those words).
+        Remembered for the same ``head`` and the same ``stream`` list object (which the
+        caller never modifies): a kernel's runs come back as the same objects, whose loops
+        :meth:`run` finds by identity."""
+        if len(head) + len(stream) > limit:
+            return self._loops_in((head + tuple(stream))[:limit])
+        key = (head, id(stream))
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] is stream:
+            return hit[1], hit[2]
+        words, loops = self._loops_in(head + tuple(stream))
+        if len(self._memo) > 256:
+            self._memo.clear()
+        self._memo[key] = (stream, words, loops)
+        return words, loops
+
+    def _loops_in(self, words: tuple[int, ...]
+                  ) -> tuple[tuple[int, ...], dict[int, tuple[int, int, tuple[int, ...]]]]:
+        return words, {i: (p, n, words[i:i + n]) for i, (p, n) in self.segments(words).items()}
+
     def run(self, t: int, words: tuple[int, ...], period: int) -> bool:
         """Execute the loop ``words`` (body length ``period``; from :meth:`segments`) as
         thread ``t`` in one pass; False (nothing changed) when its conditions do not hold
         now (see the module documentation)."""
         if not self._every_lane():
             return False
-        loop = self._loops.get((words, period))
-        if loop is None:
-            names = sfp_names()
-            loop = _Loop([parse(names[w >> 24], w) for w in words], period)
-            if len(self._loops) > 256:
-                self._loops.clear()
-            self._loops[words, period] = loop
+        loop = self._loop_ids.get(id(words))  # (the same words object: loops_of's)
+        if loop is None or loop.words is not words or loop.period != period:
+            loop = self._loops.get((words, period))
+            if loop is None:
+                names = sfp_names()
+                loop = _Loop(words, [parse(names[w >> 24], w) for w in words], period)
+                if len(self._loops) > 256:
+                    self._loops.clear()
+                self._loops[words, period] = loop
+            if len(self._loop_ids) > 256:
+                self._loop_ids.clear()
+            self._loop_ids[id(words)] = loop
         plan = None
         if loop.modes:
             s = self.sfpu
@@ -515,11 +547,11 @@ class SfpBlocks:
     @staticmethod
     def _fusable(body: list[Op], cells: dict[int, tuple[int, bool, np.ndarray, np.ndarray | None]]
                  ) -> tuple[Any, ...] | None:
-        """For a body of SFPLOAD (a 16-bit table mode), a MAD writing LReg 0..7 and SFPSTORE
-        of its result in BF16 (SFPNOPs anywhere) whose stores write the very cells its loads
+        """For a body of SFPLOAD (BF16), a MAD writing LReg 0..7 and SFPSTORE of its result
+        (BF16; SFPNOPs anywhere) whose stores write the very cells its loads
         read, element for element, or none of them (so no element reads what another
         writes: element by element is the pass), what :func:`.fma_jit._load_mad_store`
-        needs: (load VD, MAD Op, sel, xb, xc, load cells, table, store cells); else None."""
+        needs: (load VD, MAD Op, sel, xb, xc, load cells, store cells); else None."""
         steps = [(p, op) for p, op in enumerate(body) if op.name != "SFPNOP"]
         if len(steps) != 3:
             return None
@@ -529,7 +561,7 @@ class SfpBlocks:
             return None
         lmode, l32, at_load, _ = cells[pl]
         smode, s32, at_store, _ = cells[ps]
-        if l32 or s32 or lmode not in LOAD_TABLE_MODES or smode != BF16:
+        if l32 or s32 or lmode != BF16 or smode != BF16:
             return None
         if not np.array_equal(at_load, at_store) \
                 and np.intersect1d(at_load, at_store).size:
@@ -538,7 +570,7 @@ class SfpBlocks:
         xb = 0x80000000 if mad.mod & NEGATE_VB else 0
         xc = 0x80000000 if mad.mod & NEGATE_VC else 0
         return (load.vd, mad, sel, xb, xc, np.ascontiguousarray(at_load.reshape(-1)),
-                load_table(lmode), np.ascontiguousarray(at_store.reshape(-1)))
+                np.ascontiguousarray(at_store.reshape(-1)))
 
     def _pass(self, body: list[Op], reps: int, plan: _Plan | None) -> None:
         """Each body instruction once, on ``(reps, 32)`` values."""
@@ -548,11 +580,11 @@ class SfpBlocks:
         if plan is not None and plan.fused is not None and self.fused:
             kernel = compiled("load_mad_store")
             if kernel is not None:
-                vd, mad, sel, xb, xc, at_load, table, at_store = plan.fused
+                vd, mad, sel, xb, xc, at_load, at_store = plan.fused
                 last_v = np.empty(LANES, dtype=np.uint32)
                 last_d = np.empty(LANES, dtype=np.uint32)
-                kernel(flat, at_load, table, at_store, _store_bf16_cells(), lreg[mad.va],
-                       lreg[mad.b], lreg[mad.c], sel, xb, xc, last_v, last_d)
+                kernel(flat, at_load, at_store, lreg[mad.va], lreg[mad.b], lreg[mad.c], sel,
+                       xb, xc, last_v, last_d)
                 lreg[vd] = last_v  # (what a pass leaves: the last iteration's values)
                 lreg[mad.vd] = last_d
                 if plan.stored.size:

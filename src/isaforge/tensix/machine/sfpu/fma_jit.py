@@ -93,28 +93,31 @@ def _fma_lanes(x: np.ndarray, y: np.ndarray, z: np.ndarray, out: np.ndarray) -> 
         out[i] = _fma1(np.int64(x[i % nx]), np.int64(y[i % ny]), np.int64(z[i % nz]))
 
 
-def _load_mad_store(flat: np.ndarray, at_load: np.ndarray, table: np.ndarray,
-                    at_store: np.ndarray, cells: np.ndarray, ra: np.ndarray, rb: np.ndarray,
-                    rc: np.ndarray, sel: int, xb: int, xc: int, last_v: np.ndarray,
-                    last_d: np.ndarray) -> None:
-    """A loop of SFPLOAD (a 16-bit mode read through ``table``), a MAD, SFPSTORE (of the
-    MAD's result, through the 16-bit ``cells`` table), element by element: element ``i``
-    loads DstBits ``flat[at_load[i]]``, multiplies-adds (the operands whose bit in ``sel``
-    is set (1 VA, 2 VB, 4 VC) are the loaded word, the others the LReg rows ``ra``/``rb``/
-    ``rc``, lane ``i % 32``; VB and VC XORed with ``xb``/``xc``) and stores the result's
-    cell to ``flat[at_store[i]]``. The last 32 elements' loaded words and results go to
-    ``last_v`` and ``last_d``. (The caller makes sure no element reads a cell another
-    one writes.)"""
+def _load_mad_store(flat: np.ndarray, at_load: np.ndarray, at_store: np.ndarray,
+                    ra: np.ndarray, rb: np.ndarray, rc: np.ndarray, sel: int, xb: int,
+                    xc: int, last_v: np.ndarray, last_d: np.ndarray) -> None:
+    """A loop of SFPLOAD (BF16), a MAD, SFPSTORE (BF16, of the MAD's result), element by
+    element: element ``i`` loads DstBits ``flat[at_load[i]]``, multiplies-adds (the operands
+    whose bit in ``sel`` is set (1 VA, 2 VB, 4 VC) are the loaded word, the others the LReg
+    rows ``ra``/``rb``/``rc``, lane ``i % 32``; VB and VC XORed with ``xb``/``xc``) and
+    stores the result's cell to ``flat[at_store[i]]``. The last 32 elements' loaded words
+    and results go to ``last_v`` and ``last_d``. The conversions are those of
+    :func:`.convert.load_convert` and :func:`.convert.store_convert` in mode BF16, as
+    arithmetic (their tables are large, and cold in a long program's cache;
+    ``tests/tensix/machine/test_sfp_fast.py`` compares every cell). (The caller makes sure
+    no element reads a cell another one writes.)"""
     n = at_load.shape[0]
     lanes = ra.shape[0]
     for i in range(n):
         lane = i % lanes
-        v = np.int64(table[flat[at_load[i]]])
+        cell = np.int64(flat[at_load[i]])  # Dst BF16: sign, man7, exp8
+        v = ((cell & 0x8000) | ((cell & 0xFF) << 7) | ((cell >> 8) & 0x7F)) << 16
         a = v if sel & 1 else np.int64(ra[lane])
         b = (v if sel & 2 else np.int64(rb[lane])) ^ xb
         c = (v if sel & 4 else np.int64(rc[lane])) ^ xc
         d = _fma1(a, b, c)
-        flat[at_store[i]] = cells[d >> 16]
+        h = (d if d & 0x7F800000 else d & 0x80000000) >> 16  # (denormals flushed)
+        flat[at_store[i]] = (h & 0x8000) | ((h & 0x7F) << 8) | ((h >> 7) & 0xFF)
         if i >= n - lanes:
             last_v[lane] = v
             last_d[lane] = d
