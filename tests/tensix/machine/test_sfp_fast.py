@@ -7,6 +7,7 @@ errors (undefined-behaviour reports included):
 * ``SfpBlocks.quick_ops``: SFPLOADI and SFPNOP the short way;
 * ``SfpBlocks.fused``: a loop of SFPLOAD, a MAD and SFPSTORE of its result (add1's) in one
   compiled call;
+* ``SfpBlocks.compiled_bf16``: a single SFPLOAD/SFPSTORE's BF16 cells by a compiled call;
 * ``fma.EAGER_WHEN_IMPORTED``: the compiled multiply-add loaded at once when numba is
   imported already (the same bits as numpy: ``test_sfpu_oracle.py``).
 
@@ -33,7 +34,7 @@ from isaforge.tensix.machine.sfpu.ops import parse, sfp_names
 
 from .test_sfp_runs import _new, _run, _state, _unroll
 
-SWITCHES = ("run_plans", "quick_ops", "fused")
+SWITCHES = ("run_plans", "quick_ops", "fused", "compiled_bf16")
 
 #: instructions that make the short ways step aside (besides the plain ones)
 edge = st.one_of(
@@ -80,6 +81,7 @@ def _program(body: list[str], fp32: int) -> str:
 
 
 def _compare(program: str, seed: int) -> None:
+    fma_jit.load()  # (the compiled calls are taken only once loaded)
     results = []
     for on in (True, False):
         try:
@@ -280,3 +282,21 @@ def test_fused_kernel_every_cell(sel: int) -> None:
     expect[at] = convert.store_convert(convert.BF16, result).astype(np.uint16)
     assert np.array_equal(flat, expect)
     assert np.array_equal(last_v, loaded[-32:]) and np.array_equal(last_d, result[-32:])
+
+
+def test_single_bf16_kernels_every_cell() -> None:
+    """The single SFPLOAD/SFPSTORE calls convert as the BF16 modes do, for every cell and
+    every stored word's high half (with denormal and zero exponents)."""
+    fma_jit.load()
+    load, store = fma.compiled("load_bf16"), fma.compiled("store_bf16")
+    assert load is not None and store is not None
+    cells = np.arange(1 << 16, dtype=np.uint16)
+    at = np.random.default_rng(1).permutation(1 << 16).astype(np.int64)
+    out = np.empty(1 << 16, dtype=np.uint32)
+    load(cells, at, out)
+    zeros = np.zeros(1 << 16, np.uint32)
+    assert np.array_equal(out, convert.load_convert(convert.BF16, cells[at], zeros))
+    words = (np.arange(1 << 16, dtype=np.uint32) << 16) | np.uint32(0x1234)
+    flat = np.zeros(1 << 16, dtype=np.uint16)
+    store(flat, at, words)
+    assert np.array_equal(flat[at], convert.store_convert(convert.BF16, words))

@@ -168,10 +168,11 @@ class _Single:
     """A single SFPLOAD/SFPSTORE worked out for one thread, RWC row, Sp and configuration
     (its Op, _SfpuRegs and MathRegs, which the key names by id): the mode, the Dst rows and
     cells (low halves: ``at_lo``), the load table (modes that read 16 bits through one),
-    and the RWC row after (None: the AddrMod moves nothing)."""
+    the RWC row after (None: the AddrMod moves nothing) and the compiled call's name for
+    BF16 cells."""
 
     __slots__ = ("op", "regs", "mregs", "load", "mode", "is32", "phys", "at", "at_lo", "table",
-                 "after")
+                 "after", "kernel")
 
     def __init__(self, op: Op, regs: object, mregs: object, load: bool, mode: int, is32: bool,
                  phys: np.ndarray, at: np.ndarray, after: np.ndarray | None) -> None:
@@ -180,6 +181,8 @@ class _Single:
         self.at_lo = at + 128 if is32 else None
         self.table = load_table(mode) if load and not is32 else None
         self.after = after
+        #: the compiled call for BF16 cells (:mod:`.fma_jit`), or ""
+        self.kernel = "" if mode != BF16 or is32 else "load_bf16" if load else "store_bf16"
 
 
 class SfpBlocks:
@@ -198,6 +201,9 @@ class SfpBlocks:
     #: a pass of SFPLOAD, a MAD and SFPSTORE of its result (add1's loop) in one compiled
     #: call when the compiled multiply-add is loaded (False: numpy, one body step at a time)
     fused = True
+    #: a single SFPLOAD/SFPSTORE's BF16 cells by a compiled call when it is loaded (False:
+    #: through the conversion tables)
+    compiled_bf16 = True
 
     def __init__(self, sfpu: Any) -> None:
         self.sfpu = sfpu  # the :class:`~.unit.Sfpu` (which holds this object)
@@ -406,7 +412,10 @@ class SfpBlocks:
                 return False  # (the long way reports it)
             flat = self._flat_bits()
             vd = op.vd
-            if not load:
+            kernel = compiled(plan.kernel) if plan.kernel and self.compiled_bf16 else None
+            if kernel is not None:  # (BF16 cells by arithmetic: into or from the LReg's row)
+                kernel(flat, plan.at, lreg[vd])
+            elif not load:
                 self._store(flat, plan.mode, plan.at, plan.at_lo, lreg[vd])
             elif plan.table is not None:
                 lreg[vd] = plan.table.take(flat[plan.at])

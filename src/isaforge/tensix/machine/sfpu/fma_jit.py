@@ -5,7 +5,9 @@ for 32 lanes cost ~100 us in numpy's per-call overhead. :func:`_fma_lanes` is th
 function, element by element, in exact integers, compiled: ~1 us for 32 lanes. The two agree
 bit for bit (``tests/tensix/test_sfpu_oracle.py`` runs every oracle vector through both).
 :func:`_load_mad_store` is a loop of load, multiply-add and store in one call (add1's loop,
-:class:`~.block.SfpBlocks`).
+:class:`~.block.SfpBlocks`); :func:`_load_bf16` and :func:`_store_bf16` a single SFPLOAD /
+SFPSTORE's BF16 cells, without the conversion tables (large, and cold in a long program's
+cache).
 
 Nothing here imports numba at import time; :func:`load` does, on first use (see
 :func:`.fma.fma` for when).
@@ -123,7 +125,23 @@ def _load_mad_store(flat: np.ndarray, at_load: np.ndarray, at_store: np.ndarray,
             last_d[lane] = d
 
 
+def _load_bf16(flat: np.ndarray, at: np.ndarray, out: np.ndarray) -> None:
+    """SFPLOAD in mode BF16 of the cells ``flat[at]`` into ``out`` (as the loop above)."""
+    for i in range(at.shape[0]):
+        cell = np.int64(flat[at[i]])
+        out[i] = ((cell & 0x8000) | ((cell & 0xFF) << 7) | ((cell >> 8) & 0x7F)) << 16
+
+
+def _store_bf16(flat: np.ndarray, at: np.ndarray, v: np.ndarray) -> None:
+    """SFPSTORE in mode BF16 of the words ``v`` to the cells ``flat[at]`` (as above)."""
+    for i in range(at.shape[0]):
+        d = np.int64(v[i])
+        h = (d if d & 0x7F800000 else d & 0x80000000) >> 16
+        flat[at[i]] = (h & 0x8000) | ((h & 0x7F) << 8) | ((h >> 7) & 0xFF)
+
+
 _LOADED: dict[str, Callable[..., None] | None] = {}
+_NAMES = ("lanes", "load_mad_store", "load_bf16", "store_bf16")
 
 
 def load() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] | None:
@@ -136,13 +154,13 @@ def load() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] |
     try:
         import numba
     except ImportError:
-        _LOADED["lanes"] = _LOADED["load_mad_store"] = None
+        _LOADED.update(dict.fromkeys(_NAMES))
         return None
     g = globals()
     g["_fma1"] = numba.njit(cache=True)(_fma1)
+    for name in _NAMES[1:]:
+        g["_" + name] = _LOADED[name] = numba.njit(cache=True)(g["_" + name])
     g["_fma_lanes"] = numba.njit(cache=True)(_fma_lanes)
-    g["_load_mad_store"] = numba.njit(cache=True)(_load_mad_store)
-    _LOADED["load_mad_store"] = g["_load_mad_store"]
     _LOADED["lanes"] = g["_fma_lanes"]
     return _LOADED["lanes"]
 
