@@ -389,14 +389,18 @@ class SfpBlocks:
         if name in _MAD:
             if op.mod & (INDIRECT_VA | INDIRECT_VD):
                 return False
+            if op.vd >= N_WRITABLE:
+                return True  # (no LReg written)
             b, c = lreg[op.b], lreg[op.c]
             if op.mod & NEGATE_VB:
                 b = b ^ SIGN
             if op.mod & NEGATE_VC:
                 c = c ^ SIGN
-            d = fma(lreg[op.va], b, c)
-            if op.vd < N_WRITABLE:
-                lreg[op.vd] = d
+            kernel = compiled("lanes")
+            if kernel is not None:  # (lane by lane: VD may be an operand)
+                kernel(lreg[op.va], b, c, lreg[op.vd])
+            else:
+                lreg[op.vd] = fma(lreg[op.va], b, c)
             return True
         load = name == "SFPLOAD"
         if load and op.vd >= N_WRITABLE or op.macro:
