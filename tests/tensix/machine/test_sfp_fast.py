@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from isaforge.tensix.examples import Add1Device
 from isaforge.tensix.machine.coprocessor import Coprocessor
 from isaforge.tensix.machine.matrix import MatrixUnit
-from isaforge.tensix.machine.sfpu import convert, fma, fma_jit
+from isaforge.tensix.machine.sfpu import convert, fma, fma_jit, movement
 from isaforge.tensix.machine.sfpu.block import SfpBlocks
 from isaforge.tensix.machine.sfpu.movement import MovementMixin
 from isaforge.tensix.machine.sfpu.ops import parse, sfp_names
@@ -304,3 +304,21 @@ def test_single_bf16_kernels_every_cell() -> None:
     flat = np.zeros(1 << 16, dtype=np.uint16)
     store(flat, at, words)
     assert np.array_equal(flat[at], convert.store_convert(convert.BF16, words))
+
+
+def test_sfpu_regs_follow_the_words_they_read() -> None:
+    """SFPLOAD/SFPSTORE's settings are found by the Config words they read: writing one of
+    them changes them, writing another word keeps the same object."""
+    cp = Coprocessor()
+    sfpu = cp.units.sfpu
+    first = sfpu._regs(1)
+    cp.config.set("ALU_ACC_CTRL_SFPU_Fp32_enabled", 1)
+    assert sfpu._regs(1).srcb_mode == convert.FP32 != first.srcb_mode
+    cp.config.set("ALU_ACC_CTRL_SFPU_Fp32_enabled", 0)
+    assert sfpu._regs(1) is first
+    cp.config.set("DEST_REGW_BASE_Base", 5)
+    assert sfpu._regs(1).regw_base == 5
+    cp.config.set("DEST_REGW_BASE_Base", 0)
+    assert 200 not in movement._config_words()
+    cp.config.words[0, 200] ^= 1  # a word _SfpuRegs does not read
+    assert sfpu._regs(1) is first
