@@ -22,6 +22,13 @@ a body is taken only when:
 Otherwise the instructions execute one at a time (:meth:`~isaforge.tensix.machine.
 coprocessor.Coprocessor._sfp_run` does both). ``tests/tensix/machine/test_sfp_runs.py``
 compares the two on random bodies.
+
+A body of SFPLOAD, a MAD and SFPSTORE of its result in BF16 (add1's) whose stores write the
+cells its loads read (or none of them) runs as one compiled call, element by element
+(:func:`.fma_jit._load_mad_store`). Single instructions issued while another thread runs
+take short ways too (:meth:`SfpBlocks.single`, :meth:`~SfpBlocks.loadi`,
+:meth:`~SfpBlocks.nop`). Each short way has a switch (``SfpBlocks.*``);
+``tests/tensix/machine/test_sfp_fast.py`` compares each on and off.
 """
 
 from __future__ import annotations
@@ -148,9 +155,9 @@ class _Plan:
 
 
 class _Loop:
-    """A loop's words worked out once: the words, its Ops, body and iterations, the AddrMod sections
-    its SFPLOAD/SFPSTOREs apply (empty: it has none), and its plans by (RWC row bytes, Sp,
-    _SfpuRegs' id, MathRegs' id) -> (those objects, the plan or None)."""
+    """A loop's words worked out once: the words, its Ops, body and iterations, the AddrMod
+    sections its SFPLOAD/SFPSTOREs apply (empty: it has none), and its plans by (RWC row
+    bytes, Sp, _SfpuRegs' id, MathRegs' id) -> (those objects, the plan or None)."""
 
     __slots__ = ("words", "period", "ops", "body", "reps", "modes", "plans")
 
