@@ -576,7 +576,7 @@ class Coprocessor:
             while True:
                 loop = loops.get(i) if loops else None
                 if loop is not None and self.units.sfpu.blocks.run(  # type: ignore[union-attr]
-                        t, words[i:i + loop[1]], loop[0]):
+                        t, loop[2], loop[0]):
                     n = loop[1]  # a loop in one pass: its words leave the queue as they would
                     queued = min(n, len(pending))
                     for _ in range(queued):
@@ -615,16 +615,18 @@ class Coprocessor:
             self._sfp_extra += issued - 1
 
     def _sfp_loops(self, th: Thread, limit: int
-                   ) -> tuple[tuple[int, ...], dict[int, tuple[int, int]] | None]:
+                   ) -> tuple[tuple[int, ...], dict[int, tuple[int, int, tuple[int, ...]]] | None]:
         """The SFP words thread ``th``'s run may execute (at most ``limit``, the first one
         pending, whose checks passed) and the loops :class:`~.sfpu.block.SfpBlocks` finds in
-        them (None when none are looked for: a Wait Gate latch; the run then goes one at a
-        time). The words are SFP instructions without a wait of their own."""
+        them, each with its words (None when none are looked for: a Wait Gate latch; the run
+        then goes one at a time). The words are SFP instructions without a wait of their
+        own."""
         blocks = self.units.sfpu.blocks
         if blocks is None or limit < MIN_LOOP or self.sync.latched[th.index] is not None:
             return (), None
         sfp = self._sfp_nowait
         words: list[int] = []
+        stream: list[int] = []  # (from the program; the memo's list when it is that run)
         for w in th.pending:
             if w >> 24 not in sfp:
                 break
@@ -638,18 +640,21 @@ class Coprocessor:
                 if last is not None and pc + len(last) <= end \
                         and program[pc:pc + len(last)] == last:
                     pc += len(last)  # compared in C
+                else:
+                    last = None
                 while pc < end and program[pc] >> 24 in sfp:
                     pc += 1
-                if pc - th.pc >= MIN_LOOP:
-                    if len(self._sfp_seen) >= 64:
-                        self._sfp_seen.clear()
-                    self._sfp_seen[program[th.pc]] = program[th.pc:pc]
-                words.extend(program[th.pc:pc])
-        del words[limit:]
-        if len(words) < MIN_LOOP:
+                if last is not None and pc - th.pc == len(last):
+                    stream = last  # (the same list: SfpBlocks.loops_of knows it)
+                else:
+                    stream = program[th.pc:pc]
+                    if len(stream) >= MIN_LOOP:
+                        if len(self._sfp_seen) >= 64:
+                            self._sfp_seen.clear()
+                        self._sfp_seen[program[th.pc]] = stream
+        if len(words) + len(stream) < MIN_LOOP:
             return (), None
-        key = tuple(words)
-        return key, blocks.segments(key)
+        return blocks.loops_of(tuple(words), stream, limit)
 
     def _others_blocked(self, t: int, writes_l1: bool = False) -> bool:
         """Whether every thread but ``t`` has finished or is held at the Wait Gate by
