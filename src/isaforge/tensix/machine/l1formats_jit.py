@@ -217,8 +217,36 @@ def _k_pack(bits: np.ndarray, valid: np.ndarray, phys: np.ndarray, take: np.ndar
             l1[exp + g] = shared
 
 
+#: :func:`_k_pack_prog`'s header: where its scalars are in ``prog``
+PROG_HEADER = 16
+
+
+def _k_pack_prog(bits: np.ndarray, valid: np.ndarray, l1: np.ndarray, prog: np.ndarray) -> None:
+    """:func:`_k_pack` with its indices and scalars in one ``int64`` array (a numba call
+    costs per argument): ``prog`` holds the ``PROG_HEADER`` scalars (datums, rows, BFP
+    groups, read32, inter, out, round10, unsigned, relu, threshold, e4m3, size, bfp, data,
+    exp), then phys, take, keep, exp_write and the scratch values (see
+    :func:`.pack.prepare_prog`)."""
+    n = prog[0]
+    nrows = prog[1]
+    groups = prog[2]
+    o = PROG_HEADER
+    phys = prog[o:o + nrows]
+    o += nrows
+    take = prog[o:o + n]
+    o += n
+    keep = prog[o:o + n]
+    o += n
+    exp_write = prog[o:o + groups]
+    o += groups
+    values = prog[o:o + n]
+    _k_pack(bits, valid, phys, take, keep, prog[3] != 0, prog[4], prog[5], prog[6] != 0,
+            prog[7] != 0, prog[8], prog[9], prog[10] != 0, prog[11], prog[12] != 0, l1,
+            prog[13], prog[14], exp_write, values)
+
+
 _COMPILED = ("_k_decode_bf16", "_k_decode_fp16", "_k_nan_to_inf", "_k_read", "_k_relu",
-             "_k_late", "_k_pack")
+             "_k_late", "_k_pack", "_k_pack_prog")
 _LOADED: dict[str, object] = {}
 
 
@@ -232,13 +260,14 @@ def load() -> object | None:
     try:
         import numba
     except ImportError:
-        _LOADED["pack"] = None
+        _LOADED["pack"] = _LOADED["pack_prog"] = None
         return None
     g = globals()
     for name in _COMPILED:
         g[name] = numba.njit(cache=True)(g[name])
+    _LOADED["pack_prog"] = g["_k_pack_prog"]
     _LOADED["pack"] = g["_k_pack"]
     return g["_k_pack"]
 
 
-__all__ = ["load"]
+__all__ = ["PROG_HEADER", "load"]
