@@ -224,3 +224,29 @@ def test_the_kernel_loads_at_once_when_numba_is_imported() -> None:
                          env={**os.environ, "PYTHONPATH": str(src)}, timeout=300,
                          check=True).stdout
     assert out.split() == ["True", "True", "2"]
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_replaced_configuration_arrays_are_read_again(on: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Config.words and ThreadConfig.regs replaced (new arrays) between tiles: the packer reads
+    the new values, as a coprocessor configured so from the start does."""
+    monkeypatch.setattr(Packer, "ready_plans", on)
+
+    def fresh(out: int, addr_mod: int) -> Coprocessor:
+        cp = _packer((0, 5, out), 1, Watched())
+        cp.thread_config.regs[2, 37] = addr_mod
+        return cp
+
+    cp = fresh(5, 4)
+    _tiles(cp, _program(4), seed=7, tiles=2)
+    words = np.array(fresh(0, 4).config.words)
+    regs = np.array(cp.thread_config.regs)
+    regs[2, 37] = 2  # ADDR_MOD_PACK_SEC0: next two rows
+    cp.config.words = words
+    cp.thread_config.regs = regs
+    cp.adc.v[:] = fresh(0, 2).adc.v
+    cp.memory.calls.clear()  # type: ignore[attr-defined]
+    got = _tiles(cp, _program(4), seed=8, tiles=2)
+    want = _tiles(fresh(0, 2), _program(4), seed=8, tiles=2)
+    assert [g[1:4] for g in got] == [w[1:4] for w in want]

@@ -217,16 +217,18 @@ def _k_pack(bits: np.ndarray, valid: np.ndarray, phys: np.ndarray, take: np.ndar
             l1[exp + g] = shared
 
 
-#: :func:`_k_pack_prog`'s header: where its scalars are in ``prog``
-PROG_HEADER = 16
+#: :func:`_k_pack_prog`'s header: its scalars, then the packer ADCs to set, in ``prog``
+PROG_HEADER = 32
 
 
-def _k_pack_prog(bits: np.ndarray, valid: np.ndarray, l1: np.ndarray, prog: np.ndarray) -> None:
+def _k_pack_prog(bits: np.ndarray, valid: np.ndarray, l1: np.ndarray, adc: np.ndarray,
+                 prog: np.ndarray) -> None:
     """:func:`_k_pack` with its indices and scalars in one ``int64`` array (a numba call
-    costs per argument): ``prog`` holds the ``PROG_HEADER`` scalars (datums, rows, BFP
-    groups, read32, inter, out, round10, unsigned, relu, threshold, e4m3, size, bfp, data,
-    exp), then phys, take, keep, exp_write and the scratch values (see
-    :func:`.pack.prepare_prog`)."""
+    costs per argument), then setting the packer ADCs (``adc``: ``ADCs.v``): ``prog`` holds
+    the scalars (datums, rows, BFP groups, read32, inter, out, round10, unsigned, relu,
+    threshold, e4m3, size, bfp, data, exp, thread), the thread's 16 packer ADCs after it
+    (``[channel, dim, (value, cr)]``), then phys, take, keep, exp_write and the scratch
+    values (see :func:`.pack.prepare`)."""
     n = prog[0]
     nrows = prog[1]
     groups = prog[2]
@@ -243,6 +245,11 @@ def _k_pack_prog(bits: np.ndarray, valid: np.ndarray, l1: np.ndarray, prog: np.n
     _k_pack(bits, valid, phys, take, keep, prog[3] != 0, prog[4], prog[5], prog[6] != 0,
             prog[7] != 0, prog[8], prog[9], prog[10] != 0, prog[11], prog[12] != 0, l1,
             prog[13], prog[14], exp_write, values)
+    t = prog[15]
+    for c in range(2):
+        for d in range(4):
+            for k in range(2):
+                adc[t, 2, c, d, k] = prog[16 + 8 * c + 2 * d + k]
 
 
 _COMPILED = ("_k_decode_bf16", "_k_decode_fp16", "_k_nan_to_inf", "_k_read", "_k_relu",

@@ -50,7 +50,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..isa import ops
+from ..isa import ops, thread_config_fields
 from . import l1formats as L
 from . import l1formats_jit
 from .dispatch import Execute, Fields, Report, Unit
@@ -72,6 +72,8 @@ from .state import (
 
 I64 = np.int64
 PACR_OPCODE = 0x41
+#: the ThreadConfig field naming a thread's Config bank
+_STATE_ID = thread_config_fields()["CFG_STATE_ID_StateID"]
 
 #: THCON_SEC0_REG1 fields the packer model requires to be 0 (unmodelled functionality)
 _MUST_BE_ZERO = ("Row_start_section_size", "Dis_shared_exp_assembler", "Enable_out_fifo",
@@ -265,6 +267,9 @@ class Packer(Unit):
         self._cache: dict[int, tuple[tuple[int, int], PackRegs]] = {}
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> PackRegs
         self._by_content: dict[tuple[int, bytes, bytes], PackRegs] = {}
+        #: ThreadConfig.regs and Config.words, each with a plain ndarray view of it
+        self._plain: tuple[object, np.ndarray, object, np.ndarray] = (None, I64(0), None,
+                                                                       I64(0))
         self._plans: dict[tuple, PackPlan] = {}
         #: the same keys as ``_plans`` -> the plan prepared for the compiled kernel
         self._ready: dict[tuple, Ready | _LongWay] = {}
@@ -286,9 +291,16 @@ class Packer(Unit):
             return hit[1]
         # read_regs reads only the thread's ThreadConfig row and its bank's Config words: a
         # kernel rewriting the same values tile after tile finds its PackRegs by their bytes
-        row = self.thread_config.regs[t]
-        bank = self.thread_config.get(t, "CFG_STATE_ID_StateID")
-        content = (t, row.tobytes(), self.config.words[bank].tobytes())
+        # (read through plain ndarray views: a WriteCountedArray's view costs a Python call)
+        tregs, words = self.thread_config.regs, self.config.words
+        plain = self._plain
+        if plain[0] is not tregs or plain[2] is not words:
+            plain = self._plain = (tregs, tregs.view(np.ndarray), words,
+                                   words.view(np.ndarray))
+        row = plain[1][t]
+        f = _STATE_ID
+        bank = (int(row[f.index]) >> f.shift) & ((1 << f.size) - 1)
+        content = (t, row.tobytes(), plain[3][bank].tobytes())
         regs = self._by_content.get(content)  # type: ignore[assignment]
         if regs is None:
             regs = read_regs(self.config, self.thread_config, t)
@@ -392,7 +404,7 @@ class Packer(Unit):
             dst.remap_addrs, dst.swizzle_32b = r.remap_addrs, r.swizzle_32b
             table = dst.phys_table(r.read32)
             dst.remap_addrs, dst.swizzle_32b = was
-            ready = prepare(plan, r, table)
+            ready = prepare(t, plan, r, table)
         if len(self._ready) > 4096:
             self._ready.clear()
         self._ready[key] = ready if ready else _LongWay(r)  # type: ignore[assignment]
@@ -419,7 +431,9 @@ class Packer(Unit):
             return False
         dst = self.dst
         dst.remap_addrs, dst.swizzle_32b = r.remap_addrs, r.swizzle_32b
-        kernel(dst.bits, dst.valid, l1, ready.prog)
+        # (the kernel also sets the packer ADCs, which the long way sets after telling L1's
+        # watchers: l1_written wakes cores, it does not read the coprocessor)
+        kernel(dst.bits, dst.valid, l1, self.adc.v, ready.prog)
         for start, size in ready.written:
             mem.l1_written(start, size)
         plan = ready.plan
@@ -427,7 +441,6 @@ class Packer(Unit):
             if start != end and end <= len(l1):
                 l1[start:end] = 0
                 mem.l1_written(start, end - start)
-        self._adc(t)[...] = plan.adc_after
         self.state._key = plan.state_after  # (as restore() would keep it)
         return True
 
@@ -714,8 +727,9 @@ def _kernel_ok(r: PackRegs) -> bool:
     return not (r.inter == 1 and r.out == 10 and not r.e4m3)
 
 
-def prepare(plan: PackPlan, r: PackRegs, phys_table: np.ndarray) -> Ready:
-    """``plan`` with regs ``r`` as a :class:`Ready`: the compiled kernel's ``prog`` (see
+def prepare(t: int, plan: PackPlan, r: PackRegs, phys_table: np.ndarray) -> Ready:
+    """``plan`` of thread ``t`` with regs ``r`` as a :class:`Ready`: the compiled kernel's
+    ``prog`` (see
     :func:`.l1formats_jit._k_pack_prog`) and the L1 ranges :meth:`Packer.execute` tells
     watchers of; ``phys_table``: Dst's :meth:`~.regfiles.Dst.phys_table` under ``r``."""
     out_size = L.datum_bits(r.out)
@@ -725,8 +739,7 @@ def prepare(plan: PackPlan, r: PackRegs, phys_table: np.ndarray) -> Ready:
     phys = phys_table[plan.rows]
     head = [n, len(phys), len(plan.exp_write), int(r.read32), r.inter, r.out, int(r.round10),
             int(r.read_unsigned), r.relu, r.relu_threshold, int(r.e4m3), out_size, int(bfp),
-            plan.data, plan.exp]
-    head += [0] * (l1formats_jit.PROG_HEADER - len(head))
+            plan.data, plan.exp, t] + [int(v) for v in plan.adc_after.reshape(-1)]
     prog = np.concatenate([np.array(head, I64), phys.astype(I64), plan.take.astype(I64),
                            plan.keep.astype(I64), plan.exp_write.astype(I64), np.zeros(n, I64)])
     written = ((plan.exp, len(plan.exp_write)),) if bfp else ()
