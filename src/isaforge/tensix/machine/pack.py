@@ -46,6 +46,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, fields
+from itertools import islice
 from typing import NamedTuple
 
 import numpy as np
@@ -273,8 +274,6 @@ class Packer(Unit):
         self._plans: dict[tuple, PackPlan] = {}
         #: the same keys as ``_plans`` -> the plan prepared for the compiled kernel
         self._ready: dict[tuple, Ready | _LongWay] = {}
-        #: (ADCs.v, thread) -> the thread's packer ADCs (a view)
-        self._adc_views: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         #: PACR words by their decoded fields' id
         self._words: dict[int, tuple[Fields, tuple[int]]] = {}
         self._scratch = np.zeros(0, I64)
@@ -324,7 +323,7 @@ class Packer(Unit):
         try:
             r = self.regs(t)
             if self.ready_plans:
-                ready = self._ready.get((t, hit[1], id(r), self._adc(t).tobytes(),
+                ready = self._ready.get((t, hit[1], id(r), self.adc.v[t, PACK].tobytes(),
                                          self.state._key))
                 if ready is None:
                     ready = self.ready(t, hit[1], r)
@@ -343,8 +342,8 @@ class Packer(Unit):
         through the first with ``Last``; returns how many ran (0: none, run them one by
         one). The result is that of :meth:`pacr` per instruction, bit for bit."""
         head: list[int] = []
-        for w in words:
-            if w >> 24 != PACR_OPCODE or len(head) == limit:
+        for w in islice(words, limit if limit >= 0 else None):
+            if w >> 24 != PACR_OPCODE:
                 break
             head.append(w)
             if w & 1:  # Last ends the tile, and the run
@@ -355,7 +354,7 @@ class Packer(Unit):
         try:
             r = self.regs(t)
             if self.ready_plans:
-                ready = self._ready.get((t, words, id(r), self._adc(t).tobytes(),
+                ready = self._ready.get((t, words, id(r), self.adc.v[t, PACK].tobytes(),
                                          self.state._key))
                 if ready is None:
                     ready = self.ready(t, words, r)
@@ -396,7 +395,7 @@ class Packer(Unit):
         if prog_kernel is None:
             return False  # (not loaded yet: the next PACR asks again)
         # (keyed by the identity of r, which a Ready keeps alive; _run_ready checks it)
-        key = (t, words, id(r), self._adc(t).tobytes(), self.state.key())
+        key = (t, words, id(r), self.adc.v[t, PACK].tobytes(), self.state.key())
         ready: Ready | bool = False
         if not plan.ub and _kernel_ok(r):
             dst = self.dst
@@ -409,15 +408,6 @@ class Packer(Unit):
             self._ready.clear()
         self._ready[key] = ready if ready else _LongWay(r)  # type: ignore[assignment]
         return ready
-
-    def _adc(self, t: int) -> np.ndarray:
-        """Thread ``t``'s packer ADCs, ``[channel, dim, (value, cr)]`` (a view of ``ADCs.v``,
-        kept while that array is the same)."""
-        v = self.adc.v
-        hit = self._adc_views.get(t)
-        if hit is None or hit[0] is not v:
-            hit = self._adc_views[t] = (v, v[t, PACK])
-        return hit[1]
 
     def _run_ready(self, t: int, ready: Ready, r: PackRegs) -> bool:
         """Execute ``ready`` (made with regs ``r``) as :meth:`execute` would its plan: the
