@@ -7,6 +7,7 @@ when it may be (else it compares nothing)."""
 
 from __future__ import annotations
 
+import copy
 import os
 import subprocess
 import sys
@@ -250,3 +251,17 @@ def test_replaced_configuration_arrays_are_read_again(on: bool,
     got = _tiles(cp, _program(4), seed=8, tiles=2)
     want = _tiles(fresh(0, 2), _program(4), seed=8, tiles=2)
     assert [g[1:4] for g in got] == [w[1:4] for w in want]
+
+
+def test_a_deep_copy_reads_its_own_configuration() -> None:
+    """The packer of a deep copy reads the copy's Config and ThreadConfig, the original's
+    keeps reading its own (the PackRegs caches hold nothing of either's arrays)."""
+    cp = _packer((0, 5, 5), 0, Watched())
+    cp.thread_config.regs.touch()
+    assert cp.units.pack.regs(2).out == 5
+    dup = copy.deepcopy(cp)
+    dup.config.set("THCON_SEC0_REG1_Out_data_format", 0)
+    dup.thread_config.regs[2, 37] = 2
+    assert (dup.units.pack.regs(2).out, dup.units.pack.regs(2).addr_mods[0][0]) == (0, 2)
+    cp.thread_config.regs.touch()
+    assert (cp.units.pack.regs(2).out, cp.units.pack.regs(2).addr_mods[0][0]) == (5, 4)

@@ -268,9 +268,6 @@ class Packer(Unit):
         self._cache: dict[int, tuple[tuple[int, int], PackRegs]] = {}
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> PackRegs
         self._by_content: dict[tuple[int, bytes, bytes], PackRegs] = {}
-        #: ThreadConfig.regs and Config.words, each with a plain ndarray view of it
-        self._plain: tuple[object, np.ndarray, object, np.ndarray] = (None, I64(0), None,
-                                                                       I64(0))
         self._plans: dict[tuple, PackPlan] = {}
         #: the same keys as ``_plans`` -> the plan prepared for the compiled kernel
         self._ready: dict[tuple, Ready | _LongWay] = {}
@@ -291,15 +288,10 @@ class Packer(Unit):
         # read_regs reads only the thread's ThreadConfig row and its bank's Config words: a
         # kernel rewriting the same values tile after tile finds its PackRegs by their bytes
         # (read through plain ndarray views: a WriteCountedArray's view costs a Python call)
-        tregs, words = self.thread_config.regs, self.config.words
-        plain = self._plain
-        if plain[0] is not tregs or plain[2] is not words:
-            plain = self._plain = (tregs, tregs.view(np.ndarray), words,
-                                   words.view(np.ndarray))
-        row = plain[1][t]
+        row = self.thread_config.regs.view(np.ndarray)[t]
         f = _STATE_ID
         bank = (int(row[f.index]) >> f.shift) & ((1 << f.size) - 1)
-        content = (t, row.tobytes(), plain[3][bank].tobytes())
+        content = (t, row.tobytes(), self.config.words.view(np.ndarray)[bank].tobytes())
         regs = self._by_content.get(content)  # type: ignore[assignment]
         if regs is None:
             regs = read_regs(self.config, self.thread_config, t)
