@@ -383,8 +383,7 @@ class Packer(Unit):
         to report, Pack_L1_Acc, a conversion the compiled kernel does not refuse as numpy
         does, or the compiled kernel not loaded yet)."""
         plan = self.plan(t, words, r)
-        prog_kernel = l1formats_jit._LOADED.get("pack_prog")
-        if prog_kernel is None:
+        if _LOADED.get("pack_prog") is None:
             return False  # (not loaded yet: the next PACR asks again)
         # (keyed by the identity of r, which a Ready keeps alive; _run_ready checks it)
         key = (t, words, id(r), self.adc.v[t, PACK].tobytes(), self.state.key())
@@ -396,7 +395,7 @@ class Packer(Unit):
             table = dst.phys_table(r.read32)
             dst.remap_addrs, dst.swizzle_32b = was
             ready = prepare(t, plan, r, table)
-        if len(self._ready) > 4096:
+        if len(self._ready) > 1024:  # (each holds a copy of its plan's indices)
             self._ready.clear()
         self._ready[key] = ready if ready else _LongWay(r)  # type: ignore[assignment]
         return ready
@@ -711,9 +710,9 @@ def _kernel_ok(r: PackRegs) -> bool:
 
 def prepare(t: int, plan: PackPlan, r: PackRegs, phys_table: np.ndarray) -> Ready:
     """``plan`` of thread ``t`` with regs ``r`` as a :class:`Ready`: the compiled kernel's
-    ``prog`` (see
-    :func:`.l1formats_jit._k_pack_prog`) and the L1 ranges :meth:`Packer.execute` tells
-    watchers of; ``phys_table``: Dst's :meth:`~.regfiles.Dst.phys_table` under ``r``."""
+    ``prog`` (see :func:`.l1formats_jit._k_pack_prog`) and the L1 ranges
+    :meth:`Packer.execute` tells watchers of; ``phys_table``: Dst's
+    :meth:`~.regfiles.Dst.phys_table` under ``r``."""
     out_size = L.datum_bits(r.out)
     bfp = r.out in L.BFP_FORMATS
     n = len(plan.take)
