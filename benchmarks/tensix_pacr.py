@@ -4,11 +4,13 @@ plans (``Packer.ready_plans``) on and off in the same process (prints figures; n
     python benchmarks/tensix_pacr.py [--tiles N] [--repeat R]
 
 After a warm-up add1 call (400 tiles), R rounds each run N tiles of add1 with the switch on,
-then off, timing every ``Packer.pacr`` and ``Packer.pacr_run`` call: the best round's mean per
-call of each. Then the last 16 single PACRs of a call are replayed in a loop (their packer ADCs
-and packer state restored before each; the restoring is timed alone and subtracted): the
-cost of a PACR with its code and data hot. On and off alternate, so that both see the same
-machine load (the VM's speed drifts; compare the two columns, not figures from other runs).
+then off, timing every ``Packer.pacr`` and ``Packer.pacr_run`` call by the thread's CPU time
+(so that the other processes of a shared machine do not count; reading that clock costs a
+little): the best round's mean per call of each. Then the last 16 single PACRs of a call are
+replayed in a loop (their packer ADCs and packer state restored before each; the restoring is
+timed alone and subtracted): the cost of a PACR with its code and data hot. On and off
+alternate, so that both see the same machine load (the VM's speed drifts; compare the two
+columns, not figures from other runs).
 """
 
 from __future__ import annotations
@@ -33,11 +35,11 @@ from isaforge.tensix.machine.pack import Packer  # noqa: E402
 def _timed(name: str, fn: Callable[..., Any], acc: Counter[str],
            cnt: Counter[str]) -> Callable[..., Any]:
     def timed(*args: Any) -> Any:
-        start = time.perf_counter()
+        start = time.thread_time()  # (CPU time: a shared machine's preemptions excluded)
         try:
             return fn(*args)
         finally:
-            acc[name] += time.perf_counter() - start
+            acc[name] += time.thread_time() - start
             cnt[name] += 1
     return timed
 
@@ -78,7 +80,7 @@ def main() -> None:
     print(f"add1, {args.tiles} tiles: {cnt['PACR']} PACRs and {cnt['pacr_run']} runs per call")
     for name in ("PACR", "pacr_run"):
         print(f"  {name:9s} on {best[True, name]:7.2f} us   off {best[False, name]:7.2f} us "
-              f"per call (with the timing wrappers' ~0.4 us)")
+              f"per call CPU (with the timing wrappers' cost)")
     recording[0] = True
     dev.add1(x[:4])
     Packer.pacr = pacr  # type: ignore[method-assign]

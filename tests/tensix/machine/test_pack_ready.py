@@ -265,3 +265,28 @@ def test_a_deep_copy_reads_its_own_configuration() -> None:
     assert (dup.units.pack.regs(2).out, dup.units.pack.regs(2).addr_mods[0][0]) == (0, 2)
     cp.thread_config.regs.touch()
     assert (cp.units.pack.regs(2).out, cp.units.pack.regs(2).addr_mods[0][0]) == (5, 4)
+
+
+def test_regs_are_found_again_by_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Configuration writes that change nothing the packer reads (another thread's
+    ThreadConfig, the other Config bank), or that come back to values seen before, find the
+    same PackRegs without reading them again; a write it reads gives new ones."""
+    reads = [0]
+    real = pack.read_regs
+
+    def counted(*a: object) -> pack.PackRegs:
+        reads[0] += 1
+        return real(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pack, "read_regs", counted)
+    cp = _packer((0, 5, 5), 0, Watched())
+    pk = cp.units.pack
+    first = pk.regs(2)
+    assert reads[0] == 1
+    cp.thread_config.regs[0, 37] = 7  # thread 0's ADDR_MOD_PACK_SEC0
+    cp.config.words[1, 5] ^= 1  # the other bank
+    assert pk.regs(2) is first and reads[0] == 1
+    cp.config.set("THCON_SEC0_REG1_Out_data_format", 0, state=0)
+    assert pk.regs(2).out == 0 and reads[0] == 2
+    cp.config.set("THCON_SEC0_REG1_Out_data_format", 5, state=0)
+    assert pk.regs(2) is first and reads[0] == 2

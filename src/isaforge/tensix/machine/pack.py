@@ -268,6 +268,8 @@ class Packer(Unit):
         self._cache: dict[int, tuple[tuple[int, int], PackRegs]] = {}
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> PackRegs
         self._by_content: dict[tuple[int, bytes, bytes], PackRegs] = {}
+        #: (thread, all ThreadConfig's bytes, all Config's bytes) -> PackRegs
+        self._by_whole: dict[tuple[int, bytes, bytes], PackRegs] = {}
         self._plans: dict[tuple, PackPlan] = {}
         #: the same keys as ``_plans`` -> the plan prepared for the compiled kernel
         self._ready: dict[tuple, Ready | _LongWay] = {}
@@ -285,21 +287,29 @@ class Packer(Unit):
         hit = self._cache.get(t)
         if hit is not None and hit[0] == key:
             return hit[1]
-        # read_regs reads only the thread's ThreadConfig row and its bank's Config words: a
-        # kernel rewriting the same values tile after tile finds its PackRegs by their bytes
-        # (read through plain ndarray views: a WriteCountedArray's view costs a Python call)
-        row = self.thread_config.regs.view(np.ndarray)[t]
-        f = _STATE_ID
-        bank = (int(row[f.index]) >> f.shift) & ((1 << f.size) - 1)
-        content = (t, row.tobytes(), self.config.words.view(np.ndarray)[bank].tobytes())
-        regs = self._by_content.get(content)  # type: ignore[assignment]
+        # a kernel rewriting the same values tile after tile finds its PackRegs by the bytes
+        # of all of ThreadConfig and Config (two reads, no views), else by those read_regs
+        # reads: the thread's ThreadConfig row and its bank's Config words (through plain
+        # ndarray views: a WriteCountedArray's view costs a Python call)
+        tregs, words = self.thread_config.regs, self.config.words
+        whole = (t, tregs.tobytes(), words.tobytes())
+        regs = self._by_whole.get(whole)  # type: ignore[assignment]
         if regs is None:
-            regs = read_regs(self.config, self.thread_config, t)
-            if hit is not None and hit[1] == regs:
-                regs = hit[1]  # the same values again: the plans made with them stay valid
-            if len(self._by_content) > 256:
-                self._by_content.clear()
-            self._by_content[content] = regs
+            row = tregs.view(np.ndarray)[t]
+            f = _STATE_ID
+            bank = (int(row[f.index]) >> f.shift) & ((1 << f.size) - 1)
+            content = (t, row.tobytes(), words.view(np.ndarray)[bank].tobytes())
+            regs = self._by_content.get(content)  # type: ignore[assignment]
+            if regs is None:
+                regs = read_regs(self.config, self.thread_config, t)
+                if hit is not None and hit[1] == regs:
+                    regs = hit[1]  # the same values again: the plans made with them stay valid
+                if len(self._by_content) > 256:
+                    self._by_content.clear()
+                self._by_content[content] = regs
+            if len(self._by_whole) > 256:
+                self._by_whole.clear()
+            self._by_whole[whole] = regs
         self._cache[t] = (key, regs)
         return regs
 
