@@ -290,3 +290,24 @@ def test_regs_are_found_again_by_content(monkeypatch: pytest.MonkeyPatch) -> Non
     assert pk.regs(2).out == 0 and reads[0] == 2
     cp.config.set("THCON_SEC0_REG1_Out_data_format", 5, state=0)
     assert pk.regs(2) is first and reads[0] == 2
+
+
+def test_a_run_of_the_same_words_again_is_cut_the_same() -> None:
+    """pacr_run takes the head of the pending words it took last time at once when they come
+    again (PACRs, the last alone with Last, within the limit): every other head is worked
+    out word by word; both give the same run."""
+    tile = _program(4)
+    nop = assemble("ttincrwc 0,0,1,0")
+    cases = [(tile, 10), (tile, 4), (tile, 3), (tile + tile, 10), (tile[:2] + nop + tile, 10),
+             (tile[:3], 10), (tile[:3] + tile[3:], 2), (nop + tile, 10)]
+    for words, limit in cases:
+        got = []
+        for primed in (True, False):
+            cp = _packer((0, 5, 5), 0, Watched())
+            pk = cp.units.pack
+            assert pk.pacr_run(2, tile, 10) == 4
+            if not primed:
+                pk._last_run = ()
+            n = pk.pacr_run(2, words, limit)
+            got.append((n, cp.memory.l1.tobytes(), cp.adc.v.tobytes(), pk.state.key()))
+        assert got[0] == got[1], (words, limit)

@@ -273,6 +273,8 @@ class Packer(Unit):
         self._plans: dict[tuple, PackPlan] = {}
         #: the same keys as ``_plans`` -> the plan prepared for the compiled kernel
         self._ready: dict[tuple, Ready | _LongWay] = {}
+        #: the words of the last run of PACRs that ended with Last (pacr_run)
+        self._last_run: tuple[int, ...] = ()
         #: PACR words by their decoded fields' id
         self._words: dict[int, tuple[Fields, tuple[int]]] = {}
         self._scratch = np.zeros(0, I64)
@@ -343,16 +345,22 @@ class Packer(Unit):
         which the caller found alone, with nothing to trace) as one run, up to ``limit`` and
         through the first with ``Last``; returns how many ran (0: none, run them one by
         one). The result is that of :meth:`pacr` per instruction, bit for bit."""
-        head: list[int] = []
-        for w in islice(words, limit if limit >= 0 else None):
-            if w >> 24 != PACR_OPCODE:
-                break
-            head.append(w)
-            if w & 1:  # Last ends the tile, and the run
-                break
-        if len(head) < 2:
-            return 0
-        words = tuple(head)
+        last = self._last_run  # (PACRs, the last alone with Last: the same head again?)
+        if last and len(last) <= limit and tuple(islice(words, len(last))) == last:
+            words = last
+        else:
+            head: list[int] = []
+            for w in islice(words, limit if limit >= 0 else None):
+                if w >> 24 != PACR_OPCODE:
+                    break
+                head.append(w)
+                if w & 1:  # Last ends the tile, and the run
+                    break
+            if len(head) < 2:
+                return 0
+            words = tuple(head)
+            if words[-1] & 1:
+                self._last_run = words
         try:
             r = self.regs(t)
             if self.ready_plans:
