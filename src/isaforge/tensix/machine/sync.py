@@ -144,14 +144,18 @@ class SyncUnit(Unit):
             self.sem.max[i] = maximum
 
     def sempost(self, mask: int) -> None:
-        for i in self.selected(mask):
-            if self.sem.value[i] < 15:
-                self.sem.value[i] += 1
+        value = self.sem.value
+        for i in _SELECTED[mask & 0xFF]:  # (selected)
+            v = int(value[i])
+            if v < 15:
+                value[i] = v + 1
 
     def semget(self, mask: int) -> None:
-        for i in self.selected(mask):
-            if self.sem.value[i] > 0:
-                self.sem.value[i] -= 1
+        value = self.sem.value
+        for i in _SELECTED[mask & 0xFF]:
+            v = int(value[i])
+            if v > 0:
+                value[i] = v - 1
 
     # -- wait conditions --------------------------------------------------------------------
 
