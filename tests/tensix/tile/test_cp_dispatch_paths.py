@@ -12,12 +12,15 @@ import pytest
 from isaforge.tensix.examples import Add1Device
 from isaforge.tensix.machine import adc
 from isaforge.tensix.machine.adc import AdcUnit
+from isaforge.tensix.machine.coprocessor import Coprocessor
+from isaforge.tensix.machine.sync import SyncUnit
 from isaforge.tensix.tile.tile import Tile, _CoprocessorMemory
 
 #: name -> (the class with the switch, its attribute, where the slow path lives and its name)
 SWITCHES: dict[str, tuple[type, str, object, str]] = {
     "STOREREG window cache": (_CoprocessorMemory, "cache_windows", Tile, "window_at"),
     "SETADCXY/ZW blocks": (AdcUnit, "blocks", adc, "set_pair"),
+    "Wait Gate stamps": (Coprocessor, "_gate_stamps", SyncUnit, "latched_holds"),
 }
 
 

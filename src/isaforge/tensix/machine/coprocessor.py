@@ -152,6 +152,11 @@ class Coprocessor:
     registers), ``memory.l1``.
     """
 
+    #: a thread held at the Wait Gate by a SEMWAIT latch is held still, without looking again,
+    #: while SyncUnit.changes says nothing it reads changed (False: it looks each time; tests
+    #: compare)
+    _gate_stamps = True
+
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
         self.memory: Memory = memory if memory is not None else L1Memory()
         self.dst = Dst()
@@ -226,6 +231,7 @@ class Coprocessor:
         self._words_table = self._table
         #: (thread, instruction text or word, stream index) that UB reports name
         self._current: tuple[int, str, int] = (0, "", 0)
+        self._sfpu = self.units.sfpu
 
     # -- API ---------------------------------------------------------------------------------
 
@@ -265,6 +271,7 @@ class Coprocessor:
 
     def _reg_written(self, space: str, thread: int, reg: int, value: int,
                      bank: int | None) -> None:
+        self.sync.changes += 1  # (a hook may change anything)
         self.hooks.fire("reg_write", self, reg, value, RegWrite(space, thread, bank))
 
     def load_program(self, program: str | Program | Mapping[int, Iterable[int]],
@@ -325,6 +332,7 @@ class Coprocessor:
         if self.finished:
             return False
         self._epoch += 1
+        self.sync.changes += 1  # (anything may have changed since the last call)
         # runs of MVMULs (and of PACRs by a thread alone) as run() allows them: the caller
         # steps round by round, and a run is one round's worth of the same result
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
@@ -341,6 +349,7 @@ class Coprocessor:
         if self.finished:
             return
         self._epoch += 1
+        self.sync.changes += 1
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
         left = self._rounds_left
         try:
@@ -403,6 +412,7 @@ class Coprocessor:
         start = self.steps
         done = self.finished
         self._epoch += 1
+        self.sync.changes += 1
         # a thread running alone may execute MVMULs and PACRs in runs (MatrixUnit.mvmul_run,
         # Packer.pacr_run), never beyond the step at which the limit below is noticed
         self._run_cap = start + max_steps + 1 if max_steps is not None else 1 << 62
@@ -424,6 +434,7 @@ class Coprocessor:
         hear of it, then the policy records it (and under ``"stop"`` raises)."""
         t, name, address = self._current
         self._epoch += 1  # (a hook may change anything)
+        self.sync.changes += 1
         ev = UBEvent(t, name, message)
         self.hooks.fire("ub", self, address, message, ev)
         self.ub.record(ev)
@@ -461,17 +472,26 @@ class Coprocessor:
         sync = self.sync
         latched = sync.latched[t]
         if latched is not None:  # (sync.gate_blocks, one call fewer)
+            b = th.blocked
+            if type(b) is _GateBlocked and b.ins is ins and b.latch is latched \
+                    and b.changes == sync.changes and self._gate_stamps:
+                # held by a SEMWAIT latch before, and since then neither the semaphores nor
+                # the latch can have changed (see SyncUnit.changes): held still
+                th.blocked_at = self._epoch
+                return False
             if not sync.latched_holds(t):
                 sync.latched[t] = None  # a satisfied latch is forgotten
             else:
-                b, mask = th.blocked, latched.block_mask
+                mask = latched.block_mask
                 # a retry of the same instruction under the same mask is held still
                 # (is_blocked depends on those two only) and keeps its blocked object
                 if type(b) is _GateBlocked and b.ins is ins and b.mask == mask:
+                    b.stamp(latched)
                     th.blocked_at = self._epoch
                     return False
                 if is_blocked(ins.name, mask):
-                    th.blocked = _GateBlocked(sync, t, ins, mask)  # named when someone asks
+                    b = th.blocked = _GateBlocked(sync, t, ins, mask)  # named when asked
+                    b.stamp(latched)
                     th.blocked_at = self._epoch
                     return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
@@ -486,24 +506,33 @@ class Coprocessor:
                 return False
         th.blocked = None
         th.blocked_at = -1
-        if kind is _RUNS and self._runs(th, t, ins):
-            return True
-        if kind is _SFPU and not self._tracing and self._rounds_left > 1 \
-                and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
-                and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone; not scheduled)
-            self._sfp_run(th, execute, ins)
-            return True
-        th.pending.popleft()
-        execute(t, ins.fields)
-        if kind is not _SFPU:
+        if kind is _PLAIN:
+            th.pending.popleft()
+            execute(t, ins.fields)
             self._epoch += 1
-            sfpu = self.units.sfpu
+            sfpu = self._sfpu
             if sfpu.macros.pending or sfpu._landing:  # (sfpu.scheduled): a cycle for
                 sfpu.idle_cycle(t)  # SFPLOADMACRO's work
+        else:
+            if kind is _RUNS and self._runs(th, t, ins):
+                return True
+            if kind is _SFPU and not self._tracing and self._rounds_left > 1 \
+                    and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
+                    and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone)
+                self._sfp_run(th, execute, ins)
+                return True
+            th.pending.popleft()
+            execute(t, ins.fields)
+            if kind is not _SFPU:
+                self._epoch += 1
+                sfpu = self._sfpu
+                if sfpu.macros.pending or sfpu._landing:
+                    sfpu.idle_cycle(t)
         th.executed += 1
         self.steps += 1
         if self._tracing:  # (a hook may change anything)
             self._epoch += 1
+            self.sync.changes += 1
             ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
             self.hooks.fire("insn", self, address, 4, ev)
         return True
@@ -673,10 +702,15 @@ class Coprocessor:
             if hit is None:
                 hit = self._word(th.index, th, word)
             ins, _, wait, _ = hit
-            latched = self.sync.latched[th.index]
-            if latched is not None and self.sync.latched_holds(th.index) \
-                    and is_blocked(ins.name, latched.block_mask):
-                continue
+            sync = self.sync
+            latched = sync.latched[th.index]
+            if latched is not None:
+                b = th.blocked
+                if type(b) is _GateBlocked and b.ins is ins and b.latch is latched \
+                        and b.changes == sync.changes and self._gate_stamps:
+                    continue  # (held still, as _issue knows)
+                if sync.latched_holds(th.index) and is_blocked(ins.name, latched.block_mask):
+                    continue
             if wait is None or (writes_l1 and self._table[ins.opcode][3] == "ScalarMemoryUnit") \
                     or wait(th.index, ins.fields) is None:  # type: ignore[index]
                 return False
@@ -728,11 +762,24 @@ class _GateBlocked:
     (``str``): the wait's unmet conditions as they are then (a report is read when nothing
     has moved since)."""
 
-    __slots__ = ("sync", "t", "ins", "mask")
+    __slots__ = ("sync", "t", "ins", "mask", "latch", "changes")
 
     def __init__(self, sync: Any, t: int, ins: Decoded, mask: int) -> None:
         self.sync, self.t, self.ins = sync, t, ins
         self.mask = mask  # the latched wait's block mask that held ``ins`` (for retries)
+        #: the SEMWAIT latch that held ``ins`` and ``sync.changes`` then (-1: not one)
+        self.latch: Any = None
+        self.changes = -1
+
+    def stamp(self, latch: Any) -> None:
+        """``latch`` (the thread's latched wait) holds ``ins`` now. A SEMWAIT's conditions
+        read the semaphores only, so it holds ``ins`` still while the latch is the same
+        object and ``sync.changes`` is what it is now; a STALLWAIT's read Src bank owners,
+        which many instructions change: never assumed."""
+        if latch.opcode == "SEMWAIT":
+            self.latch, self.changes = latch, self.sync.changes
+        else:
+            self.latch, self.changes = None, -1
 
     def __str__(self) -> str:
         w, unmet = self.sync.latched[self.t], self.sync.latched_unmet(self.t)

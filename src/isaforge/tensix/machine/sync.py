@@ -94,6 +94,12 @@ class SyncUnit(Unit):
         self.srca = srca
         self.srcb = srcb
         self.report_ub = report_ub
+        #: bumped by every semaphore change made here (SEMINIT, SEMPOST, SEMGET, and what
+        #: calls seminit/sempost/semget: the tile's semaphore registers) and, by the
+        #: coprocessor, whenever code from outside may have run (each run/step/burst call, a
+        #: hook): while it keeps its value, the semaphores and the latched waits have not
+        #: changed
+        self.changes = 0
 
     # -- instructions -----------------------------------------------------------------------
 
@@ -139,11 +145,13 @@ class SyncUnit(Unit):
         return [i for i in range(Semaphores.N) if mask >> i & 1]
 
     def seminit(self, mask: int, init: int, maximum: int) -> None:
+        self.changes += 1
         for i in self.selected(mask):
             self.sem.value[i] = init
             self.sem.max[i] = maximum
 
     def sempost(self, mask: int) -> None:
+        self.changes += 1
         value = self.sem.value
         for i in _SELECTED[mask & 0xFF]:  # (selected)
             v = int(value[i])
@@ -151,6 +159,7 @@ class SyncUnit(Unit):
                 value[i] = v + 1
 
     def semget(self, mask: int) -> None:
+        self.changes += 1
         value = self.sem.value
         for i in _SELECTED[mask & 0xFF]:
             v = int(value[i])
