@@ -21,6 +21,7 @@ SWITCHES: dict[str, tuple[type, str, object, str]] = {
     "STOREREG window cache": (_CoprocessorMemory, "cache_windows", Tile, "window_at"),
     "SETADCXY/ZW blocks": (AdcUnit, "blocks", adc, "set_pair"),
     "Wait Gate stamps": (Coprocessor, "_gate_stamps", SyncUnit, "latched_holds"),
+    "burst's own round loop": (Coprocessor, "_burst_loop", Coprocessor, "_round"),
 }
 
 

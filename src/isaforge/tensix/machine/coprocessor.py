@@ -156,6 +156,8 @@ class Coprocessor:
     #: while SyncUnit.changes says nothing it reads changed (False: it looks each time; tests
     #: compare)
     _gate_stamps = True
+    #: burst runs its rounds in one loop (False: one _round call each; tests compare)
+    _burst_loop = True
 
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
         self.memory: Memory = memory if memory is not None else L1Memory()
@@ -353,13 +355,49 @@ class Coprocessor:
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
         left = self._rounds_left
         try:
+            if not self._burst_loop:
+                done = 0
+                while done < rounds:
+                    self._rounds_left = rounds - done
+                    self._sfp_extra = 0
+                    if self._round(quiet=True) is not False:
+                        return
+                    done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
+                return
+            # the loop above with _round(quiet=True) written out (its locals kept across
+            # rounds; the same statements in the same order)
+            threads, issue, expanded, ub = self.threads, self._issue, EXPANDED, self._expander_ub
             done = 0
             while done < rounds:
                 self._rounds_left = rounds - done
                 self._sfp_extra = 0
-                if self._round(quiet=True) is not False:
+                self.rounds += 1
+                moved = False
+                for th in threads:
+                    if not th.pending:
+                        pc, program = th.pc, th.program
+                        if pc >= len(program):
+                            continue  # finished
+                        word = program[pc]
+                        if word >> 24 not in expanded and not th.replay.load_left:
+                            th.pc = pc + 1
+                            th.pending.append(word)
+                        elif not th.fill(ub):
+                            continue
+                    if th.blocked_at == self._epoch:
+                        continue  # (see _round)
+                    if issue(th):
+                        moved = True
+                for th in threads:
+                    if th.pending or th.pc < len(th.program):
+                        break
+                else:  # finished
+                    if self._sfpu.scheduled:
+                        self._sfpu.drain()
                     return
-                done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
+                if not moved:
+                    return
+                done += 1 + self._sfp_extra
         finally:
             self._run_cap, self._rounds_left = cap, left
 

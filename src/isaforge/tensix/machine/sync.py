@@ -73,7 +73,7 @@ def is_blocked(name: str, block_mask: int) -> bool:
 _SELECTED = tuple(tuple(i for i in range(Semaphores.N) if mask >> i & 1) for mask in range(256))
 
 
-@dataclass
+@dataclass(slots=True)
 class LatchedWait:
     """The Wait Gate's latched wait instruction."""
 
