@@ -22,6 +22,7 @@ SWITCHES: dict[str, tuple[type, str, object, str]] = {
     "SETADCXY/ZW blocks": (AdcUnit, "blocks", adc, "set_pair"),
     "Wait Gate stamps": (Coprocessor, "_gate_stamps", SyncUnit, "latched_holds"),
     "burst's own round loop": (Coprocessor, "_burst_loop", Coprocessor, "_round"),
+    "burst issues plain instructions": (Coprocessor, "_inline", Coprocessor, "_issue"),
 }
 
 

@@ -158,6 +158,9 @@ class Coprocessor:
     _gate_stamps = True
     #: burst runs its rounds in one loop (False: one _round call each; tests compare)
     _burst_loop = True
+    #: that loop issues an instruction without a wait of its own itself (no latch at the
+    #: Wait Gate, no insn hook) instead of calling _issue (False: _issue; tests compare)
+    _inline = True
 
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
         self.memory: Memory = memory if memory is not None else L1Memory()
@@ -367,12 +370,14 @@ class Coprocessor:
             # the loop above with _round(quiet=True) written out (its locals kept across
             # rounds; the same statements in the same order)
             threads, issue, expanded, ub = self.threads, self._issue, EXPANDED, self._expander_ub
+            words, sfpu, quick = self._words, self._sfpu, (_QUICK if self._inline else -1)
             done = 0
             while done < rounds:
                 self._rounds_left = rounds - done
                 self._sfp_extra = 0
                 self.rounds += 1
                 moved = False
+                latched = self.sync.latched
                 for th in threads:
                     if not th.pending:
                         pc, program = th.pc, th.program
@@ -386,7 +391,24 @@ class Coprocessor:
                             continue
                     if th.blocked_at == self._epoch:
                         continue  # (see _round)
-                    if issue(th):
+                    hit = words.get(th.pending[0])
+                    if hit is not None and hit[3] == quick and latched[th.index] is None \
+                            and not self._tracing:
+                        # _issue of an instruction without a wait of its own, no latch at
+                        # the Wait Gate, no insn hook: the same statements
+                        ins, t = hit[0], th.index
+                        self._current = (t, ins.text, th.pc - 1)
+                        th.blocked = None
+                        th.blocked_at = -1
+                        th.pending.popleft()
+                        hit[1](t, ins.fields)
+                        self._epoch += 1
+                        if sfpu.macros.pending or sfpu._landing:
+                            sfpu.idle_cycle(t)
+                        th.executed += 1
+                        self.steps += 1
+                        moved = True
+                    elif issue(th, hit):
                         moved = True
                 for th in threads:
                     if th.pending or th.pc < len(th.program):
@@ -492,7 +514,8 @@ class Coprocessor:
                                  ) from None
         execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
         kind = (_SFPU if unit == "Sfpu" else
-                _RUNS if ins.opcode in (MVMUL_OPCODE, PACR_OPCODE) else _PLAIN)
+                _RUNS if ins.opcode in (MVMUL_OPCODE, PACR_OPCODE) else
+                _PLAIN if wait is not None else _QUICK)
         hit = (ins, execute, wait, kind)
         if self._words_table is not self._table or len(self._words) > 4096:
             self._words.clear()  # (the table was replaced: decode again)
@@ -500,12 +523,15 @@ class Coprocessor:
         self._words[word] = hit
         return hit
 
-    def _issue(self, th: Thread) -> bool:
+    def _issue(self, th: Thread, hit: _Word | None = None) -> bool:
+        """Thread ``th`` tries to issue its first pending instruction (``hit``: what
+        ``_words`` holds for it, when the caller has it); whether it moved."""
         t = th.index
-        word = th.pending[0]
-        hit = self._words.get(word)
         if hit is None:
-            hit = self._word(t, th, word)
+            word = th.pending[0]
+            hit = self._words.get(word)
+            if hit is None:
+                hit = self._word(t, th, word)
         ins, execute, wait, kind = hit
         sync = self.sync
         latched = sync.latched[t]
@@ -544,7 +570,7 @@ class Coprocessor:
                 return False
         th.blocked = None
         th.blocked_at = -1
-        if kind is _PLAIN:
+        if kind <= _PLAIN:  # (or _QUICK)
             th.pending.popleft()
             execute(t, ins.fields)
             self._epoch += 1
@@ -552,16 +578,16 @@ class Coprocessor:
             if sfpu.macros.pending or sfpu._landing:  # (sfpu.scheduled): a cycle for
                 sfpu.idle_cycle(t)  # SFPLOADMACRO's work
         else:
-            if kind is _RUNS and self._runs(th, t, ins):
+            if kind == _RUNS and self._runs(th, t, ins):
                 return True
-            if kind is _SFPU and not self._tracing and self._rounds_left > 1 \
+            if kind == _SFPU and not self._tracing and self._rounds_left > 1 \
                     and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
                     and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone)
                 self._sfp_run(th, execute, ins)
                 return True
             th.pending.popleft()
             execute(t, ins.fields)
-            if kind is not _SFPU:
+            if kind != _SFPU:
                 self._epoch += 1
                 sfpu = self._sfpu
                 if sfpu.macros.pending or sfpu._landing:
@@ -776,11 +802,12 @@ class Coprocessor:
         return thread_cfg(self.config, self.thread_config, t, name)
 
 
-#: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word)
-_PLAIN, _RUNS, _SFPU = "plain", "runs", "sfpu"
-#: a decoded word: (the instruction, its execute, its own wait or None, its kind: the Vector
-#: Unit's, MVMUL or PACR (runs of them), any other)
-_Word = tuple[Decoded, Execute, Any, str]
+#: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word): any other
+#: instruction without a wait of its own (burst issues those itself), any other, MVMUL or
+#: PACR (runs of them), the Vector Unit's
+_QUICK, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3
+#: a decoded word: (the instruction, its execute, its own wait or None, its kind)
+_Word = tuple[Decoded, Execute, Any, int]
 
 
 class _WaitBlocked:
