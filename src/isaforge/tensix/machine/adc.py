@@ -10,7 +10,7 @@ thread ``override - 1`` are used, as the documentation describes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import numpy as np
 
@@ -138,6 +138,9 @@ class AdcUnit(Unit):
         else:
             for u in _UNITS[units]:
                 v[t, u, :, a:a + 2] = block
+
+    def quiet(self) -> Collection[str]:
+        return tuple(self.handlers())  # (the address counters only)
 
     def handlers(self) -> Mapping[str, Execute]:
         adc, report = self.adc, self.report_ub

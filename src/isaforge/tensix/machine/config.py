@@ -12,7 +12,7 @@ a ``reg_write`` hook is registered, is told of every write these instructions ma
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from .dispatch import Execute, Fields, Report, Unit
 from .state import Config, GPRs, ThreadConfig, WriteWatch, thread_config_fields
@@ -35,6 +35,11 @@ class ConfigUnit(Unit):
                 "RMWCIB1": lambda t, f: self.rmwcib(t, f, 1),
                 "RMWCIB2": lambda t, f: self.rmwcib(t, f, 2),
                 "RMWCIB3": lambda t, f: self.rmwcib(t, f, 3)}
+
+    def quiet(self) -> Collection[str]:
+        # Config and ThreadConfig only (RDCFG writes a GPR); a reg_write hook they call is
+        # seen by the coprocessor
+        return ("SETC16", "WRCFG", "RMWCIB0", "RMWCIB1", "RMWCIB2", "RMWCIB3")
 
     def state_id(self, t: int) -> int:
         """The Config bank thread ``t`` uses (``thread_config.get(t, "CFG_STATE_ID_StateID")``

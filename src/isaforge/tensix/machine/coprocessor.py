@@ -54,6 +54,7 @@ import numpy as np
 from ...core.errors import DecodeError, EmulationError
 from ...core.hooks import Hooks
 from ..decode import Decoded, decode
+from ..isa import ops
 from ..program import Program, parse_program
 from .adc import AdcUnit
 from .config import ConfigUnit
@@ -156,6 +157,10 @@ class Coprocessor:
     #: while SyncUnit.changes says nothing it reads changed (False: it looks each time; tests
     #: compare)
     _gate_stamps = True
+    #: quiet instructions (Unit.quiet) leave the epoch alone, so that a thread waiting at the
+    #: Wait Gate is not tried again after one (False: every instruction bumps it; tests
+    #: compare; read when a word is first decoded)
+    _quiet_skip = True
     #: burst runs its rounds in one loop (False: one _round call each; tests compare)
     _burst_loop = True
     #: that loop issues an instruction without a wait of its own itself (no latch at the
@@ -207,6 +212,9 @@ class Coprocessor:
         )
         #: opcode -> (execute, wait, name, unit): the one dispatch table
         self._table: list[Entry | None] = build(self.units.all(), self._not_implemented)
+        #: opcodes of the units' quiet instructions (Unit.quiet): they leave the epoch alone
+        self._quiet = frozenset(ops()[name].opcode for unit in self.units.all()
+                                for name in unit.quiet() if name in unit.handlers())
         #: opcode -> runs of it executed at once (MVMUL, PACR) by a thread running alone
         self._runners: dict[int, Callable[[int, Collection[int], int], int]] = {
             MVMUL_OPCODE: self.units.matrix.mvmul_run, PACR_OPCODE: self.units.pack.pacr_run}
@@ -277,6 +285,7 @@ class Coprocessor:
     def _reg_written(self, space: str, thread: int, reg: int, value: int,
                      bank: int | None) -> None:
         self.sync.changes += 1  # (a hook may change anything)
+        self._epoch += 1
         self.hooks.fire("reg_write", self, reg, value, RegWrite(space, thread, bank))
 
     def load_program(self, program: str | Program | Mapping[int, Iterable[int]],
@@ -371,6 +380,7 @@ class Coprocessor:
             # rounds; the same statements in the same order)
             threads, issue, expanded, ub = self.threads, self._issue, EXPANDED, self._expander_ub
             words, sfpu, quick = self._words, self._sfpu, (_QUICK if self._inline else -1)
+            # (_QUIET ones too, without bumping the epoch)
             done = 0
             while done < rounds:
                 self._rounds_left = rounds - done
@@ -392,7 +402,7 @@ class Coprocessor:
                     if th.blocked_at == self._epoch:
                         continue  # (see _round)
                     hit = words.get(th.pending[0])
-                    if hit is not None and hit[3] == quick and latched[th.index] is None \
+                    if hit is not None and hit[3] <= quick and latched[th.index] is None \
                             and not self._tracing:
                         # _issue of an instruction without a wait of its own, no latch at
                         # the Wait Gate, no insn hook: the same statements
@@ -402,7 +412,8 @@ class Coprocessor:
                         th.blocked_at = -1
                         th.pending.popleft()
                         hit[1](t, ins.fields)
-                        self._epoch += 1
+                        if hit[3]:  # (not _QUIET)
+                            self._epoch += 1
                         if sfpu.macros.pending or sfpu._landing:
                             sfpu.idle_cycle(t)
                         th.executed += 1
@@ -515,7 +526,8 @@ class Coprocessor:
         execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
         kind = (_SFPU if unit == "Sfpu" else
                 _RUNS if ins.opcode in (MVMUL_OPCODE, PACR_OPCODE) else
-                _PLAIN if wait is not None else _QUICK)
+                _PLAIN if wait is not None else
+                _QUIET if ins.opcode in self._quiet and self._quiet_skip else _QUICK)
         hit = (ins, execute, wait, kind)
         if self._words_table is not self._table or len(self._words) > 4096:
             self._words.clear()  # (the table was replaced: decode again)
@@ -570,10 +582,11 @@ class Coprocessor:
                 return False
         th.blocked = None
         th.blocked_at = -1
-        if kind <= _PLAIN:  # (or _QUICK)
+        if kind <= _PLAIN:  # (or _QUICK, _QUIET)
             th.pending.popleft()
             execute(t, ins.fields)
-            self._epoch += 1
+            if kind:  # (not _QUIET)
+                self._epoch += 1
             sfpu = self._sfpu
             if sfpu.macros.pending or sfpu._landing:  # (sfpu.scheduled): a cycle for
                 sfpu.idle_cycle(t)  # SFPLOADMACRO's work
@@ -802,10 +815,11 @@ class Coprocessor:
         return thread_cfg(self.config, self.thread_config, t, name)
 
 
-#: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word): any other
-#: instruction without a wait of its own (burst issues those itself), any other, MVMUL or
-#: PACR (runs of them), the Vector Unit's
-_QUICK, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3
+#: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word): a quiet one
+#: (:meth:`~.dispatch.Unit.quiet`: the epoch stays), any other instruction without a wait of
+#: its own (burst issues both itself), any other, MVMUL or PACR (runs of them), the Vector
+#: Unit's
+_QUIET, _QUICK, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3, 4
 #: a decoded word: (the instruction, its execute, its own wait or None, its kind)
 _Word = tuple[Decoded, Execute, Any, int]
 

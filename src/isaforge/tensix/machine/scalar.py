@@ -21,7 +21,7 @@ those conditions always hold and FLUSHDMA (like DMANOP) changes no state.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import numpy as np
 
@@ -258,6 +258,9 @@ class ScalarUnit(Unit):
         out["SETDMAREG"] = self.setdmareg
         out["DMANOP"] = out["FLUSHDMA"] = self.nothing
         return out
+
+    def quiet(self) -> Collection[str]:
+        return ("DMANOP", "FLUSHDMA")  # (the others write GPRs, which ATCAS's wait reads)
 
     def setdmareg(self, t: int, f: Fields) -> None:
         """SETDMAREG, either form (:func:`execute`'s choice)."""

@@ -17,7 +17,7 @@ conditions of STALLWAIT (C0..C4, C9..C12) always hold; C5..C8 test the SrcA/SrcB
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from .dispatch import Execute, Fields, Report, Unit, Wait
@@ -110,6 +110,9 @@ class SyncUnit(Unit):
 
     def waits(self) -> Mapping[str, Wait]:
         return {"ATGETM": lambda t, f: self.mutex_wait(t, f["mutex_index"])}
+
+    def quiet(self) -> Collection[str]:
+        return ("STALLWAIT", "SEMWAIT")  # (the executing thread's own latch only)
 
     def _seminit(self, t: int, f: Fields) -> None:
         self.seminit(f["sem_sel"] & 0xFF, f["init_value"], f["max_value"])
