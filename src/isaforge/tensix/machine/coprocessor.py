@@ -18,6 +18,14 @@ mutexes), :class:`~.adc.AdcUnit`, :class:`~.scalar.ScalarUnit`, :class:`~.matrix
 :class:`~.sfpu.Sfpu`, :class:`~.unpack.Unpackers` (UNPACR) and :class:`~.pack.Packer`
 (PACR), which reach L1 (:mod:`.l1`).
 
+Waiting threads are not asked again when nothing they wait for can have changed: an epoch
+moves with every instruction except the Vector Unit's and the quiet ones
+(:meth:`~.dispatch.Unit.quiet`), with every call from outside and every hook; a thread held
+by a SEMWAIT latch is held still while :attr:`~.sync.SyncUnit.changes` stays. The counts,
+reports and blocked objects are those of asking every round (class switches
+``_gate_stamps``, ``_quiet_skip``, ``_burst_loop``, ``_inline`` turn the shortcuts off, as
+tests compare).
+
 The machine never prints: hooks report what happens (:meth:`Coprocessor.hook_add`, the
 kinds of :mod:`isaforge.core.hooks`):
 
