@@ -221,6 +221,8 @@ class Coprocessor:
         #: opcode -> (execute, wait, name, unit): the one dispatch table
         self._table: list[Entry | None] = build(self.units.all(), self._not_implemented)
         #: opcodes of the units' quiet instructions (Unit.quiet): they leave the epoch alone
+        #: (whoever puts an execute that changes what waits read in their table entries sets
+        #: _quiet_skip to False)
         self._quiet = frozenset(ops()[name].opcode for unit in self.units.all()
                                 for name in unit.quiet() if name in unit.handlers())
         #: opcode -> runs of it executed at once (MVMUL, PACR) by a thread running alone
