@@ -456,6 +456,34 @@ def test_kernels_load_after_jit_after_calls() -> None:
     _in_new_process(code)
 
 
+def test_kernels_load_at_once_when_numba_is_imported() -> None:
+    """With numba already imported (a tile's RISC-V fast path imports it) the first call
+    loads the kernels (``fpu.JIT_EARLY``); switched off, the JIT_AFTER threshold holds; the
+    MOVA2D result is the same either way."""
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "import numba\n"
+        "from isaforge.tensix.machine import fpu, fpu_jit\n"
+        "from isaforge.tensix.machine.regfiles import Dst, SrcRegs\n"
+        "fpu.JIT_AFTER = 5\n"
+        "early = sys.argv[1] == '1'\n"
+        "fpu.JIT_EARLY = early\n"
+        "d, a = Dst(), SrcRegs()\n"
+        "a.cells[:] = np.random.default_rng(3).integers(0, 1 << 19, a.cells.shape)\n"
+        "cfg = fpu.MathConfig(srca_fmt=5, fp32_dst=True)\n"
+        "fpu.mova2d(d, a, src_row=8, dst_row=16, cfg=cfg, eight_rows=True)\n"
+        "assert fpu_jit.is_loaded() == early, early\n"
+        "print(d.bits.sum(dtype=np.int64), int(d.valid.sum()))\n")
+    outs = []
+    for early in ("1", "0"):
+        out = subprocess.run([sys.executable, "-c", code, early], capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        outs.append(out.stdout)
+    assert outs[0] == outs[1] and outs[0].strip()
+
+
 def test_plain_python_lane_functions_equal_numpy() -> None:
     """Before :func:`fpu_jit.load` the MVMUL kernels are plain Python: the ``_v_*`` lane
     functions (the readable twins of the vector intrinsics) compute what the numpy reference

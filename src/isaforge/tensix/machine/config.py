@@ -12,10 +12,10 @@ a ``reg_write`` hook is registered, is told of every write these instructions ma
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from .dispatch import Execute, Fields, Report, Unit
-from .state import Config, GPRs, ThreadConfig, WriteWatch
+from .state import Config, GPRs, ThreadConfig, WriteWatch, thread_config_fields
 
 
 class ConfigUnit(Unit):
@@ -36,9 +36,16 @@ class ConfigUnit(Unit):
                 "RMWCIB2": lambda t, f: self.rmwcib(t, f, 2),
                 "RMWCIB3": lambda t, f: self.rmwcib(t, f, 3)}
 
+    def quiet(self) -> Collection[str]:
+        # Config and ThreadConfig only (RDCFG writes a GPR); a reg_write hook they call is
+        # seen by the coprocessor
+        return ("SETC16", "WRCFG", "RMWCIB0", "RMWCIB1", "RMWCIB2", "RMWCIB3")
+
     def state_id(self, t: int) -> int:
-        """The Config bank thread ``t`` uses."""
-        return self.thread_config.get(t, "CFG_STATE_ID_StateID")
+        """The Config bank thread ``t`` uses (``thread_config.get(t, "CFG_STATE_ID_StateID")``
+        with the field looked up once)."""
+        index, shift, mask = _STATE_ID
+        return (int(self.thread_config.regs[t, index]) >> shift) & mask
 
     def setc16(self, t: int, f: Fields) -> None:
         reg = f["setc16_reg"]
@@ -64,10 +71,14 @@ class ConfigUnit(Unit):
         return index & (GPRs.N - 1)
 
     def wrcfg(self, t: int, f: Fields) -> None:
-        idx = self._cfg_index(f["CfgReg"])
-        if idx is None:
+        idx = f["CfgReg"]
+        if idx >= Config.N_WORDS:  # (_cfg_index)
+            self._cfg_index(idx)
             return
-        s, g = self.state_id(t), self._gpr_index(f["GprAddress"])
+        g = f["GprAddress"]
+        if g >= GPRs.N:
+            g = self._gpr_index(g)
+        s = self.state_id(t)
         if f["wr128b"]:
             first, g = idx & ~3, g & ~3
             self.config.words[s, first:first + 4] = self.gpr.v[t, g:g + 4]
@@ -100,5 +111,13 @@ class ConfigUnit(Unit):
         if self.watch is not None:
             self.watch("config", t, idx, word, s)
 
+
+def _field(name: str) -> tuple[int, int, int]:
+    f = thread_config_fields()[name]
+    return f.index, f.shift, (1 << f.size) - 1
+
+
+#: CFG_STATE_ID_StateID's (register, shift, mask)
+_STATE_ID = _field("CFG_STATE_ID_StateID")
 
 __all__ = ["ConfigUnit"]

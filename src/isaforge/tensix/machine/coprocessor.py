@@ -18,6 +18,14 @@ mutexes), :class:`~.adc.AdcUnit`, :class:`~.scalar.ScalarUnit`, :class:`~.matrix
 :class:`~.sfpu.Sfpu`, :class:`~.unpack.Unpackers` (UNPACR) and :class:`~.pack.Packer`
 (PACR), which reach L1 (:mod:`.l1`).
 
+Waiting threads are not asked again when nothing they wait for can have changed: an epoch
+moves with every instruction except the Vector Unit's and the quiet ones
+(:meth:`~.dispatch.Unit.quiet`), with every call from outside and every hook; a thread held
+by a SEMWAIT latch is held still while :attr:`~.sync.SyncUnit.changes` stays. The counts,
+reports and blocked objects are those of asking every round (class switches
+``_gate_stamps``, ``_quiet_skip``, ``_burst_loop``, ``_inline`` turn the shortcuts off, as
+tests compare).
+
 The machine never prints: hooks report what happens (:meth:`Coprocessor.hook_add`, the
 kinds of :mod:`isaforge.core.hooks`):
 
@@ -54,6 +62,7 @@ import numpy as np
 from ...core.errors import DecodeError, EmulationError
 from ...core.hooks import Hooks
 from ..decode import Decoded, decode
+from ..isa import ops
 from ..program import Program, parse_program
 from .adc import AdcUnit
 from .config import ConfigUnit
@@ -152,6 +161,20 @@ class Coprocessor:
     registers), ``memory.l1``.
     """
 
+    #: a thread held at the Wait Gate by a SEMWAIT latch is held still, without looking again,
+    #: while SyncUnit.changes says nothing it reads changed (False: it looks each time; tests
+    #: compare)
+    _gate_stamps = True
+    #: quiet instructions (Unit.quiet) leave the epoch alone, so that a thread waiting at the
+    #: Wait Gate is not tried again after one (False: every instruction bumps it; tests
+    #: compare; read when a word is first decoded)
+    _quiet_skip = True
+    #: burst runs its rounds in one loop (False: one _round call each; tests compare)
+    _burst_loop = True
+    #: that loop issues an instruction without a wait of its own itself (no latch at the
+    #: Wait Gate, no insn hook) instead of calling _issue (False: _issue; tests compare)
+    _inline = True
+
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
         self.memory: Memory = memory if memory is not None else L1Memory()
         self.dst = Dst()
@@ -197,6 +220,11 @@ class Coprocessor:
         )
         #: opcode -> (execute, wait, name, unit): the one dispatch table
         self._table: list[Entry | None] = build(self.units.all(), self._not_implemented)
+        #: opcodes of the units' quiet instructions (Unit.quiet): they leave the epoch alone
+        #: (whoever puts an execute that changes what waits read in their table entries sets
+        #: _quiet_skip to False)
+        self._quiet = frozenset(ops()[name].opcode for unit in self.units.all()
+                                for name in unit.quiet() if name in unit.handlers())
         #: opcode -> runs of it executed at once (MVMUL, PACR) by a thread running alone
         self._runners: dict[int, Callable[[int, Collection[int], int], int]] = {
             MVMUL_OPCODE: self.units.matrix.mvmul_run, PACR_OPCODE: self.units.pack.pacr_run}
@@ -226,6 +254,7 @@ class Coprocessor:
         self._words_table = self._table
         #: (thread, instruction text or word, stream index) that UB reports name
         self._current: tuple[int, str, int] = (0, "", 0)
+        self._sfpu = self.units.sfpu
 
     # -- API ---------------------------------------------------------------------------------
 
@@ -265,6 +294,8 @@ class Coprocessor:
 
     def _reg_written(self, space: str, thread: int, reg: int, value: int,
                      bank: int | None) -> None:
+        self.sync.changes += 1  # (a hook may change anything)
+        self._epoch += 1
         self.hooks.fire("reg_write", self, reg, value, RegWrite(space, thread, bank))
 
     def load_program(self, program: str | Program | Mapping[int, Iterable[int]],
@@ -325,6 +356,7 @@ class Coprocessor:
         if self.finished:
             return False
         self._epoch += 1
+        self.sync.changes += 1  # (anything may have changed since the last call)
         # runs of MVMULs (and of PACRs by a thread alone) as run() allows them: the caller
         # steps round by round, and a run is one round's worth of the same result
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
@@ -341,16 +373,74 @@ class Coprocessor:
         if self.finished:
             return
         self._epoch += 1
+        self.sync.changes += 1
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
         left = self._rounds_left
         try:
+            if not self._burst_loop:
+                done = 0
+                while done < rounds:
+                    self._rounds_left = rounds - done
+                    self._sfp_extra = 0
+                    if self._round(quiet=True) is not False:
+                        return
+                    done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
+                return
+            # the loop above with _round(quiet=True) written out (its locals kept across
+            # rounds; the same statements in the same order)
+            threads, issue, expanded, ub = self.threads, self._issue, EXPANDED, self._expander_ub
+            words, sfpu, quick = self._words, self._sfpu, (_QUICK if self._inline else -1)
+            # (_QUIET ones too, without bumping the epoch)
             done = 0
             while done < rounds:
                 self._rounds_left = rounds - done
                 self._sfp_extra = 0
-                if self._round(quiet=True) is not False:
+                self.rounds += 1
+                moved = False
+                latched = self.sync.latched
+                for th in threads:
+                    if not th.pending:
+                        pc, program = th.pc, th.program
+                        if pc >= len(program):
+                            continue  # finished
+                        word = program[pc]
+                        if word >> 24 not in expanded and not th.replay.load_left:
+                            th.pc = pc + 1
+                            th.pending.append(word)
+                        elif not th.fill(ub):
+                            continue
+                    if th.blocked_at == self._epoch:
+                        continue  # (see _round)
+                    hit = words.get(th.pending[0])
+                    if hit is not None and hit[3] <= quick and latched[th.index] is None \
+                            and not self._tracing:
+                        # _issue of an instruction without a wait of its own, no latch at
+                        # the Wait Gate, no insn hook: the same statements
+                        ins, t = hit[0], th.index
+                        self._current = (t, ins.text, th.pc - 1)
+                        th.blocked = None
+                        th.blocked_at = -1
+                        th.pending.popleft()
+                        hit[1](t, ins.fields)
+                        if hit[3]:  # (not _QUIET)
+                            self._epoch += 1
+                        if sfpu.macros.pending or sfpu._landing:
+                            sfpu.idle_cycle(t)
+                        th.executed += 1
+                        self.steps += 1
+                        moved = True
+                    elif issue(th, hit):
+                        moved = True
+                for th in threads:
+                    if th.pending or th.pc < len(th.program):
+                        break
+                else:  # finished
+                    if self._sfpu.scheduled:
+                        self._sfpu.drain()
                     return
-                done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
+                if not moved:
+                    return
+                done += 1 + self._sfp_extra
         finally:
             self._run_cap, self._rounds_left = cap, left
 
@@ -403,6 +493,7 @@ class Coprocessor:
         start = self.steps
         done = self.finished
         self._epoch += 1
+        self.sync.changes += 1
         # a thread running alone may execute MVMULs and PACRs in runs (MatrixUnit.mvmul_run,
         # Packer.pacr_run), never beyond the step at which the limit below is noticed
         self._run_cap = start + max_steps + 1 if max_steps is not None else 1 << 62
@@ -424,6 +515,7 @@ class Coprocessor:
         hear of it, then the policy records it (and under ``"stop"`` raises)."""
         t, name, address = self._current
         self._epoch += 1  # (a hook may change anything)
+        self.sync.changes += 1
         ev = UBEvent(t, name, message)
         self.hooks.fire("ub", self, address, message, ev)
         self.ub.record(ev)
@@ -443,7 +535,9 @@ class Coprocessor:
                                  ) from None
         execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
         kind = (_SFPU if unit == "Sfpu" else
-                _RUNS if ins.opcode in (MVMUL_OPCODE, PACR_OPCODE) else _PLAIN)
+                _RUNS if ins.opcode in (MVMUL_OPCODE, PACR_OPCODE) else
+                _PLAIN if wait is not None else
+                _QUIET if ins.opcode in self._quiet and self._quiet_skip else _QUICK)
         hit = (ins, execute, wait, kind)
         if self._words_table is not self._table or len(self._words) > 4096:
             self._words.clear()  # (the table was replaced: decode again)
@@ -451,27 +545,39 @@ class Coprocessor:
         self._words[word] = hit
         return hit
 
-    def _issue(self, th: Thread) -> bool:
+    def _issue(self, th: Thread, hit: _Word | None = None) -> bool:
+        """Thread ``th`` tries to issue its first pending instruction (``hit``: what
+        ``_words`` holds for it, when the caller has it); whether it moved."""
         t = th.index
-        word = th.pending[0]
-        hit = self._words.get(word)
         if hit is None:
-            hit = self._word(t, th, word)
+            word = th.pending[0]
+            hit = self._words.get(word)
+            if hit is None:
+                hit = self._word(t, th, word)
         ins, execute, wait, kind = hit
         sync = self.sync
         latched = sync.latched[t]
         if latched is not None:  # (sync.gate_blocks, one call fewer)
+            b = th.blocked
+            if type(b) is _GateBlocked and b.ins is ins and b.latch is latched \
+                    and b.changes == sync.changes and self._gate_stamps:
+                # held by a SEMWAIT latch before, and since then neither the semaphores nor
+                # the latch can have changed (see SyncUnit.changes): held still
+                th.blocked_at = self._epoch
+                return False
             if not sync.latched_holds(t):
                 sync.latched[t] = None  # a satisfied latch is forgotten
             else:
-                b, mask = th.blocked, latched.block_mask
+                mask = latched.block_mask
                 # a retry of the same instruction under the same mask is held still
                 # (is_blocked depends on those two only) and keeps its blocked object
                 if type(b) is _GateBlocked and b.ins is ins and b.mask == mask:
+                    b.stamp(latched)
                     th.blocked_at = self._epoch
                     return False
                 if is_blocked(ins.name, mask):
-                    th.blocked = _GateBlocked(sync, t, ins, mask)  # named when someone asks
+                    b = th.blocked = _GateBlocked(sync, t, ins, mask)  # named when asked
+                    b.stamp(latched)
                     th.blocked_at = self._epoch
                     return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
@@ -486,24 +592,34 @@ class Coprocessor:
                 return False
         th.blocked = None
         th.blocked_at = -1
-        if kind is _RUNS and self._runs(th, t, ins):
-            return True
-        if kind is _SFPU and not self._tracing and self._rounds_left > 1 \
-                and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
-                and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone; not scheduled)
-            self._sfp_run(th, execute, ins)
-            return True
-        th.pending.popleft()
-        execute(t, ins.fields)
-        if kind is not _SFPU:
-            self._epoch += 1
-            sfpu = self.units.sfpu
+        if kind <= _PLAIN:  # (or _QUICK, _QUIET)
+            th.pending.popleft()
+            execute(t, ins.fields)
+            if kind:  # (not _QUIET)
+                self._epoch += 1
+            sfpu = self._sfpu
             if sfpu.macros.pending or sfpu._landing:  # (sfpu.scheduled): a cycle for
                 sfpu.idle_cycle(t)  # SFPLOADMACRO's work
+        else:
+            if kind == _RUNS and self._runs(th, t, ins):
+                return True
+            if kind == _SFPU and not self._tracing and self._rounds_left > 1 \
+                    and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
+                    and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone)
+                self._sfp_run(th, execute, ins)
+                return True
+            th.pending.popleft()
+            execute(t, ins.fields)
+            if kind != _SFPU:
+                self._epoch += 1
+                sfpu = self._sfpu
+                if sfpu.macros.pending or sfpu._landing:
+                    sfpu.idle_cycle(t)
         th.executed += 1
         self.steps += 1
         if self._tracing:  # (a hook may change anything)
             self._epoch += 1
+            self.sync.changes += 1
             ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
             self.hooks.fire("insn", self, address, 4, ev)
         return True
@@ -576,7 +692,7 @@ class Coprocessor:
             while True:
                 loop = loops.get(i) if loops else None
                 if loop is not None and self.units.sfpu.blocks.run(  # type: ignore[union-attr]
-                        t, words[i:i + loop[1]], loop[0]):
+                        t, loop[2], loop[0]):
                     n = loop[1]  # a loop in one pass: its words leave the queue as they would
                     queued = min(n, len(pending))
                     for _ in range(queued):
@@ -615,16 +731,18 @@ class Coprocessor:
             self._sfp_extra += issued - 1
 
     def _sfp_loops(self, th: Thread, limit: int
-                   ) -> tuple[tuple[int, ...], dict[int, tuple[int, int]] | None]:
+                   ) -> tuple[tuple[int, ...], dict[int, tuple[int, int, tuple[int, ...]]] | None]:
         """The SFP words thread ``th``'s run may execute (at most ``limit``, the first one
         pending, whose checks passed) and the loops :class:`~.sfpu.block.SfpBlocks` finds in
-        them (None when none are looked for: a Wait Gate latch; the run then goes one at a
-        time). The words are SFP instructions without a wait of their own."""
+        them, each with its words (None when none are looked for: a Wait Gate latch; the run
+        then goes one at a time). The words are SFP instructions without a wait of their
+        own."""
         blocks = self.units.sfpu.blocks
         if blocks is None or limit < MIN_LOOP or self.sync.latched[th.index] is not None:
             return (), None
         sfp = self._sfp_nowait
         words: list[int] = []
+        stream: list[int] = []  # (from the program; the memo's list when it is that run)
         for w in th.pending:
             if w >> 24 not in sfp:
                 break
@@ -638,18 +756,21 @@ class Coprocessor:
                 if last is not None and pc + len(last) <= end \
                         and program[pc:pc + len(last)] == last:
                     pc += len(last)  # compared in C
+                else:
+                    last = None
                 while pc < end and program[pc] >> 24 in sfp:
                     pc += 1
-                if pc - th.pc >= MIN_LOOP:
-                    if len(self._sfp_seen) >= 64:
-                        self._sfp_seen.clear()
-                    self._sfp_seen[program[th.pc]] = program[th.pc:pc]
-                words.extend(program[th.pc:pc])
-        del words[limit:]
-        if len(words) < MIN_LOOP:
+                if last is not None and pc - th.pc == len(last):
+                    stream = last  # (the same list: SfpBlocks.loops_of knows it)
+                else:
+                    stream = program[th.pc:pc]
+                    if len(stream) >= MIN_LOOP:
+                        if len(self._sfp_seen) >= 64:
+                            self._sfp_seen.clear()
+                        self._sfp_seen[program[th.pc]] = stream
+        if len(words) + len(stream) < MIN_LOOP:
             return (), None
-        key = tuple(words)
-        return key, blocks.segments(key)
+        return blocks.loops_of(tuple(words), stream, limit)
 
     def _others_blocked(self, t: int, writes_l1: bool = False) -> bool:
         """Whether every thread but ``t`` has finished or is held at the Wait Gate by
@@ -673,10 +794,15 @@ class Coprocessor:
             if hit is None:
                 hit = self._word(th.index, th, word)
             ins, _, wait, _ = hit
-            latched = self.sync.latched[th.index]
-            if latched is not None and self.sync.latched_holds(th.index) \
-                    and is_blocked(ins.name, latched.block_mask):
-                continue
+            sync = self.sync
+            latched = sync.latched[th.index]
+            if latched is not None:
+                b = th.blocked
+                if type(b) is _GateBlocked and b.ins is ins and b.latch is latched \
+                        and b.changes == sync.changes and self._gate_stamps:
+                    continue  # (held still, as _issue knows)
+                if sync.latched_holds(th.index) and is_blocked(ins.name, latched.block_mask):
+                    continue
             if wait is None or (writes_l1 and self._table[ins.opcode][3] == "ScalarMemoryUnit") \
                     or wait(th.index, ins.fields) is None:  # type: ignore[index]
                 return False
@@ -704,11 +830,13 @@ class Coprocessor:
         return thread_cfg(self.config, self.thread_config, t, name)
 
 
-#: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word)
-_PLAIN, _RUNS, _SFPU = "plain", "runs", "sfpu"
-#: a decoded word: (the instruction, its execute, its own wait or None, its kind: the Vector
-#: Unit's, MVMUL or PACR (runs of them), any other)
-_Word = tuple[Decoded, Execute, Any, str]
+#: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word): a quiet one
+#: (:meth:`~.dispatch.Unit.quiet`: the epoch stays), any other instruction without a wait of
+#: its own (burst issues both itself), any other, MVMUL or PACR (runs of them), the Vector
+#: Unit's
+_QUIET, _QUICK, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3, 4
+#: a decoded word: (the instruction, its execute, its own wait or None, its kind)
+_Word = tuple[Decoded, Execute, Any, int]
 
 
 class _WaitBlocked:
@@ -728,11 +856,24 @@ class _GateBlocked:
     (``str``): the wait's unmet conditions as they are then (a report is read when nothing
     has moved since)."""
 
-    __slots__ = ("sync", "t", "ins", "mask")
+    __slots__ = ("sync", "t", "ins", "mask", "latch", "changes")
 
     def __init__(self, sync: Any, t: int, ins: Decoded, mask: int) -> None:
         self.sync, self.t, self.ins = sync, t, ins
         self.mask = mask  # the latched wait's block mask that held ``ins`` (for retries)
+        #: the SEMWAIT latch that held ``ins`` and ``sync.changes`` then (-1: not one)
+        self.latch: Any = None
+        self.changes = -1
+
+    def stamp(self, latch: Any) -> None:
+        """``latch`` (the thread's latched wait) holds ``ins`` now. A SEMWAIT's conditions
+        read the semaphores only, so it holds ``ins`` still while the latch is the same
+        object and ``sync.changes`` is what it is now; a STALLWAIT's read Src bank owners,
+        which many instructions change: never assumed."""
+        if latch.opcode == "SEMWAIT":
+            self.latch, self.changes = latch, self.sync.changes
+        else:
+            self.latch, self.changes = None, -1
 
     def __str__(self) -> str:
         w, unmet = self.sync.latched[self.t], self.sync.latched_unmet(self.t)

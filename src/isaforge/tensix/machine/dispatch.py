@@ -15,7 +15,7 @@ Adding a unit: a new module with a :class:`Unit` subclass, and one line in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import NamedTuple
 
 from ..isa import ops
@@ -39,6 +39,15 @@ class Unit:
     def waits(self) -> Mapping[str, Wait]:
         """Instruction name -> its own Wait Gate condition (most instructions have none)."""
         return {}
+
+    def quiet(self) -> Collection[str]:
+        """Instructions (without a wait of their own) whose execution changes nothing any
+        wait reads: not the SrcA/SrcB banks' owners, semaphores, mutexes, GPRs, L1, the
+        Vector Unit's scheduled work, another thread's Wait Gate latch or its queue. A
+        thread waiting at the Wait Gate still waits after one (the coprocessor does not try
+        it again). An undefined-behaviour report or a hook during one counts as a change
+        (the coprocessor sees those)."""
+        return ()
 
 
 class Entry(NamedTuple):

@@ -22,10 +22,10 @@ Two levels:
   masks, reads ``SrcX.matrix_bank``, treats invalid Dst rows as the identity (0, or minus
   infinity for GMPOOL) and marks written rows valid. Bank flips and RWC updates are the
   caller's job. Each instruction is a thin dispatch: once :data:`JIT_AFTER` instructions have
-  run on numpy, and unless :data:`USE_JIT` is off or numba is missing, it calls the compiled
-  kernel of :mod:`.fpu_jit` instead (same results, bit for bit; 30-50x faster), except for
-  integer "8" arithmetic; :func:`mvmul_batch` is the compiled twin of :func:`mvmul_kernel`
-  for many blocks at once.
+  run on numpy (at once when numba is already imported, :data:`JIT_EARLY`), and unless
+  :data:`USE_JIT` is off or numba is missing, it calls the compiled kernel of :mod:`.fpu_jit`
+  instead (same results, bit for bit; 30-50x faster), except for integer "8" arithmetic;
+  :func:`mvmul_batch` is the compiled twin of :func:`mvmul_kernel` for many blocks at once.
 
 Arithmetic (the model of the official simulator, which the oracle vectors in
 ``refdata/tensix/oracle/fpu`` were produced by):
@@ -49,6 +49,7 @@ Arithmetic (the model of the official simulator, which the oracle vectors in
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -391,6 +392,10 @@ USE_JIT = True
 #: the first compilation ever takes 5-10 s), which a short program would not win back: the
 #: numpy path takes ~0.3 ms per MVMUL. Bit for bit the two paths agree, so a run can switch.
 JIT_AFTER = 1000
+#: Load the kernels at the first call when numba is already imported (a tile's RISC-V fast
+#: path imports it): then loading them from numba's cache costs ~15 ms, less than ten
+#: instructions on numpy (False: wait for :data:`JIT_AFTER` calls anyway; tests compare)
+JIT_EARLY = True
 
 _JIT_STATE: dict[str, int] = {"calls": 0}
 
@@ -398,14 +403,15 @@ _JIT_STATE: dict[str, int] = {"calls": 0}
 def _jit(now: bool = False) -> fpu_jit.Kernels | None:
     """The compiled kernels, or None: numba missing, :data:`USE_JIT` off, or fewer than
     :data:`JIT_AFTER` calls made so far (unless ``now``: a big batch is worth loading them
-    for)."""
+    for; or :data:`JIT_EARLY` and numba already imported)."""
     if not USE_JIT:
         return None
     kernels = fpu_jit._LOADED.get("kernels", False)
     if kernels is not False:
         return kernels  # type: ignore[return-value]
     _JIT_STATE["calls"] += 1
-    if _JIT_STATE["calls"] <= JIT_AFTER and not now:
+    if _JIT_STATE["calls"] <= JIT_AFTER and not now \
+            and not (JIT_EARLY and sys.modules.get("numba") is not None):
         return None
     return fpu_jit.load()
 

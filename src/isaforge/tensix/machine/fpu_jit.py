@@ -16,7 +16,9 @@ kernel                      instruction(s) (numpy reference in :mod:`.fpu`)
 :func:`_k_gmpool`           GMPOOL (:func:`.fpu.gmpool`)
 :func:`_k_movd2x`           MOVD2A, MOVD2B (:func:`.fpu.dst_to_src_cells`)
 :func:`_k_src2dst`          MOVA2D, MOVB2D (:func:`.fpu.src_to_dst_values`)
+:func:`_k_src2dst_planned`  a repeated MOVA2D (:meth:`.matrix.MatrixUnit._mova2d_planned`)
 :func:`_k_copy_rows`        MOVB2A
+:func:`_k_cells16`          a repeated UNPACR of 16-bit datums (:mod:`.unpack`'s plans)
 ==========================  =================================================================
 
 Why: the numpy instructions spent almost all their time in numpy's per-call overhead (an
@@ -582,6 +584,34 @@ def _k_movd2x(bits: np.ndarray, valid: np.ndarray, table: np.ndarray, is32: bool
                 cells[bank, row, c] = ((v & 0xFFE0) << 3) | (v & 0x1F)
 
 
+def _k_src2dst_row(bits: np.ndarray, valid: np.ndarray, p: int, cells: np.ndarray, bank: int,
+                   row: int, col0: bool, flush: bool, bf16: bool, tf32: bool, lo: bool,
+                   premask: int) -> None:
+    """One row of :func:`_k_src2dst`: Src row ``row`` -> the Dst row whose (high half's)
+    physical row is ``p``."""
+    if lo and not tf32 and not valid[p]:
+        for c in range(16):
+            bits[p, c] = 0
+    for c in range(16):
+        cell = np.int64(cells[bank, row, 0 if col0 else c])
+        if flush and (cell & 0xFF) == 0:
+            cell = 0
+        cell &= premask
+        if bf16:
+            val16 = ((cell >> 3) & 0xFF00) | (cell & 0xFF)
+        else:
+            val16 = ((cell >> 3) & 0xFFE0) | (cell & 0x1F)
+        if tf32:
+            low = ((cell >> 8) & 7) << 13
+            bits[p, c] = val16
+            bits[p + 8, c] = (low | val16) if lo else low
+        elif lo:
+            bits[p + 8, c] = val16
+        else:
+            bits[p, c] = val16
+    valid[p] = True
+
+
 def _k_src2dst(bits: np.ndarray, valid: np.ndarray, table16: np.ndarray,
                table32: np.ndarray, drow0: int, n: int, cells: np.ndarray, bank: int,
                srow0: int, sstep: int, col0: bool, flush: bool, bf16: bool, tf32: bool,
@@ -594,27 +624,40 @@ def _k_src2dst(bits: np.ndarray, valid: np.ndarray, table16: np.ndarray,
         drow = (drow0 + k) & 0x3FF
         row = (srow0 + k * sstep) & 0x3F
         p = table32[drow] if tf32 or lo else table16[drow]
-        if lo and not tf32 and not valid[p]:
-            for c in range(16):
-                bits[p, c] = 0
-        for c in range(16):
-            cell = np.int64(cells[bank, row, 0 if col0 else c])
-            if flush and (cell & 0xFF) == 0:
-                cell = 0
-            cell &= premask
-            if bf16:
-                val16 = ((cell >> 3) & 0xFF00) | (cell & 0xFF)
-            else:
-                val16 = ((cell >> 3) & 0xFFE0) | (cell & 0x1F)
-            if tf32:
-                low = ((cell >> 8) & 7) << 13
-                bits[p, c] = val16
-                bits[p + 8, c] = (low | val16) if lo else low
-            elif lo:
-                bits[p + 8, c] = val16
-            else:
-                bits[p, c] = val16
-        valid[p] = True
+        _k_src2dst_row(bits, valid, p, cells, bank, row, col0, flush, bf16, tf32, lo, premask)
+
+
+#: :func:`_k_src2dst_planned`'s ``plan``: the flags, the premask and the number of rows,
+#: then per row the physical Dst row and the Src row, then the RWC row after
+SRC2DST_HEAD = 7
+
+
+def _k_src2dst_planned(bits: np.ndarray, valid: np.ndarray, cells: np.ndarray, bank: int,
+                       plan: np.ndarray, rwc: np.ndarray, t: int) -> None:
+    """:func:`_k_src2dst` with what a repeated MOVA2D/MOVB2D fixes worked out once (few
+    arguments: each costs a numba call ~0.1 us), then thread ``t``'s RWCs set: ``plan`` is
+    ``col0, flush, bf16, tf32, lo, premask, n``, then, per row, the physical row ``p``
+    :func:`_k_src2dst` finds in its tables and the Src row, then the RWC row to set."""
+    col0, flush, bf16, tf32 = plan[0] != 0, plan[1] != 0, plan[2] != 0, plan[3] != 0
+    lo, premask, n = plan[4] != 0, plan[5], plan[6]
+    for k in range(n):
+        i = SRC2DST_HEAD + 2 * k
+        _k_src2dst_row(bits, valid, plan[i], cells, bank, plan[i + 1], col0, flush, bf16,
+                       tf32, lo, premask)
+    end = SRC2DST_HEAD + 2 * n
+    for c in range(len(plan) - end):
+        rwc[t, c] = plan[end + c]
+
+
+def _k_cells16(l1: np.ndarray, start: int, hi: np.ndarray, lo: np.ndarray,
+               out: np.ndarray) -> None:
+    """A repeated UNPACR of 16-bit datums (:meth:`.unpack.Unpackers.unpacr`): the
+    little-endian datum at L1 byte ``start + 2 * i`` becomes Src cell ``out[i]`` by a
+    conversion table split by bytes, ``hi[datum >> 8] | lo[datum & 0xFF]`` (two 256-entry
+    tables stay in the cache where the 65,536-entry one did not; the caller splits only a
+    table for which this gives every entry)."""
+    for i in range(len(out)):
+        out[i] = hi[l1[start + 2 * i + 1]] | lo[l1[start + 2 * i]]
 
 
 def _k_copy_rows(dst: np.ndarray, dbank: int, drow0: int, src: np.ndarray, sbank: int,
@@ -1221,12 +1264,13 @@ WRAP = np.zeros((16, 16), dtype=np.uint32)
 _COMPILED = ("_k_accumulate", "_k_read_frame", "_k_write_frame", "_k_decode_a",
              "_k_mvmul_rows", "_k_src_rows", "_k_mvmul", "_k_mvmul_run", "_k_mvmul_batch",
              "_k_logical", "_k_elw",
-             "_k_gm_key", "_k_gmpool", "_k_movd2x", "_k_src2dst", "_k_copy_rows")
+             "_k_gm_key", "_k_gmpool", "_k_movd2x", "_k_src2dst_row", "_k_src2dst",
+             "_k_src2dst_planned", "_k_copy_rows", "_k_cells16")
 
 
 #: Compiled into their callers (numba's ``inline="always"``): the call of the MVMUL rows of
 #: each instruction of a run cost ~30 ns (their many arguments go through the stack).
-_INLINE = ("_k_mvmul_rows",)
+_INLINE = ("_k_mvmul_rows", "_k_src2dst_row")
 
 
 class Kernels(NamedTuple):
@@ -1240,6 +1284,8 @@ class Kernels(NamedTuple):
     src2dst: object
     copy_rows: object
     mvmul_run: object
+    src2dst_planned: object
+    cells16: object
 
 
 _LOADED: dict[str, Kernels | None] = {}
@@ -1274,10 +1320,11 @@ def load() -> Kernels | None:
         inline = "always" if name in _INLINE else "never"
         g[name] = numba.njit(cache=True, inline=inline)(g[name])
     kernels = Kernels(g["_k_mvmul"], g["_k_elw"], g["_k_mvmul_batch"], g["_k_gmpool"],
-                      g["_k_movd2x"], g["_k_src2dst"], g["_k_copy_rows"], g["_k_mvmul_run"])
+                      g["_k_movd2x"], g["_k_src2dst"], g["_k_copy_rows"], g["_k_mvmul_run"],
+                      g["_k_src2dst_planned"], g["_k_cells16"])
     _LOADED["kernels"] = kernels
     return kernels
 
 
-__all__ = ["ELW_OPS", "GM_STYLES", "WRAP", "WS", "Kernels", "MOV_STYLES", "SCRATCH",
-           "is_loaded", "load"]
+__all__ = ["ELW_OPS", "GM_STYLES", "SRC2DST_HEAD", "WRAP", "WS", "Kernels", "MOV_STYLES",
+           "SCRATCH", "is_loaded", "load"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .dispatch import Execute, Fields, Report, Unit
@@ -127,6 +127,9 @@ class FrontendUnit(Unit):
     def handlers(self) -> Mapping[str, Execute]:
         return {"NOP": self.nop, "MOP": self.frontend_only, "MOP_CFG": self.frontend_only,
                 "REPLAY": self.frontend_only}
+
+    def quiet(self) -> Collection[str]:
+        return ("NOP",)
 
     def nop(self, t: int, f: Fields) -> None:
         pass

@@ -217,8 +217,43 @@ def _k_pack(bits: np.ndarray, valid: np.ndarray, phys: np.ndarray, take: np.ndar
             l1[exp + g] = shared
 
 
+#: :func:`_k_pack_prog`'s header: its scalars, then the packer ADCs to set, in ``prog``
+PROG_HEADER = 32
+
+
+def _k_pack_prog(bits: np.ndarray, valid: np.ndarray, l1: np.ndarray, adc: np.ndarray,
+                 prog: np.ndarray) -> None:
+    """:func:`_k_pack` with its indices and scalars in one ``int64`` array (a numba call
+    costs per argument), then setting the packer ADCs (``adc``: ``ADCs.v``): ``prog`` holds
+    the scalars (datums, rows, BFP groups, read32, inter, out, round10, unsigned, relu,
+    threshold, e4m3, size, bfp, data, exp, thread), the thread's 16 packer ADCs after it
+    (``[channel, dim, (value, cr)]``), then phys, take, keep, exp_write and the scratch
+    values (see :func:`.pack.prepare`)."""
+    n = prog[0]
+    nrows = prog[1]
+    groups = prog[2]
+    o = PROG_HEADER
+    phys = prog[o:o + nrows]
+    o += nrows
+    take = prog[o:o + n]
+    o += n
+    keep = prog[o:o + n]
+    o += n
+    exp_write = prog[o:o + groups]
+    o += groups
+    values = prog[o:o + n]
+    _k_pack(bits, valid, phys, take, keep, prog[3] != 0, prog[4], prog[5], prog[6] != 0,
+            prog[7] != 0, prog[8], prog[9], prog[10] != 0, prog[11], prog[12] != 0, l1,
+            prog[13], prog[14], exp_write, values)
+    t = prog[15]
+    for c in range(2):
+        for d in range(4):
+            for k in range(2):
+                adc[t, 2, c, d, k] = prog[16 + 8 * c + 2 * d + k]
+
+
 _COMPILED = ("_k_decode_bf16", "_k_decode_fp16", "_k_nan_to_inf", "_k_read", "_k_relu",
-             "_k_late", "_k_pack")
+             "_k_late", "_k_pack", "_k_pack_prog")
 _LOADED: dict[str, object] = {}
 
 
@@ -232,13 +267,14 @@ def load() -> object | None:
     try:
         import numba
     except ImportError:
-        _LOADED["pack"] = None
+        _LOADED["pack"] = _LOADED["pack_prog"] = None
         return None
     g = globals()
     for name in _COMPILED:
         g[name] = numba.njit(cache=True)(g[name])
+    _LOADED["pack_prog"] = g["_k_pack_prog"]
     _LOADED["pack"] = g["_k_pack"]
     return g["_k_pack"]
 
 
-__all__ = ["load"]
+__all__ = ["PROG_HEADER", "load"]

@@ -42,6 +42,7 @@ import numpy as np
 
 from ...core.errors import EmulationError
 from ..decode import decode
+from ..isa import RegField, config_fields, thread_config_fields
 from . import formats as F
 from . import fpu, fpu_jit
 from .dispatch import Execute, Fields, Report, Unit, Wait
@@ -72,6 +73,20 @@ IMPLIED_CODE = {"bf16": F.DataFormat.FLOAT16_B, "fp16": F.DataFormat.FLOAT16,
                 "raw": F.DataFormat.FLOAT16_B}
 
 MVMUL_OPCODE = 0x26
+
+
+def _field(f: RegField) -> tuple[int, int, int]:
+    """(register or word, shift, mask) of a configuration field."""
+    return f.index, f.shift, (1 << f.size) - 1
+
+
+#: where a thread's Config bank (CFG_STATE_ID_StateID) is in its ThreadConfig row, and the
+#: other fields the fast paths read without a whole MathRegs
+_STATE_ID = _field(thread_config_fields()["CFG_STATE_ID_StateID"])
+_CLR_DVALID_DISABLE = (_field(thread_config_fields()["CLR_DVALID_SrcA_Disable"]),
+                       _field(thread_config_fields()["CLR_DVALID_SrcB_Disable"]))
+_REMAP_ADDRS = _field(config_fields()["DEST_ACCESS_CFG_remap_addrs"])
+_SWIZZLE_32B = _field(config_fields()["DEST_ACCESS_CFG_swizzle_32b"])
 _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 _NO_COLUMNS.flags.writeable = False
 
@@ -196,18 +211,14 @@ ZEROACC_ONE_ROW, ZEROACC_16_ROWS, ZEROACC_HALF, ZEROACC_ALL = range(4)
 
 
 class _Mova2d(NamedTuple):
-    """One MOVA2D worked out (:meth:`MatrixUnit._mova2d_planned`): the arguments of the
-    compiled move (what :func:`~.fpu.mova2d` passes it) and the RWCs after."""
+    """One MOVA2D worked out (:meth:`MatrixUnit._mova2d_planned`): the ``plan`` argument of
+    the compiled move :func:`~.fpu_jit._k_src2dst_planned` (what :func:`~.fpu.mova2d` would
+    pass :func:`~.fpu_jit._k_src2dst`, the physical Dst rows looked up, and the RWCs after,
+    which it sets) and the RWCs after."""
 
     f: Fields
     regs: MathRegs
-    drow0: int
-    n: int
-    srow0: int
-    flush: bool
-    bf16: bool
-    tf32: bool
-    lo: bool
+    plan: np.ndarray
     rwc_after: np.ndarray
 
 
@@ -216,6 +227,10 @@ class MatrixUnit(Unit):
 
     #: MOVA2D from plans worked out once (False: each the long way; tests compare)
     mova2d_plans = True
+    #: SETRWC's and ZEROACC's results remembered per (fields, counters, configuration), and
+    #: UNPACR_NOP's ZEROSRC form decoded once per word (False: each worked out again; tests
+    #: compare)
+    rwc_plans = True
 
     def __init__(self, dst: Dst, srca: SrcRegs, srcb: SrcRegs, rwc: RWCs, config: Config,
                  thread_config: ThreadConfig, lane_config: np.ndarray,
@@ -232,10 +247,23 @@ class MatrixUnit(Unit):
         self._ubs = 0  # undefined behaviour reported so far (a MOVA2D plan is made only without)
         #: (fields' id, thread, MathRegs' id, RWC row bytes, Src implied formats) -> _Mova2d
         self._mova2d: dict[tuple[int, int, int, bytes, int, int], _Mova2d] = {}
+        #: (fields' id, RWC row bytes) -> (fields, the row after SETRWC)
+        self._setrwc: dict[tuple[int, bytes], tuple[Fields, np.ndarray]] = {}
+        #: (fields' id, thread, MathRegs' id, RWC row bytes) -> (fields, MathRegs, the Dst
+        #: rows ZEROACC marks, the RWC row after or None)
+        self._zeroacc: dict[tuple[int, int, int, bytes],
+                            tuple[Fields, MathRegs, np.ndarray | slice, np.ndarray | None]] = {}
+        #: fields' id -> (fields, Unpacker_Select, clear value) of UNPACR_NOP's ZEROSRC form
+        #: on the unpacker's bank
+        self._zerosrc_forms: dict[int, tuple[Fields, int, int]] = {}
+        #: LaneConfig's bytes when it blocks no column (the usual case)
+        self._no_lanes = bytes(np.asarray(lane_config).nbytes)
         #: per thread, (config versions, :class:`MathRegs`): see :meth:`math_regs`
         self.regs_cache: list[tuple[tuple[int, int], MathRegs] | None] = [None] * N_THREADS
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> MathRegs
         self._regs_by_content: dict[tuple[int, bytes, bytes], MathRegs] = {}
+        #: per thread, the last (ThreadConfig row's bytes, Config words' bytes, MathRegs)
+        self._last_content: list[tuple[bytes, bytes, MathRegs] | None] = [None] * N_THREADS
 
     def report_ub(self, message: str) -> None:
         self._ubs += 1
@@ -251,7 +279,8 @@ class MatrixUnit(Unit):
         return {
             "MVMUL": self.mvmul,
             **{op: arith(op) for op in ("ELWADD", "ELWSUB", "ELWMUL", "GMPOOL", "GAPOOL")},
-            **{op: move(op) for op in ("MOVD2A", "MOVD2B", "MOVA2D", "MOVB2D", "MOVB2A")},
+            **{op: move(op) for op in ("MOVD2A", "MOVD2B", "MOVB2D", "MOVB2A")},
+            "MOVA2D": self._mova2d_planned,  # (which checks mova2d_plans: one call fewer)
             "ZEROACC": self.zeroacc,
             "ZEROSRC": self.zerosrc,
             "TRNSPSRCB": self.trnspsrcb,
@@ -271,13 +300,13 @@ class MatrixUnit(Unit):
             src = self.srca
             if src.allowed_client[src.matrix_bank] == _MATRIX_UNIT:
                 return None
-            return _bank_wait(src)
+            return _bank_reason(src.name, src.matrix_bank)
 
         def srcb(t: int, f: Fields) -> str | None:
             src = self.srcb
             if src.allowed_client[src.matrix_bank] == _MATRIX_UNIT:
                 return None
-            return _bank_wait(src)
+            return _bank_reason(src.name, src.matrix_bank)
 
         waits: dict[str, Wait] = dict.fromkeys(NEEDS_BOTH, both)
         waits.update(dict.fromkeys(NEEDS_SRCA, srca))
@@ -303,18 +332,27 @@ class MatrixUnit(Unit):
             return hit[1]
         # MathRegs reads only the thread's ThreadConfig row and its bank's Config words (and
         # what it derives, the RWC moves and plans, depends on nothing else): the same bytes
-        # again (a kernel's setup rewritten tile after tile) find the same object
-        tc = self.thread_config
-        bank = tc.get(t, "CFG_STATE_ID_StateID")
-        content = (t, tc.regs[t].tobytes(), self.config.words[bank].tobytes())
+        # again (a kernel's setup rewritten tile after tile, or another thread's writes
+        # moving the versions) find the same object; first the bytes this thread saw last
+        # (compared, not hashed), then any seen before
+        tc_regs = self.thread_config.regs
+        index, shift, mask = _STATE_ID
+        row_bytes = tc_regs[t].tobytes()
+        words_bytes = self.config.words[tc_regs.item(t, index) >> shift & mask].tobytes()
+        last = self._last_content[t]
+        if last is not None and last[0] == row_bytes and last[1] == words_bytes:
+            cache[t] = (key, last[2])
+            return last[2]
+        content = (t, row_bytes, words_bytes)
         regs = self._regs_by_content.get(content)  # type: ignore[assignment]
         if regs is None:
-            regs = MathRegs(self.config, tc, t)
+            regs = MathRegs(self.config, self.thread_config, t)
             if hit is not None and hit[1].signature == regs.signature:
                 regs = hit[1]  # the same values written again (a program's setup, rerun)
             if len(self._regs_by_content) > 256:
                 self._regs_by_content.clear()
             self._regs_by_content[content] = regs
+        self._last_content[t] = (row_bytes, words_bytes, regs)
         cache[t] = (key, regs)
         return regs
 
@@ -391,7 +429,13 @@ class MatrixUnit(Unit):
         with the Matrix Unit but it still moves to the other bank."""
         if not flips & 3:
             return
-        keep_a, keep_b = (regs or self.math_regs(t)).clr_dvalid_disable
+        if regs is not None:
+            keep_a, keep_b = regs.clr_dvalid_disable
+        else:  # (what MathRegs reads, without the rest of it)
+            tc_regs = self.thread_config.regs
+            (ia, sa, ma), (ib, sb, mb) = _CLR_DVALID_DISABLE
+            keep_a = bool(tc_regs.item(t, ia) >> sa & ma)
+            keep_b = bool(tc_regs.item(t, ib) >> sb & mb)
         if flips & 1:
             self.srca.release_to_unpackers(flip=True, release=not keep_a)
         if flips & 2:
@@ -407,8 +451,23 @@ class MatrixUnit(Unit):
     # -- SETRWC, INCRWC ---------------------------------------------------------------------
 
     def setrwc(self, t: int, f: Fields) -> None:
-        setrwc(self.rwc, t, f["rwc_cr"], f["rwc_d"], f["rwc_b"], f["rwc_a"], f["BitMask"])
-        self.flip_banks(t, f["clear_ab_vld"])
+        """SETRWC: the counters (:func:`~.rwc.setrwc`, a function of the fields and the
+        thread's counters only, remembered per pair with :attr:`rwc_plans`), then the bank
+        flips of ``clear_ab_vld``."""
+        v = self.rwc.v
+        key = (id(f), v[t].tobytes())
+        hit = self._setrwc.get(key) if self.rwc_plans else None
+        if hit is not None and hit[0] is f:
+            v[t] = hit[1]
+        else:
+            setrwc(self.rwc, t, f["rwc_cr"], f["rwc_d"], f["rwc_b"], f["rwc_a"], f["BitMask"])
+            if self.rwc_plans:
+                if len(self._setrwc) > 4096:
+                    self._setrwc.clear()
+                self._setrwc[key] = (f, v[t].copy())
+        flips = f["clear_ab_vld"]
+        if flips & 3:
+            self.flip_banks(t, flips)
 
     def incrwc(self, t: int, f: Fields) -> None:
         incrwc(self.rwc, t, f["rwc_cr"] & 7, f["rwc_d"], f["rwc_b"], f["rwc_a"])
@@ -554,23 +613,26 @@ class MatrixUnit(Unit):
         compiled kernels loaded); else the long way, which makes one when it reported
         nothing."""
         kernels = fpu_jit._LOADED.get("kernels") if fpu.USE_JIT else None
-        lane_config = self.lane_config
-        if not kernels or lane_config.tobytes() != bytes(lane_config.nbytes):
+        lanes = self.lane_config.tobytes()
+        if not kernels or (lanes != self._no_lanes and lanes != bytes(len(lanes))) \
+                or not self.mova2d_plans:
             self._move_columns(t, f, "MOVA2D")
             return
-        regs = self.math_regs(t)
+        hit = self.regs_cache[t]  # (math_regs)
+        if hit is not None and hit[0] == (self.config.version, self.thread_config.version):
+            regs = hit[1]
+        else:
+            regs = self.math_regs(t)
         srca, srcb, dst, rwc = self.srca, self.srcb, self.dst, self.rwc
         row = rwc.v[t]
-        key = (id(f), t, id(regs), row.tobytes(), int(srca.implied_fmt[srca.matrix_bank]),
-               int(srcb.implied_fmt[srcb.matrix_bank]))
+        key = (id(f), t, id(regs), row.tobytes(), srca.implied_fmt.item(srca.matrix_bank),
+               srcb.implied_fmt.item(srcb.matrix_bank))
         plan = self._mova2d.get(key)
         if plan is not None and plan.f is f and plan.regs is regs:
             dst.remap_addrs = regs.remap_addrs  # (sync_dst_config)
             dst.swizzle_32b = regs.swizzle_32b
-            kernels.src2dst(dst.bits, dst.valid, dst.phys_table(False), dst.phys_table(True),
-                            plan.drow0, plan.n, srca.cells, srca.matrix_bank, plan.srow0, 1,
-                            False, plan.flush, plan.bf16, plan.tf32, plan.lo, F.SRC_MASK)
-            rwc.v[t] = plan.rwc_after
+            kernels.src2dst_planned(dst.bits, dst.valid, srca.cells, srca.matrix_bank,
+                                    plan.plan, rwc.v, t)  # (and rwc.v[t] = plan.rwc_after)
             return
         before, ubs = row.tolist(), self._ubs
         self._move_columns(t, f, "MOVA2D")
@@ -578,16 +640,22 @@ class MatrixUnit(Unit):
             return
         cfg = self.math_config(t, regs)
         n = 8 if f["instr_mod"] >> 1 & 1 else 1
-        plan = _Mova2d(
-            f, regs, drow0=(f.get("dst", 0) + regs.dst_offset + before[DST]) & 0x3FF & (0x400 - n),
-            n=n, srow0=(f["src"] + before[SRCA]) & (0x40 - n),
-            flush=not cfg.zero_flag_disabled_src,
-            bf16=not cfg.fp16a_force and F.src_style(cfg.srca_fmt) in ("bf16", "tf32"),
-            tf32=not cfg.fp16a_force and int(cfg.srca_fmt) == F.DataFormat.TF32,
-            lo=bool(f.get("dest_32b_lo", 0)), rwc_after=rwc.v[t].copy())
+        drow0 = (f.get("dst", 0) + regs.dst_offset + before[DST]) & 0x3FF & (0x400 - n)
+        srow0 = (f["src"] + before[SRCA]) & (0x40 - n)
+        bf16 = not cfg.fp16a_force and F.src_style(cfg.srca_fmt) in ("bf16", "tf32")
+        tf32 = not cfg.fp16a_force and int(cfg.srca_fmt) == F.DataFormat.TF32
+        lo = bool(f.get("dest_32b_lo", 0))
+        # (what _k_src2dst does with sstep 1, col0 False and the full premask)
+        table = dst.phys_table(tf32 or lo)
+        rows = [(int(table[(drow0 + k) & 0x3FF]), (srow0 + k) & 0x3F) for k in range(n)]
+        after = rwc.v[t].copy()
+        args = np.array([0, not cfg.zero_flag_disabled_src, bf16, tf32, lo, F.SRC_MASK, n,
+                         *itertools.chain.from_iterable(rows), *after.tolist()],
+                        dtype=np.int64)
+        args.flags.writeable = False
         if len(self._mova2d) > 1024:
             self._mova2d.clear()
-        self._mova2d[key] = plan
+        self._mova2d[key] = _Mova2d(f, regs, args, after)
 
     def _move_columns(self, t: int, f: Fields, op: str) -> None:
         blocked = self.blocked_mov_columns() if op != "MOVB2A" else _NO_COLUMNS
@@ -668,7 +736,58 @@ class MatrixUnit(Unit):
 
     def zeroacc(self, t: int, f: Fields) -> None:
         """ZEROACC: mark 1, 16, 512 or 1024 Dst rows invalid (``clear_zero_flags`` =
-        Revert)."""
+        Revert). With :attr:`rwc_plans`, half or all of Dst reads only the Dst addressing
+        bits, and the 1- and 16-row forms' rows and RWC update are remembered per (fields,
+        thread, configuration, counters) when they reported nothing."""
+        if not self.rwc_plans:
+            self._zeroacc_long(t, f)
+            return
+        mode = f["clear_mode"]
+        if (mode == ZEROACC_HALF or mode == ZEROACC_ALL) and not f["clear_zero_flags"]:
+            # half or all of Dst (nothing to report): the rows are the fields'; of the
+            # configuration only sync_dst_config's two bits
+            # (item() with all indices: no view of the write-counting arrays)
+            index, shift, mask = _STATE_ID
+            bank = self.thread_config.regs.item(t, index) >> shift & mask
+            words = self.config.words
+            dst = self.dst
+            dst.remap_addrs = bool(words.item(bank, _REMAP_ADDRS[0]) >> _REMAP_ADDRS[1]
+                                   & _REMAP_ADDRS[2])
+            dst.swizzle_32b = bool(words.item(bank, _SWIZZLE_32B[0]) >> _SWIZZLE_32B[1]
+                                   & _SWIZZLE_32B[2])
+            if mode == ZEROACC_ALL:
+                dst.valid[:] = False
+            elif f["where"] & 1:
+                dst.valid[512:1024] = False
+            else:
+                dst.valid[0:512] = False
+            return
+        regs = self.math_regs(t)
+        v = self.rwc.v
+        key = (id(f), t, id(regs), v[t].tobytes())
+        hit = self._zeroacc.get(key)
+        dst = self.dst
+        if hit is not None and hit[0] is f and hit[1] is regs:
+            dst.remap_addrs = regs.remap_addrs  # (sync_dst_config)
+            dst.swizzle_32b = regs.swizzle_32b
+            dst.valid[hit[2]] = False
+            if hit[3] is not None:
+                v[t] = hit[3]
+            return
+        ubs = self._ubs
+        rows = self._zeroacc_long(t, f)
+        if self._ubs == ubs:  # (so not Revert: the rows were marked invalid)
+            if isinstance(rows, np.ndarray):
+                rows = rows.copy()
+                rows.flags.writeable = False
+            after = v[t].copy() if f["clear_mode"] & 3 in (ZEROACC_ONE_ROW,
+                                                           ZEROACC_16_ROWS) else None
+            if len(self._zeroacc) > 1024:
+                self._zeroacc.clear()
+            self._zeroacc[key] = (f, regs, rows, after)
+
+    def _zeroacc_long(self, t: int, f: Fields) -> np.ndarray | slice:
+        """ZEROACC the long way; returns the rows it marked."""
         self.sync_dst_config(t)
         if f["clear_mode"] > 3:
             self.report_ub(f"ZEROACC clear_mode {f['clear_mode']} (only 0..3 exist)")
@@ -679,6 +798,7 @@ class MatrixUnit(Unit):
         self.dst.valid[rows] = revert
         if f["clear_mode"] & 3 in (ZEROACC_ONE_ROW, ZEROACC_16_ROWS):
             self.advance(t, f["addr_mode"])
+        return rows
 
     def zerosrc(self, t: int, f: Fields) -> None:
         """ZEROSRC: clear the unpacker's bank, the Matrix Unit's (``write_mode``) or both
@@ -751,14 +871,19 @@ class MatrixUnit(Unit):
         src = self.srcb if f["Unpacker_Select"] else self.srca
         like_unpacr = f["Bank_Clr_Ctrl"]  # WaitLikeUnpacr (bit 4 of the operation)
         bank = src.unpacker_bank if like_unpacr else src.matrix_bank
-        if src.allowed_client[bank] == SrcClient.UNPACKERS:
+        if src.allowed_client[bank] == _UNPACKERS:
             return None
-        return (f"UNPACR_NOP ZEROSRC waiting for {src.name} bank {bank} to belong to the "
-                "unpackers")
+        # (a retry gets the same string: Coprocessor keeps its blocked object)
+        return _zerosrc_reason(src.name, bank)
 
     def unpacr_nop(self, t: int, f: Fields) -> None:
         """UNPACR_NOP: the SETDVALID form (low bits 0x7) and the ZEROSRC form (low bits
         0x1)."""
+        form = self._zerosrc_forms.get(id(f)) if self.rwc_plans else None
+        if form is not None and form[0] is f:  # the ZEROSRC form on one bank, decoded
+            src = self.srcb if form[1] else self.srca
+            src.cells[src.unpacker_bank] = form[2]
+            return
         which = f["Unpacker_Select"]
         src = self.srcb if which else self.srca
         low = f["Unpack_Pop"] | (f["Src_ClrVal_Ctrl"] << 2) | (f["Bank_Clr_Ctrl"] << 4)
@@ -776,6 +901,10 @@ class MatrixUnit(Unit):
             banks = [0, 1] if both else [src.unpacker_bank]
             for b in banks:
                 src.cells[b] = F.SRC_MASK if neg_inf else 0
+            if not both and self.rwc_plans:  # (nothing to report: remember the form)
+                if len(self._zerosrc_forms) > 256:
+                    self._zerosrc_forms.clear()
+                self._zerosrc_forms[id(f)] = (f, which, F.SRC_MASK if neg_inf else 0)
             return
         raise NotImplementedInstruction(f"not implemented: UNPACR_NOP (operation {low:#x})")
 
@@ -792,7 +921,13 @@ def _bank_reason(name: str, bank: int) -> str:
     return f"waiting for {name} bank {bank} to be given to the Matrix Unit"
 
 
+@functools.cache
+def _zerosrc_reason(name: str, bank: int) -> str:
+    return f"UNPACR_NOP ZEROSRC waiting for {name} bank {bank} to belong to the unpackers"
+
+
 _MATRIX_UNIT = SrcClient.MATRIX_UNIT
+_UNPACKERS = SrcClient.UNPACKERS
 
 __all__ = ["IMPLIED_CODE", "MVMUL_OPCODE", "NEEDS_BOTH", "NEEDS_SRCA", "NEEDS_SRCB",
            "MathRegs", "MatrixUnit", "MvmulPlan", "thread_cfg"]

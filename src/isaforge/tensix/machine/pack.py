@@ -43,17 +43,20 @@ as such (then the model continues as described).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, fields
+from itertools import islice
 from typing import NamedTuple
 
 import numpy as np
 
-from ..isa import ops
+from ..isa import ops, thread_config_fields
 from . import l1formats as L
 from . import l1formats_jit
 from .dispatch import Execute, Fields, Report, Unit
 from .l1 import L1Access, L1Source, Refused
+from .l1formats_jit import _LOADED
 from .regfiles import Dst
 from .state import (
     ADC_MASKS,
@@ -70,6 +73,8 @@ from .state import (
 
 I64 = np.int64
 PACR_OPCODE = 0x41
+#: the ThreadConfig field naming a thread's Config bank
+_STATE_ID = thread_config_fields()["CFG_STATE_ID_StateID"]
 
 #: THCON_SEC0_REG1 fields the packer model requires to be 0 (unmodelled functionality)
 _MUST_BE_ZERO = ("Row_start_section_size", "Dis_shared_exp_assembler", "Enable_out_fifo",
@@ -170,20 +175,34 @@ def read_regs(config: Config, thread_config: ThreadConfig, t: int) -> PackRegs:
 class PackerState:
     """What the packer carries from one PACR to the next within a tile: whether a tile is
     open (``active``; a PACR with ``Last`` closes it), the tile position generator
-    (``x``, ``y``, ``z``) and the next output byte addresses of datums and exponents."""
+    (``x``, ``y``, ``z``) and the next output byte addresses of datums and exponents.
+
+    They are kept as one tuple (:meth:`key`, what plans are found by), which
+    :meth:`restore` replaces."""
+
+    __slots__ = ("_key",)
 
     def __init__(self) -> None:
-        self.active = False
-        self.x = self.y = self.z = 0
-        self.data_addr = 0
-        self.exp_addr = 0
+        self._key: tuple[int, ...] = (0, 0, 0, 0, 0, 0)
 
     def key(self) -> tuple[int, ...]:
-        return (int(self.active), self.x, self.y, self.z, self.data_addr, self.exp_addr)
+        return self._key
 
     def restore(self, key: tuple[int, ...]) -> None:
-        (active, self.x, self.y, self.z, self.data_addr, self.exp_addr) = key
-        self.active = bool(active)
+        active, x, y, z, data_addr, exp_addr = key
+        self._key = (int(bool(active)), x, y, z, data_addr, exp_addr)
+
+    def _set(self, i: int, value: int) -> None:
+        k = list(self._key)
+        k[i] = int(value)
+        self._key = tuple(k)
+
+    active = property(lambda self: bool(self._key[0]), lambda self, v: self._set(0, bool(v)))
+    x = property(lambda self: self._key[1], lambda self, v: self._set(1, v))
+    y = property(lambda self: self._key[2], lambda self, v: self._set(2, v))
+    z = property(lambda self: self._key[3], lambda self, v: self._set(3, v))
+    data_addr = property(lambda self: self._key[4], lambda self, v: self._set(4, v))
+    exp_addr = property(lambda self: self._key[5], lambda self, v: self._set(5, v))
 
 
 class PackPlan(NamedTuple):
@@ -206,8 +225,37 @@ class PackPlan(NamedTuple):
     ub: tuple[str, ...]  # undefined behaviour to report
 
 
+class Ready(NamedTuple):
+    """A :class:`PackPlan` prepared for the compiled kernel (see :meth:`Packer.ready`): its
+    indices and scalars in one array, and what to do after the kernel ran."""
+
+    plan: PackPlan
+    r: PackRegs
+    prog: np.ndarray  # l1formats_jit._k_pack_prog's argument
+    end: int  # the byte after the datums (the kernel runs only if L1 holds them)
+    written: tuple[tuple[int, int], ...]  # the L1 ranges to tell watchers of, in order
+
+
+class _LongWay:
+    """What :meth:`Packer.ready` keeps for a plan that goes the long way (false; it keeps the
+    regs its key names by identity alive)."""
+
+    __slots__ = ("r",)
+
+    def __init__(self, r: PackRegs) -> None:
+        self.r = r
+
+    def __bool__(self) -> bool:
+        return False
+
+
 class Packer(Unit):
     """The packer (PACR), on Dst, the packer ADCs, Config/ThreadConfig and L1."""
+
+    #: PACRs (and runs of them) from prepared plans executed by one compiled call
+    #: (:class:`Ready`; False: each goes the long way, :meth:`plan` then :meth:`execute`;
+    #: tests compare)
+    ready_plans = True
 
     def __init__(self, dst: Dst, adc: ADCs, config: Config, thread_config: ThreadConfig,
                  memory: Callable[[], object], report_ub: Report) -> None:
@@ -220,7 +268,13 @@ class Packer(Unit):
         self._cache: dict[int, tuple[tuple[int, int], PackRegs]] = {}
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> PackRegs
         self._by_content: dict[tuple[int, bytes, bytes], PackRegs] = {}
+        #: (thread, all ThreadConfig's bytes, all Config's bytes) -> PackRegs
+        self._by_whole: dict[tuple[int, bytes, bytes], PackRegs] = {}
         self._plans: dict[tuple, PackPlan] = {}
+        #: the same keys as ``_plans`` -> the plan prepared for the compiled kernel
+        self._ready: dict[tuple, Ready | _LongWay] = {}
+        #: the words of the last run of PACRs that ended with Last (pacr_run)
+        self._last_run: tuple[int, ...] = ()
         #: PACR words by their decoded fields' id
         self._words: dict[int, tuple[Fields, tuple[int]]] = {}
         self._scratch = np.zeros(0, I64)
@@ -235,19 +289,29 @@ class Packer(Unit):
         hit = self._cache.get(t)
         if hit is not None and hit[0] == key:
             return hit[1]
-        # read_regs reads only the thread's ThreadConfig row and its bank's Config words: a
-        # kernel rewriting the same values tile after tile finds its PackRegs by their bytes
-        row = self.thread_config.regs[t]
-        bank = self.thread_config.get(t, "CFG_STATE_ID_StateID")
-        content = (t, row.tobytes(), self.config.words[bank].tobytes())
-        regs = self._by_content.get(content)  # type: ignore[assignment]
+        # a kernel rewriting the same values tile after tile finds its PackRegs by the bytes
+        # of all of ThreadConfig and Config (two reads, no views), else by those read_regs
+        # reads: the thread's ThreadConfig row and its bank's Config words (through plain
+        # ndarray views: a WriteCountedArray's view costs a Python call)
+        tregs, words = self.thread_config.regs, self.config.words
+        whole = (t, tregs.tobytes(), words.tobytes())
+        regs = self._by_whole.get(whole)  # type: ignore[assignment]
         if regs is None:
-            regs = read_regs(self.config, self.thread_config, t)
-            if hit is not None and hit[1] == regs:
-                regs = hit[1]  # the same values again: the plans made with them stay valid
-            if len(self._by_content) > 256:
-                self._by_content.clear()
-            self._by_content[content] = regs
+            row = tregs.view(np.ndarray)[t]
+            f = _STATE_ID
+            bank = (int(row[f.index]) >> f.shift) & ((1 << f.size) - 1)
+            content = (t, row.tobytes(), words.view(np.ndarray)[bank].tobytes())
+            regs = self._by_content.get(content)  # type: ignore[assignment]
+            if regs is None:
+                regs = read_regs(self.config, self.thread_config, t)
+                if hit is not None and hit[1] == regs:
+                    regs = hit[1]  # the same values again: the plans made with them stay valid
+                if len(self._by_content) > 256:
+                    self._by_content.clear()
+                self._by_content[content] = regs
+            if len(self._by_whole) > 256:
+                self._by_whole.clear()
+            self._by_whole[whole] = regs
         self._cache[t] = (key, regs)
         return regs
 
@@ -262,6 +326,13 @@ class Packer(Unit):
             hit = self._words[id(f)] = (f, (_word(f),))
         try:
             r = self.regs(t)
+            if self.ready_plans:
+                ready = self._ready.get((t, hit[1], id(r), self.adc.v[t, PACK].tobytes(),
+                                         self.state._key))
+                if ready is None:
+                    ready = self.ready(t, hit[1], r)
+                if ready and self._run_ready(t, ready, r):  # type: ignore[arg-type]
+                    return
             plan = self.plan(t, hit[1], r)
             for message in plan.ub:
                 self.report_ub(message)  # (a hook may change the configuration)
@@ -274,17 +345,32 @@ class Packer(Unit):
         which the caller found alone, with nothing to trace) as one run, up to ``limit`` and
         through the first with ``Last``; returns how many ran (0: none, run them one by
         one). The result is that of :meth:`pacr` per instruction, bit for bit."""
-        head: list[int] = []
-        for w in words:
-            if w >> 24 != PACR_OPCODE or len(head) == limit:
-                break
-            head.append(w)
-            if w & 1:  # Last ends the tile, and the run
-                break
-        if len(head) < 2:
-            return 0
+        last = self._last_run  # (PACRs, the last alone with Last: the same head again?)
+        if last and len(last) <= limit and tuple(islice(words, len(last))) == last:
+            words = last
+        else:
+            head: list[int] = []
+            for w in islice(words, limit if limit >= 0 else None):
+                if w >> 24 != PACR_OPCODE:
+                    break
+                head.append(w)
+                if w & 1:  # Last ends the tile, and the run
+                    break
+            if len(head) < 2:
+                return 0
+            words = tuple(head)
+            if words[-1] & 1:
+                self._last_run = words
         try:
-            plan = self.plan(t, tuple(head))
+            r = self.regs(t)
+            if self.ready_plans:
+                ready = self._ready.get((t, words, id(r), self.adc.v[t, PACK].tobytes(),
+                                         self.state._key))
+                if ready is None:
+                    ready = self.ready(t, words, r)
+                if ready and self._run_ready(t, ready, r):  # type: ignore[arg-type]
+                    return ready.plan.n  # type: ignore[union-attr]
+            plan = self.plan(t, words, r)
         except Refused:
             return 0  # one by one: the one that is refused says so
         if plan.ub:
@@ -308,6 +394,54 @@ class Packer(Unit):
                 self._plans.clear()
             self._plans[key] = plan
         return plan
+
+    def ready(self, t: int, words: tuple[int, ...], r: PackRegs) -> Ready | bool:
+        """The :class:`Ready` of PACR ``words`` from the current state (made once and kept
+        under :meth:`plan`'s key), or False when the long way must run (undefined behaviour
+        to report, Pack_L1_Acc, a conversion the compiled kernel does not refuse as numpy
+        does, or the compiled kernel not loaded yet)."""
+        plan = self.plan(t, words, r)
+        if _LOADED.get("pack_prog") is None:
+            return False  # (not loaded yet: the next PACR asks again)
+        # (keyed by the identity of r, which a Ready keeps alive; _run_ready checks it)
+        key = (t, words, id(r), self.adc.v[t, PACK].tobytes(), self.state.key())
+        ready: Ready | bool = False
+        if not plan.ub and _kernel_ok(r):
+            dst = self.dst
+            was = dst.remap_addrs, dst.swizzle_32b
+            dst.remap_addrs, dst.swizzle_32b = r.remap_addrs, r.swizzle_32b
+            table = dst.phys_table(r.read32)
+            dst.remap_addrs, dst.swizzle_32b = was
+            ready = prepare(t, plan, r, table)
+        if len(self._ready) > 1024:  # (each holds a copy of its plan's indices)
+            self._ready.clear()
+        self._ready[key] = ready if ready else _LongWay(r)  # type: ignore[assignment]
+        return ready
+
+    def _run_ready(self, t: int, ready: Ready, r: PackRegs) -> bool:
+        """Execute ``ready`` (made with regs ``r``) as :meth:`execute` would its plan: the
+        compiled kernel, the L1 notifications, the zero-padding, the counters and the packer
+        state; False (nothing done) when L1 does not hold its datums or the kernel is not
+        loaded."""
+        kernel = _LOADED.get("pack_prog") if USE_JIT else None
+        mem = self._l1()
+        l1 = mem.l1
+        if kernel is None or ready.end > len(l1) or ready.r is not r:
+            return False
+        dst = self.dst
+        dst.remap_addrs, dst.swizzle_32b = r.remap_addrs, r.swizzle_32b
+        # (the kernel also sets the packer ADCs, which the long way sets after telling L1's
+        # watchers: l1_written wakes cores, it does not read the coprocessor)
+        kernel(dst.bits, dst.valid, l1, self.adc.v, ready.prog)
+        for start, size in ready.written:
+            mem.l1_written(start, size)
+        plan = ready.plan
+        for start, end in plan.pads:
+            if start != end and end <= len(l1):
+                l1[start:end] = 0
+                mem.l1_written(start, end - start)
+        self.state._key = plan.state_after  # (as restore() would keep it)
+        return True
 
     def _plan(self, t: int, words: tuple[int, ...], r: PackRegs) -> PackPlan:
         ub: list[str] = []
@@ -435,7 +569,7 @@ class Packer(Unit):
         out_size = L.datum_bits(r.out)
         total = len(plan.take)
         size_bytes = total * out_size // 8
-        kernel = _jit() if not r.l1_acc else None
+        kernel = _jit() if _kernel_ok(r) else None
         if kernel is not None and plan.data + size_bytes <= len(l1):
             values = self._scratch if len(self._scratch) >= total else np.zeros(total, I64)
             self._scratch = values
@@ -562,7 +696,8 @@ class Packer(Unit):
 
 
 #: use the compiled kernel (:mod:`.l1formats_jit`) once this many PACR runs have executed
-#: (loading numba costs ~0.5 s of CPU per process, which a short program would not win back)
+#: (loading numba costs ~0.5 s of CPU per process, which a short program would not win back;
+#: once something else imported numba, loading the cached kernels costs ~1 ms: at once)
 USE_JIT = True
 JIT_AFTER = 64
 _JIT_STATE = {"calls": 0}
@@ -575,9 +710,40 @@ def _jit() -> Callable[..., None] | None:
     if kernel is not False:
         return kernel  # type: ignore[return-value]
     _JIT_STATE["calls"] += 1
-    if _JIT_STATE["calls"] <= JIT_AFTER:
+    if _JIT_STATE["calls"] <= JIT_AFTER and "numba" not in sys.modules:
         return None
     return l1formats_jit.load()  # type: ignore[return-value]
+
+
+def _kernel_ok(r: PackRegs) -> bool:
+    """Whether the compiled kernel packs with ``r`` as the numpy path does: the numpy path
+    refuses ReLU with an INT32 mode other than 1 or with an intermediate format it does not
+    know, and FP8 e5m2 (the kernel would pack them), and Pack_L1_Acc stays on numpy."""
+    if r.l1_acc:
+        return False
+    if r.relu and not (r.inter in (0, 1, 2, 5, 6) or (r.inter == 8 and r.relu == 1)):
+        return False
+    return not (r.inter == 1 and r.out == 10 and not r.e4m3)
+
+
+def prepare(t: int, plan: PackPlan, r: PackRegs, phys_table: np.ndarray) -> Ready:
+    """``plan`` of thread ``t`` with regs ``r`` as a :class:`Ready`: the compiled kernel's
+    ``prog`` (see :func:`.l1formats_jit._k_pack_prog`) and the L1 ranges
+    :meth:`Packer.execute` tells watchers of; ``phys_table``: Dst's
+    :meth:`~.regfiles.Dst.phys_table` under ``r``."""
+    out_size = L.datum_bits(r.out)
+    bfp = r.out in L.BFP_FORMATS
+    n = len(plan.take)
+    size_bytes = n * out_size // 8
+    phys = phys_table[plan.rows]
+    head = [n, len(phys), len(plan.exp_write), int(r.read32), r.inter, r.out, int(r.round10),
+            int(r.read_unsigned), r.relu, r.relu_threshold, int(r.e4m3), out_size, int(bfp),
+            plan.data, plan.exp, t] + [int(v) for v in plan.adc_after.reshape(-1)]
+    prog = np.concatenate([np.array(head, I64), phys.astype(I64), plan.take.astype(I64),
+                           plan.keep.astype(I64), plan.exp_write.astype(I64), np.zeros(n, I64)])
+    written = ((plan.exp, len(plan.exp_write)),) if bfp else ()
+    return Ready(plan=plan, r=r, prog=prog, end=plan.data + size_bytes,
+                 written=written + ((plan.data, size_bytes),))
 
 
 def _word(f: Fields) -> int:
@@ -594,5 +760,5 @@ def decode_fields(word: int) -> dict[str, int]:
             for fld in ops()["PACR"].fields}
 
 
-__all__ = ["PACR_OPCODE", "PackPlan", "PackRegs", "Packer", "PackerState", "decode_fields",
-           "read_regs"]
+__all__ = ["PACR_OPCODE", "PackPlan", "PackRegs", "Packer", "PackerState", "Ready",
+           "decode_fields", "prepare", "read_regs"]

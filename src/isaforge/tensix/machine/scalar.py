@@ -21,7 +21,7 @@ those conditions always hold and FLUSHDMA (like DMANOP) changes no state.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import numpy as np
 
@@ -57,9 +57,9 @@ def setdmareg(gpr: GPRs, t: int, f: dict[str, int]) -> None:
                                         "the special form)")
     half = f["RegIndex16b"]
     value = (f["Payload_SigSelSize"] << 14) | f["Payload_SigSel"]
-    reg, hi = half >> 1, half & 1
-    old = gpr.get(t, reg)
-    new = (old & 0x0000FFFF) | (value << 16) if hi else (old & 0xFFFF0000) | value
+    reg = half >> 1
+    old = int(gpr.v[t, reg])  # (gpr.get)
+    new = (old & 0x0000FFFF) | (value << 16) if half & 1 else (old & 0xFFFF0000) | value
     gpr.set(t, reg, new)
 
 
@@ -253,7 +253,24 @@ class ScalarUnit(Unit):
                         cfg=lambda n: self.cfg(t, n))
             return execute_one
 
-        return {name: run(name) for name in NAMES}
+        out = {name: run(name) for name in NAMES}
+        # the frequent ones without the generic path's copies and tests (same semantics)
+        out["SETDMAREG"] = self.setdmareg
+        out["DMANOP"] = out["FLUSHDMA"] = self.nothing
+        return out
+
+    def quiet(self) -> Collection[str]:
+        return ("DMANOP", "FLUSHDMA")  # (the others write GPRs, which ATCAS's wait reads)
+
+    def setdmareg(self, t: int, f: Fields) -> None:
+        """SETDMAREG, either form (:func:`execute`'s choice)."""
+        if f["SetSignalsMode"]:
+            setdmareg_special(self.gpr, self.packers, lambda n: self.cfg(t, n), t, dict(f))
+        else:
+            setdmareg(self.gpr, t, f)  # type: ignore[arg-type]
+
+    def nothing(self, t: int, f: Fields) -> None:
+        """FLUSHDMA and DMANOP: no state changes in this functional model."""
 
 
 __all__ = ["NAMES", "ScalarUnit", "execute", "setdmareg_special"]

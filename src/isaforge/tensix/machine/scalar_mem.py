@@ -246,7 +246,21 @@ class ScalarMemoryUnit(Unit):
             def execute_one(t: int, f: Fields) -> None:
                 execute(name, self.memory(), self.gpr, t, f, self.report_ub)
             return execute_one
-        return {name: run(name) for name in NAMES}
+        out = {name: run(name) for name in NAMES}
+        out["STOREREG"] = self.storereg
+        return out
+
+    def storereg(self, t: int, f: Fields) -> None:
+        """STOREREG (:func:`execute`'s, without its tests for the other instructions)."""
+        mem = self.memory()
+        if mem is None:
+            execute("STOREREG", mem, self.gpr, t, f, self.report_ub)  # (raises)
+            return
+        addr = MMIO_BASE + ((f["RegAddr"] << 2) & 0x000FFFFC)
+        if addr < MMIO_LOWEST:
+            _mmio_addr(addr, self.report_ub)
+            return
+        mem.mmio_write(t, addr, self.gpr.get(t, f["TdmaDataRegIndex"]))
 
     def waits(self) -> Mapping[str, Wait]:
         def wait(name: str) -> Wait:

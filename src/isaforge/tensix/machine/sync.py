@@ -17,7 +17,7 @@ conditions of STALLWAIT (C0..C4, C9..C12) always hold; C5..C8 test the SrcA/SrcB
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from .dispatch import Execute, Fields, Report, Unit, Wait
@@ -73,7 +73,7 @@ def is_blocked(name: str, block_mask: int) -> bool:
 _SELECTED = tuple(tuple(i for i in range(Semaphores.N) if mask >> i & 1) for mask in range(256))
 
 
-@dataclass
+@dataclass(slots=True)
 class LatchedWait:
     """The Wait Gate's latched wait instruction."""
 
@@ -94,6 +94,12 @@ class SyncUnit(Unit):
         self.srca = srca
         self.srcb = srcb
         self.report_ub = report_ub
+        #: bumped by every semaphore change made here (SEMINIT, SEMPOST, SEMGET, and what
+        #: calls seminit/sempost/semget: the tile's semaphore registers) and, by the
+        #: coprocessor, whenever code from outside may have run (each run/step/burst call, a
+        #: hook): while it keeps its value, the semaphores and the latched waits have not
+        #: changed
+        self.changes = 0
 
     # -- instructions -----------------------------------------------------------------------
 
@@ -104,6 +110,9 @@ class SyncUnit(Unit):
 
     def waits(self) -> Mapping[str, Wait]:
         return {"ATGETM": lambda t, f: self.mutex_wait(t, f["mutex_index"])}
+
+    def quiet(self) -> Collection[str]:
+        return ("STALLWAIT", "SEMWAIT")  # (the executing thread's own latch only)
 
     def _seminit(self, t: int, f: Fields) -> None:
         self.seminit(f["sem_sel"] & 0xFF, f["init_value"], f["max_value"])
@@ -139,19 +148,26 @@ class SyncUnit(Unit):
         return [i for i in range(Semaphores.N) if mask >> i & 1]
 
     def seminit(self, mask: int, init: int, maximum: int) -> None:
+        self.changes += 1
         for i in self.selected(mask):
             self.sem.value[i] = init
             self.sem.max[i] = maximum
 
     def sempost(self, mask: int) -> None:
-        for i in self.selected(mask):
-            if self.sem.value[i] < 15:
-                self.sem.value[i] += 1
+        self.changes += 1
+        value = self.sem.value
+        for i in _SELECTED[mask & 0xFF]:  # (selected)
+            v = int(value[i])
+            if v < 15:
+                value[i] = v + 1
 
     def semget(self, mask: int) -> None:
-        for i in self.selected(mask):
-            if self.sem.value[i] > 0:
-                self.sem.value[i] -= 1
+        self.changes += 1
+        value = self.sem.value
+        for i in _SELECTED[mask & 0xFF]:
+            v = int(value[i])
+            if v > 0:
+                value[i] = v - 1
 
     # -- wait conditions --------------------------------------------------------------------
 

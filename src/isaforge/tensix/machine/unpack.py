@@ -48,6 +48,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..isa import thread_config_fields
+from . import fpu, fpu_jit
 from . import l1formats as L
 from .dispatch import Execute, Fields, Report, Unit, Wait
 from .l1 import L1Source, Refused
@@ -68,6 +70,17 @@ I64 = np.int64
 
 #: THCON_SECn words of each unpacker (tile descriptor at word 0 of the section)
 _SECTION = (64, 112)
+
+
+def _field(name: str) -> tuple[int, int, int]:
+    """(register, shift, mask) of a ThreadConfig field."""
+    f = thread_config_fields()[name]
+    return f.index, f.shift, (1 << f.size) - 1
+
+
+_STATE_ID = _field("CFG_STATE_ID_StateID")
+_CONTEXT_OFFSET = (_field("UNPACK_MISC_CFG_CfgContextOffset_0"),
+                   _field("UNPACK_MISC_CFG_CfgContextOffset_1"))
 
 
 @functools.cache
@@ -199,6 +212,38 @@ class UnpackPlan:
     adc_other_after: np.ndarray | None
 
 
+def _flat_rows(cells: np.ndarray, row0: int, n: int, dtype: np.dtype
+               ) -> tuple[np.ndarray | None, ...]:
+    """Rows ``row0..row0 + n`` of each bank of ``cells`` as a flat view that ``take(out=)``
+    can fill (None for a bank where it cannot: not contiguous, another dtype)."""
+    views: list[np.ndarray | None] = []
+    for bank in range(len(cells)):
+        rows = cells[bank, row0:row0 + n]
+        views.append(rows.reshape(-1) if rows.flags.c_contiguous and rows.dtype == dtype
+                     else None)
+    return tuple(views)
+
+
+_SPLITS: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]] = {}
+
+
+def _split_table(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(hi, lo)``, 256 entries each, with ``table[d] == hi[d >> 8] | lo[d & 0xFF]`` for
+    every one of the 65,536 datums ``d`` (checked), or None when no such split exists (made
+    once per table of :func:`_cells_by_datum`)."""
+    hit = _SPLITS.get(id(table))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    hi = table[np.arange(256) << 8]
+    lo = table[:256]
+    split: tuple[np.ndarray, np.ndarray] | None = (hi.copy(), lo.copy())
+    if len(table) != 1 << 16 or table.dtype != np.uint32 \
+            or not np.array_equal((hi[:, None] | lo[None, :]).reshape(-1), table):
+        split = None
+    _SPLITS[id(table)] = (table, split)
+    return split
+
+
 @functools.cache
 def _cells_by_datum(bits: int, in_fmt: int, out_fmt: int, unsigned: bool, e4m3: bool
                     ) -> np.ndarray | None:
@@ -219,6 +264,10 @@ class Unpackers(Unit):
 
     #: UNPACRs from plans (:class:`UnpackPlan`; False: each worked out again; tests compare)
     plans = True
+    #: a plan of 16-bit datums converts them in one compiled call with its table split by
+    #: bytes (:func:`~.fpu_jit._k_cells16`) when the kernels are loaded (False: numpy's take
+    #: with the whole table; tests compare)
+    compiled = True
 
     def __init__(self, dst: Dst, srca: SrcRegs, srcb: SrcRegs, adc: ADCs, config: Config,
                  thread_config: ThreadConfig, memory: Callable[[], object],
@@ -230,14 +279,25 @@ class Unpackers(Unit):
         self.thread_config = thread_config
         self._report = report_ub
         self._ubs = 0  # undefined behaviour reported so far (a plan is made only without)
-        #: (fields' id, thread, UnpackRegs' id, counters' bytes, row cursor) -> UnpackPlan
-        self._plans: dict[tuple[int, int, int, bytes, bytes, int], UnpackPlan] = {}
+        #: (fields' id, thread, UnpackRegs' id, counters' bytes, row cursor) -> (UnpackPlan,
+        #: [the L1 array, its datums' view, the Src cells array, each bank's rows as the flat
+        #: view take() fills, or None; the table split by bytes (_split_table) or None])
+        self._plans: dict[tuple[int, int, int, bytes, bytes, int],
+                          tuple[UnpackPlan, list]] = {}
+        #: (fields' id, thread) -> (fields, (Config, ThreadConfig) versions, unpacker,
+        #: MultiContextMode, context, AddrCntContextId thread, UnpackRegs): what
+        #: :meth:`_context` and :meth:`regs` gave for them under those versions (kept only
+        #: when :meth:`_context` reported nothing)
+        self._resolved: dict[tuple[int, int], tuple[Fields, tuple[int, int], int, bool, int,
+                                                    int, UnpackRegs]] = {}
         #: UnpackRegs -> the one object with its values (regs() returns it)
         self._canonical: dict[UnpackRegs, UnpackRegs] = {}
         #: what _worked_out found a plan needs (see UnpackPlan), or None
         self._plan: tuple[int, int, str, np.ndarray, int, int] | None = None
         self._cache: dict[tuple[int, int, bool, int], tuple[tuple[int, int], UnpackRegs]] = {}
         self._by_content: dict[tuple[object, bytes, bytes], UnpackRegs] = {}
+        #: regs()' key -> the last (ThreadConfig row's bytes, Config words' bytes, UnpackRegs)
+        self._last: dict[tuple[int, int, bool, int], tuple[bytes, bytes, UnpackRegs]] = {}
         self._l1 = L1Source(memory)
 
 
@@ -259,10 +319,17 @@ class Unpackers(Unit):
         if hit is not None and hit[0] == version:
             return hit[1]
         # read_regs reads only the thread's ThreadConfig row and its bank's Config words: a
-        # kernel rewriting its configuration tile after tile finds them by their bytes
+        # kernel rewriting its configuration tile after tile finds them by their bytes (first
+        # those of the last call with this key, compared, not hashed)
         tc = self.thread_config
-        bank = tc.get(t, "CFG_STATE_ID_StateID")
-        content = (key, tc.regs[t].tobytes(), self.config.words[bank].tobytes())
+        index, shift, mask = _STATE_ID
+        row_bytes = tc.regs[t].tobytes()
+        words_bytes = self.config.words[tc.regs.item(t, index) >> shift & mask].tobytes()
+        last = self._last.get(key)
+        if last is not None and last[0] == row_bytes and last[1] == words_bytes:
+            self._cache[key] = (version, last[2])
+            return last[2]
+        content = (key, row_bytes, words_bytes)
         regs = self._by_content.get(content)
         if regs is None:
             regs = read_regs(self.config, tc, t, which, multi, context)
@@ -272,6 +339,7 @@ class Unpackers(Unit):
                 self._by_content.clear()
                 self._canonical.clear()
             self._by_content[content] = regs
+        self._last[key] = (row_bytes, words_bytes, regs)
         self._cache[key] = (version, regs)
         return regs
 
@@ -279,7 +347,7 @@ class Unpackers(Unit):
         """UNPACR waits for its Src bank to belong to the unpackers."""
         src = self.src[f["Unpack_block_selection"]]
         bank = src.unpacker_bank
-        if src.allowed_client[bank] == SrcClient.UNPACKERS:
+        if src.allowed_client[bank] == _UNPACKERS:
             return None
         # (a retry gets the same string: Coprocessor keeps its blocked object)
         return _unpacr_reason(src.name, bank)
@@ -292,7 +360,8 @@ class Unpackers(Unit):
                 raise Refused(f"{name}={f[name]}")
         if not f["OvrdThreadId"]:
             return False, 0, t
-        offset = self.thread_config.get(t, f"UNPACK_MISC_CFG_CfgContextOffset_{which}")
+        index, shift, mask = _CONTEXT_OFFSET[which]
+        offset = self.thread_config.regs.item(t, index) >> shift & mask
         context = (f["CfgContextId"] + offset) & 7
         if which == 1 and context >= 2:
             self.report_ub(f"unpacker 1 context {context} (it has 2)")
@@ -303,43 +372,93 @@ class Unpackers(Unit):
             adc_thread = t
         return True, context, adc_thread
 
+
+    def _resolve(self, t: int, f: Fields) -> tuple[int, bool, int, int, UnpackRegs]:
+        """(unpacker, MultiContextMode, context, AddrCntContextId thread, UnpackRegs) of an
+        UNPACR; from :attr:`_resolved` while the configuration's versions stay (with
+        :attr:`plans`)."""
+        version = (self.config.version, self.thread_config.version)
+        hit = self._resolved.get((id(f), t)) if self.plans else None
+        if hit is not None and hit[0] is f and hit[1] == version:
+            return hit[2:]  # type: ignore[return-value]
+        which = f["Unpack_block_selection"]
+        ubs = self._ubs
+        multi, context, adc_t = self._context(t, f, which)
+        r = self.regs(t, which, multi, context)
+        if self._ubs == ubs and self.plans:
+            if len(self._resolved) > 256:
+                self._resolved.clear()
+            self._resolved[id(f), t] = (f, version, which, multi, context, adc_t, r)
+        return which, multi, context, adc_t, r
+
     def unpacr(self, t: int, f: Fields) -> None:
-        """UNPACR (see the module's documentation)."""
+        """UNPACR (see the module's documentation): from a plan when one was made for the
+        same fields, thread, registers, counters and row cursor, else the long way
+        (:meth:`_worked_out`, which leaves what makes a plan when it reported nothing)."""
         try:
-            self._unpacr(t, f)
+            hit = self._resolved.get((id(f), t))
+            if hit is not None and hit[0] is f and hit[1] == (self.config.version,
+                                                              self.thread_config.version):
+                which, multi, adc_t, r = hit[2], hit[3], hit[5], hit[6]  # (_resolve)
+            else:
+                which, multi, _, adc_t, r = self._resolve(t, f)
+            adc = self.adc.v
+            src = self.src[which]
+            unit = UNP0 + which
+            key = (id(f), t, id(r), adc[t, unit].tobytes(),
+                   adc[adc_t, unit].tobytes() if adc_t != t else b"", src.unpacker_row.item(t))
+            entry = self._plans.get(key) if self.plans else None
+            if entry is not None and entry[0].f is f and entry[0].regs is r:
+                plan, hot = entry
+                l1 = self._l1().l1
+                if hot[0] is not l1:  # (the datums' view of this L1, made once)
+                    hot[0], hot[1] = l1, l1[plan.start:plan.end].view(plan.dtype)
+                cells = src.cells
+                if hot[2] is not cells:  # (the rows of each bank as the flat array take fills)
+                    hot[2], hot[3] = cells, _flat_rows(cells, plan.row0, plan.n, plan.table.dtype)
+                out = hot[3][src.unpacker_bank]
+                split = hot[4]
+                if out is not None and split is not None and self.compiled:
+                    kernels = fpu_jit._LOADED.get("kernels") if fpu.USE_JIT else None
+                    if kernels:
+                        kernels.cells16(l1, plan.start, split[0], split[1], out)
+                    else:
+                        plan.table.take(hot[1], out=out, mode="clip")
+                elif out is not None:
+                    plan.table.take(hot[1], out=out, mode="clip")  # (every datum is in range)
+                else:
+                    cells[src.unpacker_bank, plan.row0:plan.row0 + plan.n] = \
+                        plan.table.take(hot[1]).reshape(-1, 16)
+                adc[t, unit] = plan.adc_after
+                if plan.adc_other_after is not None:
+                    adc[adc_t, unit] = plan.adc_other_after
+                if f["SetDatValid"]:  # (_finish_src)
+                    src.implied_fmt[src.unpacker_bank] = r.out_fmt
+                    src.give_to_matrix_unit(t, r.set_base)
+                elif r.src_reg_set_upd:
+                    src.unpacker_row[t] = (int(src.unpacker_row[t]) + 16 + (r.set_base << 4)) & 0x3F
+                return
+            self._long_way(t, f, which, r, multi, adc_t, key)
         except Refused as e:
             raise NotImplementedInstruction(f"thread {t}: not implemented: UNPACR: {e}"
                                             ) from None
 
-    def _unpacr(self, t: int, f: Fields) -> None:
-        which = f["Unpack_block_selection"]
-        multi, context, adc_t = self._context(t, f, which)
-        r = self.regs(t, which, multi, context)
-        adc = self.adc.v
-        src = self.src[which]
-        key = (id(f), t, id(r), adc[t, UNP0 + which].tobytes(),
-               adc[adc_t, UNP0 + which].tobytes() if adc_t != t else b"",
-               int(src.unpacker_row[t]))
-        plan = self._plans.get(key) if self.plans else None
-        if plan is not None and plan.f is f and plan.regs is r:
-            data = self._l1().l1[plan.start:plan.end].view(plan.dtype)
-            src.cells[src.unpacker_bank, plan.row0:plan.row0 + plan.n] = \
-                plan.table.take(data).reshape(-1, 16)
-            adc[t, UNP0 + which] = plan.adc_after
-            if plan.adc_other_after is not None:
-                adc[adc_t, UNP0 + which] = plan.adc_other_after
-            self._finish_src(t, which, f, r)
-            return
+    def _long_way(self, t: int, f: Fields, which: int, r: UnpackRegs, multi: bool,
+                  adc_t: int, key: tuple[int, int, int, bytes, bytes, int]) -> None:
+        """UNPACR by :meth:`_worked_out`; then, when it reported nothing and found a plan
+        can do the same, its plan under ``key``."""
         ubs = self._ubs
         self._plan = None
         self._worked_out(t, f, which, r, multi, adc_t)
         plan = self._plan
         if plan is not None and self._ubs == ubs and self.plans:
-            plan = UnpackPlan(f, r, *plan, adc[t, UNP0 + which].copy(),
+            adc = self.adc.v
+            made = UnpackPlan(f, r, *plan, adc[t, UNP0 + which].copy(),
                               adc[adc_t, UNP0 + which].copy() if adc_t != t else None)
             if len(self._plans) > 1024:
                 self._plans.clear()
-            self._plans[key] = plan
+            split = _split_table(made.table) if made.dtype == "<u2" else None
+            self._plans[key] = (made, [None, None, None, (None, None), split])
 
     def _worked_out(self, t: int, f: Fields, which: int, r: UnpackRegs, multi: bool,
                     adc_t: int) -> None:
@@ -532,5 +651,7 @@ class Unpackers(Unit):
         elif r.src_reg_set_upd:
             src.unpacker_row[t] = (int(src.unpacker_row[t]) + 16 + (r.set_base << 4)) & 0x3F
 
+
+_UNPACKERS = SrcClient.UNPACKERS
 
 __all__ = ["UnpackPlan", "UnpackRegs", "Unpackers", "read_regs"]

@@ -336,6 +336,8 @@ class _CoprocessorMemory:
         self.l1_size = tile.mm.l1_size
         #: the unpackers' and packers' view (machine.l1.L1Access): the tile's L1 bytes
         self.l1 = tile.l1.data
+        #: address -> (the tile's window list and its length then, the window holding it)
+        self._windows: dict[int, tuple[list[Window], int, Window]] = {}
 
     def read(self, addr: int, size: int) -> int:
         return self.tile.l1.read_int(addr, size)
@@ -348,11 +350,24 @@ class _CoprocessorMemory:
         self.tile.l1.write_int(addr, size, value)
         self.tile.scheduler.wrote(addr, size, by=None)
 
+    #: remember the window of each address accessed (False: look it up every time; tests
+    #: compare)
+    cache_windows = True
+
     def _window(self, thread: int, addr: int) -> Window:
+        windows = self.tile.windows
+        if self.cache_windows:
+            hit = self._windows.get(addr)
+            if hit is not None and hit[0] is windows and hit[1] == len(windows):
+                return hit[2]
         w = self.tile.window_at(addr)
         if w is None:
             raise TileError(f"Tensix thread {thread}: MMIO access to {addr:#010x}: no window "
                             f"there")
+        if self.cache_windows:
+            if len(self._windows) >= 256:
+                self._windows.clear()
+            self._windows[addr] = (windows, len(windows), w)
         return w
 
     def mmio_read(self, thread: int, addr: int) -> int:

@@ -9,7 +9,8 @@ module              what
                     stack, PRNG, LoadMacroConfig
 :mod:`.ops`         instruction words as operand records; the sub-units
 :mod:`.fma`         SFPMAD's bit-exact multiply-add (the model the oracle vectors come from)
-:mod:`.fma_jit`     its compiled twin (numba), loaded after 300 multiply-adds
+:mod:`.fma_jit`     its compiled twin (numba), loaded after 300 multiply-adds (at once when
+                    numba is imported already); add1's load-add-store loop in one call
 :mod:`.base`        the state every part shares, lane-level write rules
 :mod:`.convert`     data conversions: SFPLOAD/SFPSTORE modes, SFPLOADI, SFPCAST,
                     SFPSTOCHRND, LUT entries, SFPARECIP's approximations

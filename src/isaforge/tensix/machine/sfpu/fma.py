@@ -22,6 +22,9 @@ integers on int64 arrays:
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+
 import numpy as np
 
 from . import fma_jit
@@ -107,32 +110,67 @@ USE_JIT = True
 #: of CPU (``import numba`` and the machine code from numba's cache; 2-3 s the first time),
 #: which a short program would not win back.
 JIT_AFTER = 300
+#: When numba is imported already (the RISC-V cores' compiled path imports it), loading the
+#: twin from numba's cache costs ~1 ms: load it at the first multiply-add (False: wait for
+#: JIT_AFTER calls all the same; the twin gives the same bits either way)
+EAGER_WHEN_IMPORTED = True
 
 _STATE = {"calls": 0}
+_U32 = np.dtype(np.uint32)
+_ND = np.ndarray
+
+
+def kernel() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] | None:
+    """The compiled twin when :func:`fma` would use it now (counting a call toward
+    JIT_AFTER while it is not loaded), else None."""
+    if not USE_JIT:
+        return None
+    k = fma_jit._LOADED.get("lanes", False)
+    if k is False:
+        _STATE["calls"] += 1
+        if _STATE["calls"] > JIT_AFTER or (EAGER_WHEN_IMPORTED and "numba" in sys.modules):
+            return fma_jit.load()
+        return None
+    return k
+
+
+def compiled(name: str) -> Callable[..., None] | None:
+    """The compiled kernel ``name`` of :mod:`.fma_jit` when the twin is in use and loaded
+    (never loads it)."""
+    return fma_jit._LOADED.get(name) if USE_JIT else None
 
 
 def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     """:func:`fma_bh` of 1-D uint32 vectors (or scalars), compiled when worth it."""
-    if USE_JIT:
-        kernel = fma_jit._LOADED.get("lanes", False)
-        if kernel is False:
-            _STATE["calls"] += 1
-            kernel = fma_jit.load() if _STATE["calls"] > JIT_AFTER else None
-        if kernel is not None:
-            x = np.asarray(x, dtype=np.uint32)
-            y = np.asarray(y, dtype=np.uint32)
-            z = np.asarray(z, dtype=np.uint32)
-            shape = x.shape
-            if not shape == y.shape == z.shape:
-                shape = np.broadcast_shapes(shape, y.shape, z.shape)
-                # an input whose shape ends the result's repeats in the kernel (i % len);
-                # any other broadcast is made in full
-                x, y, z = (v if v.shape == shape[len(shape) - v.ndim:] else
-                           np.ascontiguousarray(np.broadcast_to(v, shape)) for v in (x, y, z))
-            out = np.empty(shape, dtype=np.uint32)
-            kernel(x.reshape(-1), y.reshape(-1), z.reshape(-1), out.reshape(-1))
+    k = kernel()
+    if k is None:
+        return fma_bh(x, y, z)
+    if type(x) is not _ND or x.dtype != _U32:
+        x = np.asarray(x, dtype=np.uint32)
+    if type(y) is not _ND or y.dtype != _U32:
+        y = np.asarray(y, dtype=np.uint32)
+    if type(z) is not _ND or z.dtype != _U32:
+        z = np.asarray(z, dtype=np.uint32)
+    shape = x.shape
+    if shape == y.shape == z.shape:
+        out = np.empty(shape, dtype=np.uint32)
+        if len(shape) == 1:  # (the LRegs' rows)
+            k(x, y, z, out)
             return out
-    return fma_bh(x, y, z)
+    else:
+        big = max(shape, y.shape, z.shape, key=len)
+        if len(big) != 2 or any(v.shape != big and v.shape != big[1:] for v in (x, y, z)):
+            shape = np.broadcast_shapes(shape, y.shape, z.shape)
+        else:  # rows and a block of them (a loop's pass): the block's shape
+            shape = big
+        # an input whose shape ends the result's repeats in the kernel (i % len);
+        # any other broadcast is made in full
+        x, y, z = (v if v.shape == shape[len(shape) - v.ndim:] else
+                   np.ascontiguousarray(np.broadcast_to(v, shape)) for v in (x, y, z))
+        out = np.empty(shape, dtype=np.uint32)
+    k(x.reshape(-1), y.reshape(-1), z.reshape(-1), out.reshape(-1))
+    return out
 
 
-__all__ = ["INF", "JIT_AFTER", "QNAN", "USE_JIT", "fma", "fma_bh"]
+__all__ = ["EAGER_WHEN_IMPORTED", "INF", "JIT_AFTER", "QNAN", "USE_JIT", "compiled", "fma",
+           "fma_bh", "kernel"]

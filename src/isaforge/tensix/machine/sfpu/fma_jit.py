@@ -4,6 +4,10 @@
 for 32 lanes cost ~100 us in numpy's per-call overhead. :func:`_fma_lanes` is the same
 function, element by element, in exact integers, compiled: ~1 us for 32 lanes. The two agree
 bit for bit (``tests/tensix/test_sfpu_oracle.py`` runs every oracle vector through both).
+:func:`_load_mad_store` is a loop of load, multiply-add and store in one call (add1's loop,
+:class:`~.block.SfpBlocks`); :func:`_load_bf16` and :func:`_store_bf16` a single SFPLOAD /
+SFPSTORE's BF16 cells, without the conversion tables (large, and cold in a long program's
+cache).
 
 Nothing here imports numba at import time; :func:`load` does, on first use (see
 :func:`.fma.fma` for when).
@@ -91,7 +95,53 @@ def _fma_lanes(x: np.ndarray, y: np.ndarray, z: np.ndarray, out: np.ndarray) -> 
         out[i] = _fma1(np.int64(x[i % nx]), np.int64(y[i % ny]), np.int64(z[i % nz]))
 
 
+def _load_mad_store(flat: np.ndarray, at_load: np.ndarray, at_store: np.ndarray,
+                    ra: np.ndarray, rb: np.ndarray, rc: np.ndarray, sel: int, xb: int,
+                    xc: int, last_v: np.ndarray, last_d: np.ndarray) -> None:
+    """A loop of SFPLOAD (BF16), a MAD, SFPSTORE (BF16, of the MAD's result), element by
+    element: element ``i`` loads DstBits ``flat[at_load[i]]``, multiplies-adds (the operands
+    whose bit in ``sel`` is set (1 VA, 2 VB, 4 VC) are the loaded word, the others the LReg
+    rows ``ra``/``rb``/``rc``, lane ``i % 32``; VB and VC XORed with ``xb``/``xc``) and
+    stores the result's cell to ``flat[at_store[i]]``. The last 32 elements' loaded words
+    and results go to ``last_v`` and ``last_d``. The conversions are those of
+    :func:`.convert.load_convert` and :func:`.convert.store_convert` in mode BF16, as
+    arithmetic (their tables are large, and cold in a long program's cache;
+    ``tests/tensix/machine/test_sfp_fast.py`` compares every cell). (The caller makes sure
+    no element reads a cell another one writes.)"""
+    n = at_load.shape[0]
+    lanes = ra.shape[0]
+    for i in range(n):
+        lane = i % lanes
+        cell = np.int64(flat[at_load[i]])  # Dst BF16: sign, man7, exp8
+        v = ((cell & 0x8000) | ((cell & 0xFF) << 7) | ((cell >> 8) & 0x7F)) << 16
+        a = v if sel & 1 else np.int64(ra[lane])
+        b = (v if sel & 2 else np.int64(rb[lane])) ^ xb
+        c = (v if sel & 4 else np.int64(rc[lane])) ^ xc
+        d = _fma1(a, b, c)
+        h = (d if d & 0x7F800000 else d & 0x80000000) >> 16  # (denormals flushed)
+        flat[at_store[i]] = (h & 0x8000) | ((h & 0x7F) << 8) | ((h >> 7) & 0xFF)
+        if i >= n - lanes:
+            last_v[lane] = v
+            last_d[lane] = d
+
+
+def _load_bf16(flat: np.ndarray, at: np.ndarray, out: np.ndarray) -> None:
+    """SFPLOAD in mode BF16 of the cells ``flat[at]`` into ``out`` (as the loop above)."""
+    for i in range(at.shape[0]):
+        cell = np.int64(flat[at[i]])
+        out[i] = ((cell & 0x8000) | ((cell & 0xFF) << 7) | ((cell >> 8) & 0x7F)) << 16
+
+
+def _store_bf16(flat: np.ndarray, at: np.ndarray, v: np.ndarray) -> None:
+    """SFPSTORE in mode BF16 of the words ``v`` to the cells ``flat[at]`` (as above)."""
+    for i in range(at.shape[0]):
+        d = np.int64(v[i])
+        h = (d if d & 0x7F800000 else d & 0x80000000) >> 16
+        flat[at[i]] = (h & 0x8000) | ((h & 0x7F) << 8) | ((h >> 7) & 0xFF)
+
+
 _LOADED: dict[str, Callable[..., None] | None] = {}
+_NAMES = ("lanes", "load_mad_store", "load_bf16", "store_bf16")
 
 
 def load() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] | None:
@@ -104,10 +154,12 @@ def load() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] |
     try:
         import numba
     except ImportError:
-        _LOADED["lanes"] = None
+        _LOADED.update(dict.fromkeys(_NAMES))
         return None
     g = globals()
     g["_fma1"] = numba.njit(cache=True)(_fma1)
+    for name in _NAMES[1:]:
+        g["_" + name] = _LOADED[name] = numba.njit(cache=True)(g["_" + name])
     g["_fma_lanes"] = numba.njit(cache=True)(_fma_lanes)
     _LOADED["lanes"] = g["_fma_lanes"]
     return _LOADED["lanes"]

@@ -21,8 +21,11 @@ SFPSTORE stores any LReg (12..15 need DISABLE_BACKDOOR_LOAD, 16 SFPLOADMACRO).
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
+from ...isa import config_fields
 from .. import formats as F
 from ..matrix import thread_cfg
 from ..state import DST, Config, ThreadConfig
@@ -87,8 +90,15 @@ class _SfpuRegs:
     ALU_ACC_CTRL_SFPU_Fp32_enabled, else BF16 or FP16 by the SrcB format: the override, or
     SFPU_DEST_FMT when enabled), the Dst address offsets and SFPU_STACK_Incr."""
 
+    #: the Config fields it reads (:meth:`MovementMixin._regs` keys on their words alone)
+    CONFIG_READS = ("ALU_ACC_CTRL_SFPU_Fp32_enabled", "ALU_FORMAT_SPEC_REG_SrcB_override",
+                    "ALU_FORMAT_SPEC_REG_SrcB_val", "ALU_FORMAT_SPEC_REG1_SrcB",
+                    "DEST_REGW_BASE_Base", "DEST_SP_BASE_Base")
+
     def __init__(self, config: Config, thread_config: ThreadConfig, t: int) -> None:
         def cfg(name: str) -> int:
+            if name not in self.CONFIG_READS:
+                raise KeyError(f"_SfpuRegs reads {name}: add it to CONFIG_READS")
             return thread_cfg(config, thread_config, t, name)
 
         def tc(name: str) -> int:
@@ -114,6 +124,13 @@ class _SfpuRegs:
         """What the record holds (equal values: the same settings)."""
         return (self.srcb_mode, self.math_offset, self.regw_base, self.sp_base,
                 self.stack_incr)
+
+
+@cache
+def _config_words() -> np.ndarray:
+    """The Config word indices of :attr:`_SfpuRegs.CONFIG_READS`."""
+    fields = config_fields()
+    return np.array(sorted({fields[name].index for name in _SfpuRegs.CONFIG_READS}))
 
 
 def lane_rows_cols(addr: int) -> tuple[np.ndarray, np.ndarray]:
@@ -143,11 +160,13 @@ class MovementMixin(SfpuBase):
         hit = self._regs_cache.get(t)
         if hit is not None and hit[0] == key:
             return hit[1]
-        # _SfpuRegs reads only the thread's ThreadConfig row and its bank's Config words: a
-        # kernel rewriting its configuration tile after tile finds them by their bytes
+        # _SfpuRegs reads only the thread's ThreadConfig row and the Config words of its
+        # CONFIG_READS in its bank: a kernel rewriting its configuration (or other Config
+        # words) tile after tile finds them by their bytes
         tc = self.thread_config
         content = (t, tc.regs[t].tobytes(),
-                   self.config.words[tc.get(t, "CFG_STATE_ID_StateID")].tobytes())
+                   self.config.words[tc.get(t, "CFG_STATE_ID_StateID")][_config_words()]
+                   .tobytes())
         regs = self._regs_canonical.get(content)  # type: ignore[assignment]
         if regs is None:
             regs = _SfpuRegs(self.config, tc, t)

@@ -79,10 +79,13 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
         # Op parsed from them is kept with them (issued Ops are never modified)
         ops: dict[int, tuple[object, Op]] = {}
 
-        quick = frozenset({"SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL"})
+        # the short ways (SfpBlocks' methods; self.blocks None: none)
+        quick: dict[str, Callable[[SfpBlocks, int, Op], bool]] = dict.fromkeys(
+            ("SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL"), SfpBlocks.single)
+        quick.update(SFPLOADI=SfpBlocks.loadi, SFPNOP=SfpBlocks.nop)
 
         def handler(name: str) -> Execute:
-            short = name in quick
+            short = quick.get(name)
 
             def run(t: int, f: Fields) -> None:
                 hit = ops.get(id(f))
@@ -91,7 +94,7 @@ class Sfpu(MovementMixin, ArithmeticMixin, ConditionMixin, Unit):
                         ops.clear()
                     hit = ops[id(f)] = (f, parse(name, encode(name, f)))
                 blocks = self.blocks
-                if short and blocks is not None and blocks.single(t, hit[1]):
+                if short is not None and blocks is not None and short(blocks, t, hit[1]):
                     return
                 self._issue(t, hit[1])
             return run
