@@ -60,6 +60,12 @@ class Wait:
     ready: Any = None  # for a stall: callable, True once the access can complete
     coprocessor: bool = False  # it polls state the coprocessor changes
 
+    def __post_init__(self) -> None:
+        #: the span of every watched range (``[lo, hi)``; empty without any): a write outside
+        #: it wakes nobody, found in two comparisons
+        self.lo = min((a for a, _ in self.watch), default=0)
+        self.hi = max((a + s for a, s in self.watch), default=0)
+
     @property
     def reason(self) -> str:
         """Why it waits (built on first use when given as a callable: cores park on every

@@ -66,7 +66,7 @@ class Scheduler:
         for core in self.tile.cores.values():
             if core.state == PARKED and core is not by:
                 wait = core.wait  # core.watches(addr, size), inlined (called on every write)
-                if wait is not None:
+                if wait is not None and addr < wait.hi and wait.lo < end:
                     for a, s in wait.watch:
                         if a < end and addr < a + s:
                             core.wake()
