@@ -10,6 +10,8 @@ from isaforge.tensix.machine import adc as adc_module
 from isaforge.tensix.machine.adc import AdcUnit
 from isaforge.tensix.machine.state import ADCs
 
+from ..switched import counting
+
 
 def _run(blocks: bool, fields: list[tuple[str, int, dict[str, int]]]
          ) -> tuple[bytes, list[str]]:
@@ -34,14 +36,7 @@ def test_blocks_equal_counter_by_counter(monkeypatch: pytest.MonkeyPatch) -> Non
         if rng.random() < 0.7:
             f["Ch1_Y"] &= 7  # (mostly without ThreadOverride)
         fields.append((str(rng.choice(["SETADCXY", "SETADCZW"])), int(rng.integers(0, 3)), f))
-    slow = [0]
-    original = adc_module.set_pair
-
-    def counted(*a: object) -> None:
-        slow[0] += 1
-        original(*a)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(adc_module, "set_pair", counted)
+    slow = counting(monkeypatch, adc_module, "set_pair")
     on = _run(True, fields)
     on_slow = slow[0]
     off = _run(False, fields)

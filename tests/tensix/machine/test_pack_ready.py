@@ -17,14 +17,14 @@ import numpy as np
 import pytest
 
 from isaforge.tensix import Coprocessor, assemble
-from isaforge.tensix.examples import Add1Device
 from isaforge.tensix.machine import l1formats as L
 from isaforge.tensix.machine import l1formats_jit, pack
 from isaforge.tensix.machine.l1 import L1Memory
 from isaforge.tensix.machine.pack import Packer
 from isaforge.tensix.machine.state import NotImplementedInstruction
-from isaforge.tensix.matmul import matmul
 from tests.refdata import missing
+
+from ..switched import add1_on_off, matmul_on_off, setting
 
 OUT = 0x1000
 #: (Read_32b_data, intermediate, output) of every conversion the packer implements
@@ -177,41 +177,12 @@ def test_a_refused_conversion_stays_refused(monkeypatch: pytest.MonkeyPatch) -> 
 def test_l1_watched_by_a_core_wakes_it_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     """add1 (whose cores wait on L1 the packer writes), on and off: outputs and counts."""
     done = _count_ready(monkeypatch)
-    rng = np.random.default_rng(30)
-    inputs = [rng.integers(0, 1 << 16, (n, 32, 32), dtype=np.uint16) for n in (1, 3, 17)]
-    got = {}
-    for on in (True, False):
-        monkeypatch.setattr(Packer, "ready_plans", on)
-        before = done[0]
-        dev = Add1Device()
-        states = []
-        for x in inputs:
-            y = dev.add1(x)
-            cp, sched = dev.tile.cp, dev.tile.scheduler
-            states.append((y.tobytes(), cp.steps, cp.rounds,
-                           tuple(th.executed for th in cp.threads),
-                           tuple(sorted((k, c.instructions, c.hart.instret)
-                                        for k, c in dev.tile.cores.items())),
-                           sched.cycles, sched.rounds,
-                           dev.stats.riscv_instructions if dev.stats else None,
-                           dev.stats.tensix_instructions if dev.stats else None))
-        got[on] = states
-        got[on, "ready"] = done[0] - before
-    assert got[True] == got[False]
-    assert got[True, "ready"] > 100 and got[False, "ready"] == 0
+    on, off = add1_on_off(monkeypatch, setting(monkeypatch, Packer, "ready_plans"), 30, [done])
+    assert on[0] > 100 and off[0] == 0
 
 
-def test_matmul_on_and_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = np.random.default_rng(31)
-    a = rng.integers(0, 1 << 16, (64, 96), dtype=np.uint16) & 0x7F7F
-    b = rng.integers(0, 1 << 16, (96, 64), dtype=np.uint16) & 0x7F7F
-    got = []
-    for on in (True, False):
-        monkeypatch.setattr(Packer, "ready_plans", on)
-        c, st = matmul(a, b, grid=(2, 1), processes=1)
-        got.append((c.tobytes(), st.riscv_instructions, st.tensix_instructions,
-                    st.per_worker))
-    assert got[0] == got[1]
+def test_matmul_on_and_off(monkeypatch: pytest.MonkeyPatch, made: tuple[list, list]) -> None:
+    matmul_on_off(setting(monkeypatch, Packer, "ready_plans"), 31, made)
 
 
 def test_the_kernel_loads_at_once_when_numba_is_imported() -> None:

@@ -24,7 +24,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from isaforge.tensix.examples import Add1Device
 from isaforge.tensix.machine.coprocessor import Coprocessor
 from isaforge.tensix.machine.matrix import MatrixUnit
 from isaforge.tensix.machine.sfpu import convert, fma, fma_jit, movement
@@ -32,6 +31,7 @@ from isaforge.tensix.machine.sfpu.block import SfpBlocks
 from isaforge.tensix.machine.sfpu.movement import MovementMixin
 from isaforge.tensix.machine.sfpu.ops import parse, sfp_names
 
+from ..switched import add1_on_off, counting
 from .test_sfp_runs import _new, _run, _state, _unroll
 
 SWITCHES = ("run_plans", "quick_ops", "fused", "compiled_bf16")
@@ -122,47 +122,19 @@ def test_loops_found_again_on_and_off(prefix: list[str], reps: int, again: int, 
     _compare(program, seed)
 
 
-def _add1(monkeypatch: pytest.MonkeyPatch, cls: type, method: str
-          ) -> dict[object, object]:
-    calls = [0]
-    original = getattr(cls, method)
-
-    def counted(self: object, *a: object, **k: object) -> object:
-        calls[0] += 1
-        return original(self, *a, **k)
-
-    monkeypatch.setattr(cls, method, counted)
-    rng = np.random.default_rng(15)
-    inputs = [rng.integers(0, 1 << 16, (n, 32, 32), dtype=np.uint16) for n in (1, 3, 17)]
-    inputs[1][0, 0, :4] = [0x7F80, 0xFF80, 0x7FC1, 0x0001]  # inf, -inf, nan, a denormal
-    results: dict[object, object] = {}
-    for on in (True, False):
-        for switch in SWITCHES:
-            monkeypatch.setattr(SfpBlocks, switch, on)
-        dev = Add1Device()
-        before = calls[0]
-        out = []
-        for x in inputs:
-            y = dev.add1(x)
-            cp, sched = dev.tile.cp, dev.tile.scheduler
-            out.append((y.tobytes(), cp.steps, cp.rounds,
-                        tuple(th.executed for th in cp.threads),
-                        tuple(sorted((k, c.instructions, c.hart.instret)
-                                     for k, c in dev.tile.cores.items())),
-                        sched.cycles, sched.rounds))
-        results[on] = out
-        results[on, "slow"] = calls[0] - before
-    return results
-
-
 @pytest.mark.parametrize(("cls", "method"), [(MatrixUnit, "advance"),
                                              (MovementMixin, "x_sfploadi")])
 def test_add1_on_and_off(cls: type, method: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """add1 (inf, nan and denormal inputs too): the same outputs and counts; the short
     ways were taken (the slow path's method is called less)."""
-    results = _add1(monkeypatch, cls, method)
-    assert results[True] == results[False]
-    assert results[True, "slow"] < results[False, "slow"]
+    calls = counting(monkeypatch, cls, method)
+
+    def switch(on: bool) -> None:
+        for name in SWITCHES:
+            monkeypatch.setattr(SfpBlocks, name, on)
+
+    on, off = add1_on_off(monkeypatch, switch, 15, [calls])
+    assert on[0] < off[0]
 
 
 @pytest.mark.parametrize("vd", [0, 3, 4, 7, 12])

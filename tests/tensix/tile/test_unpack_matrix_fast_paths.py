@@ -17,15 +17,13 @@ import numpy as np
 import pytest
 
 from isaforge.tensix import Coprocessor, assemble
-from isaforge.tensix.examples import Add1Device
 from isaforge.tensix.machine import fpu, fpu_jit
 from isaforge.tensix.machine import matrix as matrix_mod
 from isaforge.tensix.machine.matrix import MatrixUnit
 from isaforge.tensix.machine.unpack import Unpackers
-from isaforge.tensix.matmul import matmul
 from tests.refdata import requires
 
-from .test_cp_fast_paths import _add1_state, _counting, made  # noqa: F401 (a fixture)
+from ..switched import add1_on_off, counting, matmul_on_off, setting
 
 #: switch name -> (class, attribute)
 SWITCHES = {
@@ -40,19 +38,11 @@ SWITCHES = {
 def slow_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
     """Calls of each fast path's long way (fewer with the fast path on)."""
     calls = {
-        "unpack plans": _counting(monkeypatch, Unpackers, "_worked_out"),
-        "MOVA2D plans": _counting(monkeypatch, MatrixUnit, "_move_columns"),
-        "SETRWC/ZEROACC plans": _counting(monkeypatch, MatrixUnit, "_zeroacc_long"),
+        "unpack plans": counting(monkeypatch, Unpackers, "_worked_out"),
+        "MOVA2D plans": counting(monkeypatch, MatrixUnit, "_move_columns"),
+        "SETRWC/ZEROACC plans": counting(monkeypatch, MatrixUnit, "_zeroacc_long"),
     }
-    setrwc_calls = [0]
-    original = matrix_mod.setrwc
-
-    def counted(*a: object) -> None:
-        setrwc_calls[0] += 1
-        original(*a)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(matrix_mod, "setrwc", counted)
-    calls["SETRWC"] = setrwc_calls
+    calls["SETRWC"] = counting(monkeypatch, matrix_mod, "setrwc")
     # the compiled unpack: its calls, counted negatively (fewer with it off)
     requires("numba", "the unpackers' and the Matrix Unit's compiled fast paths")
     kernels = fpu_jit.load()
@@ -73,16 +63,10 @@ def test_add1_with_and_without(switch: str, monkeypatch: pytest.MonkeyPatch,
                                slow_calls: dict[str, list[int]]) -> None:
     fpu._jit(now=True)  # (MOVA2D plans need the compiled kernels)
     cls, attr = SWITCHES[switch]
-    rng = np.random.default_rng(31)
-    inputs = [rng.integers(0, 1 << 16, (n, 32, 32), dtype=np.uint16) for n in (1, 3, 9)]
-    results, slow = {}, {}
-    for on in (True, False):
-        monkeypatch.setattr(cls, attr, on)
-        dev = Add1Device()
-        before = {k: v[0] for k, v in slow_calls.items()}
-        results[on] = [(dev.add1(x).tobytes(), _add1_state(dev)) for x in inputs]
-        slow[on] = {k: v[0] - before[k] for k, v in slow_calls.items()}
-    assert results[True] == results[False]
+    names = sorted(slow_calls)
+    on, off = add1_on_off(monkeypatch, setting(monkeypatch, cls, attr), 31,
+                          [slow_calls[k] for k in names], sizes=(1, 3, 9))
+    slow = {True: dict(zip(names, on, strict=True)), False: dict(zip(names, off, strict=True))}
     assert slow[True][switch] < slow[False][switch]  # the fast path was taken
     if switch == "SETRWC/ZEROACC plans":
         assert slow[True]["SETRWC"] < slow[False]["SETRWC"]
@@ -90,23 +74,9 @@ def test_add1_with_and_without(switch: str, monkeypatch: pytest.MonkeyPatch,
 
 @pytest.mark.parametrize("switch", sorted(SWITCHES))
 def test_matmul_with_and_without(switch: str, monkeypatch: pytest.MonkeyPatch,
-                                 made: tuple[list, list]) -> None:  # noqa: F811
+                                 made: tuple[list, list]) -> None:
     cls, attr = SWITCHES[switch]
-    cps, scheds = made
-    rng = np.random.default_rng(32)
-    a = rng.integers(0, 1 << 16, (64, 64), dtype=np.uint16) & 0x7F7F
-    b = rng.integers(0, 1 << 16, (64, 96), dtype=np.uint16) & 0x7F7F
-    results = []
-    for on in (True, False):
-        monkeypatch.setattr(cls, attr, on)
-        cps.clear()
-        scheds.clear()
-        c, st = matmul(a, b, grid=(2, 1), processes=1)
-        results.append((c.tobytes(), st.riscv_instructions, st.tensix_instructions,
-                        st.per_worker,
-                        [(cp.steps, cp.rounds, [th.executed for th in cp.threads]) for cp in cps],
-                        [(s.cycles, s.rounds) for s in scheds]))
-    assert results[0] == results[1]
+    matmul_on_off(setting(monkeypatch, cls, attr), 32, made)
 
 
 # -- a coprocessor program --------------------------------------------------------------------
