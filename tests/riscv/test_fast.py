@@ -248,6 +248,17 @@ _WIN, _WIN_SIZE = DATA - 0x400, 0x800
 _STORE_LATCHES = [(_WIN, 0x100, 0), (_WIN + 0x500, 0x80, 0x140)]
 _LOAD_LATCHES = [(_WIN + 0x80, 0x100, 0x20), (_WIN + 0x600, 0x40, 0x180)]
 
+#: a loop polling a latch register until it reads nonzero (it looks idle: the compiled path
+#: leaves its load to the hart)
+_IDLE_POLL = f"""
+        li t0, {_WIN + 0x80}
+        sw zero, 4(t0)
+    loop:
+        lw a0, 4(t0)
+        beqz a0, loop
+        ebreak
+    """
+
 
 def _latched_hart(code: bytes, regs: list[int], data: bytes, fast: bool
                   ) -> tuple[Hart, np.ndarray, np.ndarray, list[tuple]]:
@@ -345,14 +356,7 @@ def test_a_load_latch_loop_leaves_when_it_may_be_idle() -> None:
         bnez a1, loop
         ebreak
     """
-    idle = f"""
-        li t0, {_WIN + 0x80}
-        sw zero, 4(t0)
-    loop:
-        lw a0, 4(t0)
-        beqz a0, loop
-        ebreak
-    """
+    idle = _IDLE_POLL
     regs, data = initial_state(random.Random(3))
     for src, steps, logged in ((busy, 1000, 5), (idle, 100, 2)):
         events = _both_latched(assemble(src, CODE), regs, data, steps)
@@ -521,14 +525,7 @@ def test_a_load_latch_load_left_to_the_hart_reaches_on_latch_load() -> None:
     """The load an idle-looking loop leaves to the hart is made with the latch's word and
     heard through on_latch_load (the window's read is not called): registers, pc and what
     the owner hears (window reads, logged loads, these loads) as on the exact path."""
-    src = f"""
-        li t0, {_WIN + 0x80}
-        sw zero, 4(t0)
-    loop:
-        lw a0, 4(t0)
-        beqz a0, loop
-        ebreak
-    """
+    src = _IDLE_POLL
     regs, data = initial_state(random.Random(3))
     code = assemble(src, CODE)
     exact, _, _, ev_e = _latched_hart(code, regs, data, fast=False)
