@@ -30,6 +30,7 @@ from isaforge.tensix.machine.sfpu import convert, fma, fma_jit, movement
 from isaforge.tensix.machine.sfpu.block import SfpBlocks
 from isaforge.tensix.machine.sfpu.movement import MovementMixin
 from isaforge.tensix.machine.sfpu.ops import parse, sfp_names
+from tests.refdata import requires
 
 from ..switched import add1_on_off, counting
 from .test_sfp_runs import _new, _run, _state, _unroll
@@ -163,7 +164,7 @@ def test_sfpnop_reports_ten2932_either_way(vd: int, lane_config: int,
 def test_fma_loads_at_once_when_numba_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
     """With numba imported the compiled multiply-add is used from the first call; with the
     switch off only after JIT_AFTER calls."""
-    pytest.importorskip("numba")
+    requires("numba", "the SFPU's compiled multiply-add loading at once")
     assert "numba" in sys.modules
     loaded = fma_jit.load()
     for eager, expect in ((True, loaded), (False, None)):
