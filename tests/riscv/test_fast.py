@@ -5,6 +5,7 @@ run time, step limits)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -301,13 +302,29 @@ def _in_store_latch(addr: int, size: int) -> bool:
     return size == 4 and not addr & 3 and any(b <= addr < b + n for b, n, _ in _STORE_LATCHES)
 
 
-def _both_latched(code: bytes, regs: list[int], data: bytes, steps: int) -> list[tuple]:
-    exact, mem_e, back_e, ev_e = _latched_hart(code, regs, data, fast=False)
-    quick, mem_q, back_q, ev_q = _latched_hart(code, regs, data, fast=True)
+def _same_run(exact: Hart, quick: Hart, mems_e: tuple[np.ndarray, ...],
+              mems_q: tuple[np.ndarray, ...], steps: int) -> None:
+    """Run both harts ``steps``: the same stop, pc, count, registers and memories."""
     assert exact.run(steps) == quick.run(steps)
     assert (exact.pc, exact.instret) == (quick.pc, quick.instret)
     assert exact.x.tolist() == quick.x.tolist()
-    assert np.array_equal(mem_e, mem_q) and np.array_equal(back_e, back_q)
+    assert all(np.array_equal(e, q) for e, q in zip(mems_e, mems_q, strict=True))
+
+
+def _store_load_programs(rng: random.Random, count: int = 40
+                         ) -> Iterator[tuple[bytes, list[int], bytes]]:
+    """``count`` random programs of 40 stores, loads and adds (code, registers, data)."""
+    for _ in range(count):
+        prog = [(rng.choice(["sw", "lw", "addi"]), rng.randrange(32), rng.randrange(32),
+                 rng.randrange(32), rng.getrandbits(32)) for _ in range(40)]
+        regs, data = initial_state(rng)
+        yield assemble(render(prog), CODE), regs, data
+
+
+def _both_latched(code: bytes, regs: list[int], data: bytes, steps: int) -> list[tuple]:
+    exact, mem_e, back_e, ev_e = _latched_hart(code, regs, data, fast=False)
+    quick, mem_q, back_q, ev_q = _latched_hart(code, regs, data, fast=True)
+    _same_run(exact, quick, (mem_e, back_e), (mem_q, back_q), steps)
     # what the window saw, less the stores the compiled path made to store latches itself
     # (counted instead); its loads from load latches are heard, in order, through on_loads
     latched = [e for e in ev_e if e[0] == "w" and _in_store_latch(e[2], e[3])]
@@ -328,11 +345,7 @@ def test_random_programs_do_use_the_latches() -> None:
     """The programs above reach both kinds of latch (else they would test nothing)."""
     rng = random.Random(7)
     stores = loads = 0
-    for _ in range(40):
-        prog = [(rng.choice(["sw", "lw", "addi"]), rng.randrange(32), rng.randrange(32),
-                 rng.randrange(32), rng.getrandbits(32)) for _ in range(40)]
-        regs, data = initial_state(rng)
-        code = assemble(render(prog), CODE)
+    for code, regs, data in _store_load_programs(rng):
         quick, _, _, events = _latched_hart(code, regs, data, fast=True)
         quick.run(10_000)
         stores += quick.latched
@@ -430,10 +443,7 @@ def _both_logged(code: bytes, regs: list[int], data: bytes, steps: int) -> int:
     heard = []
     seen = quick.on_store
     quick.on_store = lambda *a: (heard.append(a[1]), seen(*a))  # type: ignore[misc]
-    assert exact.run(steps) == quick.run(steps)
-    assert (exact.pc, exact.instret) == (quick.pc, quick.instret)
-    assert exact.x.tolist() == quick.x.tolist()
-    assert np.array_equal(mem_e, mem_q) and np.array_equal(back_e, back_q)
+    _same_run(exact, quick, (mem_e, back_e), (mem_q, back_q), steps)
     # reads in order (those from load latches come first when the compiled path returns),
     # and writes and pushes in order
     assert [e for e in ev_e if e[0] == "r"] == [e for e in ev_q if e[0] == "r"]
@@ -457,11 +467,7 @@ def test_random_programs_do_log_stores() -> None:
     (else the test above would test nothing)."""
     rng = random.Random(11)
     logged = fresh = 0
-    for _ in range(40):
-        prog = [(rng.choice(["sw", "lw", "addi"]), rng.randrange(32), rng.randrange(32),
-                 rng.randrange(32), rng.getrandbits(32)) for _ in range(40)]
-        regs, data = initial_state(rng)
-        code = assemble(render(prog), CODE)
+    for code, regs, data in _store_load_programs(rng):
         logged += _both_logged(code, regs, data, 10_000)
         quick, _, _, _ = _logged_hart(code, regs, data, fast=True)
         rows: list[list[int]] = []
