@@ -21,8 +21,7 @@ SWITCHES: dict[str, tuple[type, str, object, str]] = {
     "STOREREG window cache": (_CoprocessorMemory, "cache_windows", Tile, "window_at"),
     "SETADCXY/ZW blocks": (AdcUnit, "blocks", adc, "set_pair"),
     "Wait Gate stamps": (Coprocessor, "_gate_stamps", SyncUnit, "latched_holds"),
-    "burst's own round loop": (Coprocessor, "_burst_loop", Coprocessor, "_round"),
-    "burst issues plain instructions": (Coprocessor, "_inline", Coprocessor, "_issue"),
+    "rounds issue plain instructions": (Coprocessor, "_inline", Coprocessor, "_issue"),
     "quiet instructions keep the epoch": (Coprocessor, "_quiet_skip", Coprocessor, "_issue"),
 }
 

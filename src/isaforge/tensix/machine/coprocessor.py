@@ -23,7 +23,7 @@ moves with every instruction except the Vector Unit's and the quiet ones
 (:meth:`~.dispatch.Unit.quiet`), with every call from outside and every hook; a thread held
 by a SEMWAIT latch is held still while :attr:`~.sync.SyncUnit.changes` stays. The counts,
 reports and blocked objects are those of asking every round (class switches
-``_gate_stamps``, ``_quiet_skip``, ``_burst_loop``, ``_inline`` turn the shortcuts off, as
+``_gate_stamps``, ``_quiet_skip``, ``_inline`` turn the shortcuts off, as
 tests compare).
 
 The machine never prints: hooks report what happens (:meth:`Coprocessor.hook_add`, the
@@ -169,10 +169,8 @@ class Coprocessor:
     #: Wait Gate is not tried again after one (False: every instruction bumps it; tests
     #: compare; read when a word is first decoded)
     _quiet_skip = True
-    #: burst runs its rounds in one loop (False: one _round call each; tests compare)
-    _burst_loop = True
-    #: that loop issues an instruction without a wait of its own itself (no latch at the
-    #: Wait Gate, no insn hook) instead of calling _issue (False: _issue; tests compare)
+    #: a round issues an instruction without a wait of its own itself (no latch at the Wait
+    #: Gate, no insn hook) instead of calling _issue (False: _issue; tests compare)
     _inline = True
 
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
@@ -377,70 +375,13 @@ class Coprocessor:
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
         left = self._rounds_left
         try:
-            if not self._burst_loop:
-                done = 0
-                while done < rounds:
-                    self._rounds_left = rounds - done
-                    self._sfp_extra = 0
-                    if self._round(quiet=True) is not False:
-                        return
-                    done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
-                return
-            # the loop above with _round(quiet=True) written out (its locals kept across
-            # rounds; the same statements in the same order)
-            threads, issue, expanded, ub = self.threads, self._issue, EXPANDED, self._expander_ub
-            words, sfpu, quick = self._words, self._sfpu, (_QUICK if self._inline else -1)
-            # (_QUIET ones too, without bumping the epoch)
             done = 0
             while done < rounds:
                 self._rounds_left = rounds - done
                 self._sfp_extra = 0
-                self.rounds += 1
-                moved = False
-                latched = self.sync.latched
-                for th in threads:
-                    if not th.pending:
-                        pc, program = th.pc, th.program
-                        if pc >= len(program):
-                            continue  # finished
-                        word = program[pc]
-                        if word >> 24 not in expanded and not th.replay.load_left:
-                            th.pc = pc + 1
-                            th.pending.append(word)
-                        elif not th.fill(ub):
-                            continue
-                    if th.blocked_at == self._epoch:
-                        continue  # (see _round)
-                    hit = words.get(th.pending[0])
-                    if hit is not None and hit[3] <= quick and latched[th.index] is None \
-                            and not self._tracing:
-                        # _issue of an instruction without a wait of its own, no latch at
-                        # the Wait Gate, no insn hook: the same statements
-                        ins, t = hit[0], th.index
-                        self._current = (t, ins.text, th.pc - 1)
-                        th.blocked = None
-                        th.blocked_at = -1
-                        th.pending.popleft()
-                        hit[1](t, ins.fields)
-                        if hit[3]:  # (not _QUIET)
-                            self._epoch += 1
-                        if sfpu.macros.pending or sfpu._landing:
-                            sfpu.idle_cycle(t)
-                        th.executed += 1
-                        self.steps += 1
-                        moved = True
-                    elif issue(th, hit):
-                        moved = True
-                for th in threads:
-                    if th.pending or th.pc < len(th.program):
-                        break
-                else:  # finished
-                    if self._sfpu.scheduled:
-                        self._sfpu.drain()
+                if self._round(quiet=True) is not False:
                     return
-                if not moved:
-                    return
-                done += 1 + self._sfp_extra
+                done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
         finally:
             self._run_cap, self._rounds_left = cap, left
 
@@ -450,6 +391,8 @@ class Coprocessor:
         ``quiet``, else :class:`DeadlockError`."""
         self.rounds += 1
         moved = False
+        latched = self.sync.latched
+        words, quick = self._words, (_QUICK if self._inline else -1)
         for th in self.threads:
             if not th.pending:
                 pc, program = th.pc, th.program
@@ -468,7 +411,27 @@ class Coprocessor:
                 # (the epoch now, not at the round's start: a lower thread's instruction in
                 # this round may have released it, as step() by step() sees)
                 continue
-            if self._issue(th):
+            hit = words.get(th.pending[0])
+            if hit is not None and hit[3] <= quick and latched[th.index] is None \
+                    and not self._tracing:
+                # _issue of an instruction without a wait of its own (_QUICK, or _QUIET:
+                # the epoch stays), no latch at the Wait Gate, no insn hook: the same
+                # statements without the call
+                ins, t = hit[0], th.index
+                self._current = (t, ins.text, th.pc - 1)
+                th.blocked = None
+                th.blocked_at = -1
+                th.pending.popleft()
+                hit[1](t, ins.fields)
+                if hit[3]:  # (not _QUIET)
+                    self._epoch += 1
+                sfpu = self._sfpu
+                if sfpu.macros.pending or sfpu._landing:
+                    sfpu.idle_cycle(t)
+                th.executed += 1
+                self.steps += 1
+                moved = True
+            elif self._issue(th, hit):
                 moved = True
         for th in self.threads:  # (self.finished)
             if th.pending or th.pc < len(th.program):
@@ -476,8 +439,8 @@ class Coprocessor:
                 break
         else:
             finished = True
-            if self.units.sfpu.scheduled:  # SFPLOADMACRO's last instructions
-                self.units.sfpu.drain()
+            if self._sfpu.scheduled:  # SFPLOADMACRO's last instructions
+                self._sfpu.drain()
         if not moved and not finished:
             if quiet:
                 return None
@@ -832,7 +795,7 @@ class Coprocessor:
 
 #: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word): a quiet one
 #: (:meth:`~.dispatch.Unit.quiet`: the epoch stays), any other instruction without a wait of
-#: its own (burst issues both itself), any other, MVMUL or PACR (runs of them), the Vector
+#: its own (a round issues both itself), any other, MVMUL or PACR (runs of them), the Vector
 #: Unit's
 _QUIET, _QUICK, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3, 4
 #: a decoded word: (the instruction, its execute, its own wait or None, its kind)
