@@ -228,8 +228,6 @@ class SfpBlocks:
         #: SFPLOADI's Op id -> (Op, the old LReg row's bytes it was worked out from or None
         #: when its mode ignores them, the LReg row it writes)
         self._loadis: dict[int, tuple[Op, bytes | None, np.ndarray]] = {}
-        #: thread -> ((Config version, ThreadConfig version), _SfpuRegs, MathRegs)
-        self._config_seen: dict[int, tuple[tuple[int, int], Any, Any]] = {}
         #: DstBits, and its flat view
         self._bits: np.ndarray | None = None
         self._flat = np.zeros(0, dtype=np.uint16)
@@ -243,19 +241,6 @@ class SfpBlocks:
             if self._flat.base is None:  # (a copy would not write through)
                 self._bits = None
         return self._flat
-
-    def _configs(self, t: int) -> tuple[Any, Any]:
-        """Thread ``t``'s _SfpuRegs and MathRegs (``Sfpu._regs``, ``MatrixUnit.math_regs``),
-        asked again only after a Config or ThreadConfig write (both are functions of those
-        registers alone, and their versions never repeat)."""
-        s = self.sfpu
-        version = (s.config.version, s.thread_config.version)
-        hit = self._config_seen.get(t)
-        if hit is not None and hit[0] == version:
-            return hit[1], hit[2]
-        regs, mregs = s._regs(t), s.matrix.math_regs(t)
-        self._config_seen[t] = (version, regs, mregs)
-        return regs, mregs
 
     def _every_lane(self) -> bool:
         """Whether an instruction now sees every lane enabled and nothing scheduled: no
@@ -351,7 +336,7 @@ class SfpBlocks:
         if loop.modes:
             s = self.sfpu
             matrix, rwc, dst = s.matrix, s.rwc, s.dst
-            regs, mregs = self._configs(t)
+            regs, mregs = s._regs(t), matrix.math_regs(t)
             v = rwc.v[t]
             key = (v.tobytes(), rwc.sp.item(t), id(regs), id(mregs))
             hit = loop.plans.get(key) if self.run_plans else None
@@ -412,8 +397,8 @@ class SfpBlocks:
         load = name == "SFPLOAD"
         if load and op.vd >= N_WRITABLE or op.macro:
             return False
-        regs, mregs = self._configs(t)
         matrix, dst, rwc = s.matrix, s.dst, s.rwc
+        regs, mregs = s._regs(t), matrix.math_regs(t)
         v = rwc.v[t]
         key = (id(op), t, v.tobytes(), rwc.sp.item(t), id(regs), id(mregs))
         plan = self._singles.get(key) if self.single_plans else None
