@@ -372,7 +372,6 @@ class Unpackers(Unit):
             adc_thread = t
         return True, context, adc_thread
 
-
     def _resolve(self, t: int, f: Fields) -> tuple[int, bool, int, int, UnpackRegs]:
         """(unpacker, MultiContextMode, context, AddrCntContextId thread, UnpackRegs) of an
         UNPACR; from :attr:`_resolved` while the configuration's versions stay (with
@@ -396,12 +395,7 @@ class Unpackers(Unit):
         same fields, thread, registers, counters and row cursor, else the long way
         (:meth:`_worked_out`, which leaves what makes a plan when it reported nothing)."""
         try:
-            hit = self._resolved.get((id(f), t))
-            if hit is not None and hit[0] is f and hit[1] == (self.config.version,
-                                                              self.thread_config.version):
-                which, multi, adc_t, r = hit[2], hit[3], hit[5], hit[6]  # (_resolve)
-            else:
-                which, multi, _, adc_t, r = self._resolve(t, f)
+            which, multi, _, adc_t, r = self._resolve(t, f)
             adc = self.adc.v
             src = self.src[which]
             unit = UNP0 + which
@@ -418,14 +412,13 @@ class Unpackers(Unit):
                     hot[2], hot[3] = cells, _flat_rows(cells, plan.row0, plan.n, plan.table.dtype)
                 out = hot[3][src.unpacker_bank]
                 split = hot[4]
-                if out is not None and split is not None and self.compiled:
-                    kernels = fpu_jit._LOADED.get("kernels") if fpu.USE_JIT else None
+                if out is not None:
+                    kernels = fpu_jit._LOADED.get("kernels") if split is not None \
+                        and self.compiled and fpu.USE_JIT else None
                     if kernels:
                         kernels.cells16(l1, plan.start, split[0], split[1], out)
-                    else:
+                    else:  # (every datum is in range)
                         plan.table.take(hot[1], out=out, mode="clip")
-                elif out is not None:
-                    plan.table.take(hot[1], out=out, mode="clip")  # (every datum is in range)
                 else:
                     cells[src.unpacker_bank, plan.row0:plan.row0 + plan.n] = \
                         plan.table.take(hot[1]).reshape(-1, 16)
