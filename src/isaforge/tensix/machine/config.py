@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from .dispatch import Execute, Fields, Report, Unit
-from .state import Config, GPRs, ThreadConfig, WriteWatch, thread_config_fields
+from .state import Config, GPRs, ThreadConfig, WriteWatch
 
 
 class ConfigUnit(Unit):
@@ -42,10 +42,8 @@ class ConfigUnit(Unit):
         return ("SETC16", "WRCFG", "RMWCIB0", "RMWCIB1", "RMWCIB2", "RMWCIB3")
 
     def state_id(self, t: int) -> int:
-        """The Config bank thread ``t`` uses (``thread_config.get(t, "CFG_STATE_ID_StateID")``
-        with the field looked up once)."""
-        index, shift, mask = _STATE_ID
-        return (int(self.thread_config.regs[t, index]) >> shift) & mask
+        """The Config bank thread ``t`` uses."""
+        return self.thread_config.bank(t)
 
     def setc16(self, t: int, f: Fields) -> None:
         reg = f["setc16_reg"]
@@ -111,13 +109,5 @@ class ConfigUnit(Unit):
         if self.watch is not None:
             self.watch("config", t, idx, word, s)
 
-
-def _field(name: str) -> tuple[int, int, int]:
-    f = thread_config_fields()[name]
-    return f.index, f.shift, (1 << f.size) - 1
-
-
-#: CFG_STATE_ID_StateID's (register, shift, mask)
-_STATE_ID = _field("CFG_STATE_ID_StateID")
 
 __all__ = ["ConfigUnit"]

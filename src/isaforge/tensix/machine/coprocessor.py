@@ -786,7 +786,7 @@ class Coprocessor:
 
     def state_id(self, t: int) -> int:
         """The Config bank thread ``t`` uses (its CFG_STATE_ID)."""
-        return self.thread_config.get(t, "CFG_STATE_ID_StateID")
+        return self.thread_config.bank(t)
 
     def cfg(self, t: int, name: str) -> int:
         """A Config field as thread ``t`` sees it (its CFG_STATE_ID bank)."""

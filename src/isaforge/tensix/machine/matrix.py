@@ -42,7 +42,7 @@ import numpy as np
 
 from ...core.errors import EmulationError
 from ..decode import decode
-from ..isa import RegField, config_fields, thread_config_fields
+from ..isa import config_fields, thread_config_fields
 from . import formats as F
 from . import fpu, fpu_jit
 from .dispatch import Execute, Fields, Report, Unit, Wait
@@ -60,6 +60,7 @@ from .state import (
     NotImplementedInstruction,
     RWCs,
     ThreadConfig,
+    field_bits,
 )
 
 NEEDS_BOTH = frozenset({"MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "GMPOOL", "GAPOOL"})
@@ -75,25 +76,18 @@ IMPLIED_CODE = {"bf16": F.DataFormat.FLOAT16_B, "fp16": F.DataFormat.FLOAT16,
 MVMUL_OPCODE = 0x26
 
 
-def _field(f: RegField) -> tuple[int, int, int]:
-    """(register or word, shift, mask) of a configuration field."""
-    return f.index, f.shift, (1 << f.size) - 1
-
-
-#: where a thread's Config bank (CFG_STATE_ID_StateID) is in its ThreadConfig row, and the
-#: other fields the fast paths read without a whole MathRegs
-_STATE_ID = _field(thread_config_fields()["CFG_STATE_ID_StateID"])
-_CLR_DVALID_DISABLE = (_field(thread_config_fields()["CLR_DVALID_SrcA_Disable"]),
-                       _field(thread_config_fields()["CLR_DVALID_SrcB_Disable"]))
-_REMAP_ADDRS = _field(config_fields()["DEST_ACCESS_CFG_remap_addrs"])
-_SWIZZLE_32B = _field(config_fields()["DEST_ACCESS_CFG_swizzle_32b"])
+#: fields the fast paths read without a whole MathRegs (as state.field_bits gives them)
+_CLR_DVALID_DISABLE = (field_bits(thread_config_fields()["CLR_DVALID_SrcA_Disable"]),
+                       field_bits(thread_config_fields()["CLR_DVALID_SrcB_Disable"]))
+_REMAP_ADDRS = field_bits(config_fields()["DEST_ACCESS_CFG_remap_addrs"])
+_SWIZZLE_32B = field_bits(config_fields()["DEST_ACCESS_CFG_swizzle_32b"])
 _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 _NO_COLUMNS.flags.writeable = False
 
 
 def thread_cfg(config: Config, thread_config: ThreadConfig, t: int, name: str) -> int:
     """A Config field as thread ``t`` sees it (its CFG_STATE_ID bank)."""
-    return config.get(name, thread_config.get(t, "CFG_STATE_ID_StateID"))
+    return config.get(name, thread_config.bank(t))
 
 
 # --------------------------------------------------------------------------------------------
@@ -335,10 +329,8 @@ class MatrixUnit(Unit):
         # again (a kernel's setup rewritten tile after tile, or another thread's writes
         # moving the versions) find the same object; first the bytes this thread saw last
         # (compared, not hashed), then any seen before
-        tc_regs = self.thread_config.regs
-        index, shift, mask = _STATE_ID
-        row_bytes = tc_regs[t].tobytes()
-        words_bytes = self.config.words[tc_regs.item(t, index) >> shift & mask].tobytes()
+        row_bytes = self.thread_config.regs[t].tobytes()
+        words_bytes = self.config.words[self.thread_config.bank(t)].tobytes()
         last = self._last_content[t]
         if last is not None and last[0] == row_bytes and last[1] == words_bytes:
             cache[t] = (key, last[2])
@@ -747,8 +739,7 @@ class MatrixUnit(Unit):
             # half or all of Dst (nothing to report): the rows are the fields'; of the
             # configuration only sync_dst_config's two bits
             # (item() with all indices: no view of the write-counting arrays)
-            index, shift, mask = _STATE_ID
-            bank = self.thread_config.regs.item(t, index) >> shift & mask
+            bank = self.thread_config.bank(t)
             words = self.config.words
             dst = self.dst
             dst.remap_addrs = bool(words.item(bank, _REMAP_ADDRS[0]) >> _REMAP_ADDRS[1]

@@ -51,7 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..isa import ops, thread_config_fields
+from ..isa import ops
 from . import l1formats as L
 from . import l1formats_jit
 from .dispatch import Execute, Fields, Report, Unit
@@ -73,8 +73,6 @@ from .state import (
 
 I64 = np.int64
 PACR_OPCODE = 0x41
-#: the ThreadConfig field naming a thread's Config bank
-_STATE_ID = thread_config_fields()["CFG_STATE_ID_StateID"]
 
 #: THCON_SEC0_REG1 fields the packer model requires to be 0 (unmodelled functionality)
 _MUST_BE_ZERO = ("Row_start_section_size", "Dis_shared_exp_assembler", "Enable_out_fifo",
@@ -129,7 +127,7 @@ class PackRegs:
 
 def read_regs(config: Config, thread_config: ThreadConfig, t: int) -> PackRegs:
     """Thread ``t``'s :class:`PackRegs` (its CFG_STATE_ID bank)."""
-    bank = thread_config.get(t, "CFG_STATE_ID_StateID")
+    bank = thread_config.bank(t)
 
     def c(name: str) -> int:
         return config.get(name, bank)
@@ -298,8 +296,7 @@ class Packer(Unit):
         regs = self._by_whole.get(whole)  # type: ignore[assignment]
         if regs is None:
             row = tregs.view(np.ndarray)[t]
-            f = _STATE_ID
-            bank = (int(row[f.index]) >> f.shift) & ((1 << f.size) - 1)
+            bank = self.thread_config.bank(t)
             content = (t, row.tobytes(), words.view(np.ndarray)[bank].tobytes())
             regs = self._by_content.get(content)  # type: ignore[assignment]
             if regs is None:

@@ -244,7 +244,7 @@ class ScalarUnit(Unit):
 
     def cfg(self, t: int, name: str) -> int:
         """A Config field in thread ``t``'s CFG_STATE_ID bank."""
-        return self.config.get(name, self.thread_config.get(t, "CFG_STATE_ID_StateID"))
+        return self.config.get(name, self.thread_config.bank(t))
 
     def handlers(self) -> Mapping[str, Execute]:
         def run(name: str) -> Execute:

@@ -191,6 +191,16 @@ def _replace(old: WriteCountedArray, value: object, what: str) -> WriteCountedAr
     return counted
 
 
+def field_bits(f: RegField) -> tuple[int, int, int]:
+    """(register or word index, shift, mask) of a configuration field:
+    ``array.item(row, index) >> shift & mask`` reads it."""
+    return f.index, f.shift, (1 << f.size) - 1
+
+
+#: CFG_STATE_ID_StateID (the Config bank a thread uses) as :func:`field_bits` gives it
+_STATE_ID = field_bits(thread_config_fields()["CFG_STATE_ID_StateID"])
+
+
 class ThreadConfig:
     """Per-thread configuration written by ``SETC16`` (16-bit registers): ``regs[thread, i]``
     (a :class:`WriteCountedArray`: ``version`` tells caches of derived values when to
@@ -219,6 +229,12 @@ class ThreadConfig:
     def get(self, thread: int, name: str) -> int:
         f = _lookup(thread_config_fields(), name, "ThreadConfig")
         return (int(self.regs[thread, f.index]) >> f.shift) & ((1 << f.size) - 1)
+
+    def bank(self, thread: int) -> int:
+        """The Config bank ``thread`` uses: ``get(thread, "CFG_STATE_ID_StateID")``, read
+        with ``item`` (no view of the write-counting array; the fast paths ask it often)."""
+        index, shift, mask = _STATE_ID
+        return self._regs.item(thread, index) >> shift & mask
 
     def set(self, thread: int, name: str, value: int) -> None:
         f = _lookup(thread_config_fields(), name, "ThreadConfig")

@@ -64,6 +64,7 @@ from .state import (
     X,
     Y,
     Z,
+    field_bits,
 )
 
 I64 = np.int64
@@ -72,15 +73,8 @@ I64 = np.int64
 _SECTION = (64, 112)
 
 
-def _field(name: str) -> tuple[int, int, int]:
-    """(register, shift, mask) of a ThreadConfig field."""
-    f = thread_config_fields()[name]
-    return f.index, f.shift, (1 << f.size) - 1
-
-
-_STATE_ID = _field("CFG_STATE_ID_StateID")
-_CONTEXT_OFFSET = (_field("UNPACK_MISC_CFG_CfgContextOffset_0"),
-                   _field("UNPACK_MISC_CFG_CfgContextOffset_1"))
+_CONTEXT_OFFSET = tuple(
+    field_bits(thread_config_fields()[f"UNPACK_MISC_CFG_CfgContextOffset_{k}"]) for k in (0, 1))
 
 
 @functools.cache
@@ -126,7 +120,7 @@ class UnpackRegs:
 def read_regs(config: Config, thread_config: ThreadConfig, t: int, which: int, multi: bool,
               context: int) -> UnpackRegs:
     """The :class:`UnpackRegs` of unpacker ``which`` for thread ``t`` in ``context``."""
-    bank = thread_config.get(t, "CFG_STATE_ID_StateID")
+    bank = thread_config.bank(t)
     sec = f"THCON_SEC{which}_"
     words = config.words[bank]
     w0 = int(words[_SECTION[which]])
@@ -322,9 +316,8 @@ class Unpackers(Unit):
         # kernel rewriting its configuration tile after tile finds them by their bytes (first
         # those of the last call with this key, compared, not hashed)
         tc = self.thread_config
-        index, shift, mask = _STATE_ID
         row_bytes = tc.regs[t].tobytes()
-        words_bytes = self.config.words[tc.regs.item(t, index) >> shift & mask].tobytes()
+        words_bytes = self.config.words[tc.bank(t)].tobytes()
         last = self._last.get(key)
         if last is not None and last[0] == row_bytes and last[1] == words_bytes:
             self._cache[key] = (version, last[2])
@@ -611,7 +604,7 @@ class Unpackers(Unit):
             row = row & 0x3FF
         dst = self.dst
         config = self.config
-        bank = self.thread_config.get(t, "CFG_STATE_ID_StateID")
+        bank = self.thread_config.bank(t)
         dst.remap_addrs = bool(config.get("DEST_ACCESS_CFG_remap_addrs", bank))
         dst.swizzle_32b = bool(config.get("DEST_ACCESS_CFG_swizzle_32b", bank))
         phys = dst.phys_table(is32)[row & 0x3FF]

@@ -165,7 +165,7 @@ class MovementMixin(SfpuBase):
         # words) tile after tile finds them by their bytes
         tc = self.thread_config
         content = (t, tc.regs[t].tobytes(),
-                   self.config.words[tc.get(t, "CFG_STATE_ID_StateID")][_config_words()]
+                   self.config.words[tc.bank(t)][_config_words()]
                    .tobytes())
         regs = self._regs_canonical.get(content)  # type: ignore[assignment]
         if regs is None:
