@@ -610,19 +610,14 @@ class MatrixUnit(Unit):
                 or not self.mova2d_plans:
             self._move_columns(t, f, "MOVA2D")
             return
-        hit = self.regs_cache[t]  # (math_regs)
-        if hit is not None and hit[0] == (self.config.version, self.thread_config.version):
-            regs = hit[1]
-        else:
-            regs = self.math_regs(t)
+        regs = self.math_regs(t)
         srca, srcb, dst, rwc = self.srca, self.srcb, self.dst, self.rwc
         row = rwc.v[t]
         key = (id(f), t, id(regs), row.tobytes(), srca.implied_fmt.item(srca.matrix_bank),
                srcb.implied_fmt.item(srcb.matrix_bank))
         plan = self._mova2d.get(key)
         if plan is not None and plan.f is f and plan.regs is regs:
-            dst.remap_addrs = regs.remap_addrs  # (sync_dst_config)
-            dst.swizzle_32b = regs.swizzle_32b
+            self.sync_dst_config(t, regs)
             kernels.src2dst_planned(dst.bits, dst.valid, srca.cells, srca.matrix_bank,
                                     plan.plan, rwc.v, t)  # (and rwc.v[t] = plan.rwc_after)
             return
@@ -759,8 +754,7 @@ class MatrixUnit(Unit):
         hit = self._zeroacc.get(key)
         dst = self.dst
         if hit is not None and hit[0] is f and hit[1] is regs:
-            dst.remap_addrs = regs.remap_addrs  # (sync_dst_config)
-            dst.swizzle_32b = regs.swizzle_32b
+            self.sync_dst_config(t, regs)
             dst.valid[hit[2]] = False
             if hit[3] is not None:
                 v[t] = hit[3]
