@@ -323,13 +323,8 @@ class Packer(Unit):
             hit = self._words[id(f)] = (f, (_word(f),))
         try:
             r = self.regs(t)
-            if self.ready_plans:
-                ready = self._ready.get((t, hit[1], id(r), self.adc.v[t, PACK].tobytes(),
-                                         self.state._key))
-                if ready is None:
-                    ready = self.ready(t, hit[1], r)
-                if ready and self._run_ready(t, ready, r):  # type: ignore[arg-type]
-                    return
+            if self.ready_plans and self._from_ready(t, hit[1], r) is not None:
+                return
             plan = self.plan(t, hit[1], r)
             for message in plan.ub:
                 self.report_ub(message)  # (a hook may change the configuration)
@@ -361,12 +356,9 @@ class Packer(Unit):
         try:
             r = self.regs(t)
             if self.ready_plans:
-                ready = self._ready.get((t, words, id(r), self.adc.v[t, PACK].tobytes(),
-                                         self.state._key))
-                if ready is None:
-                    ready = self.ready(t, words, r)
-                if ready and self._run_ready(t, ready, r):  # type: ignore[arg-type]
-                    return ready.plan.n  # type: ignore[union-attr]
+                ready = self._from_ready(t, words, r)
+                if ready is not None:
+                    return ready.plan.n
             plan = self.plan(t, words, r)
         except Refused:
             return 0  # one by one: the one that is refused says so
@@ -414,6 +406,17 @@ class Packer(Unit):
             self._ready.clear()
         self._ready[key] = ready if ready else _LongWay(r)  # type: ignore[assignment]
         return ready
+
+    def _from_ready(self, t: int, words: tuple[int, ...], r: PackRegs) -> Ready | None:
+        """PACR ``words`` executed from their :class:`Ready` (made by :meth:`ready` the first
+        time for this state): the Ready that ran, or None when the long way must run."""
+        ready = self._ready.get((t, words, id(r), self.adc.v[t, PACK].tobytes(),
+                                 self.state._key))
+        if ready is None:
+            ready = self.ready(t, words, r)
+        if ready and self._run_ready(t, ready, r):  # type: ignore[arg-type]
+            return ready  # type: ignore[return-value]
+        return None
 
     def _run_ready(self, t: int, ready: Ready, r: PackRegs) -> bool:
         """Execute ``ready`` (made with regs ``r``) as :meth:`execute` would its plan: the
