@@ -62,7 +62,7 @@ import numpy as np
 from ...core.errors import DecodeError, EmulationError
 from ...core.hooks import Hooks
 from ..decode import Decoded, decode
-from ..isa import ops
+from ..isa import config_fields, ops
 from ..program import Program, parse_program
 from .adc import AdcUnit
 from .config import ConfigUnit
@@ -172,6 +172,10 @@ class Coprocessor:
     #: a round issues an instruction without a wait of its own itself (no latch at the Wait
     #: Gate, no insn hook) instead of calling _issue (False: _issue; tests compare)
     _inline = True
+    #: a loop of SFP instructions a thread issues while other threads move waits (deferred,
+    #: :class:`_Deferred`) to run as one pass, while those threads' instructions touch nothing
+    #: it reads or writes (False: one at a time; tests compare)
+    _sfp_defer = True
 
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
         self.memory: Memory = memory if memory is not None else L1Memory()
@@ -244,15 +248,34 @@ class Coprocessor:
         #: SFP opcodes without a wait of their own (loops of them: SfpBlocks)
         self._sfp_nowait = frozenset(op for op in self._sfp_opcodes
                                      if self._table[op][1] is None)  # type: ignore[index]
-        #: first word -> the SFP words _sfp_loops last found in a stream from it (where a
-        #: run's next ones are looked for first)
-        self._sfp_seen: dict[int, list[int]] = {}
+        #: (first pending word, first stream word) -> the SFP words _sfp_loops last found in a
+        #: stream from there (where a run's next ones are looked for first)
+        self._sfp_seen: dict[tuple[int, int], list[int]] = {}
         #: word -> what _issue needs of it (decoded once; cleared when _table is replaced)
         self._words: dict[int, _Word] = {}
         self._words_table = self._table
         #: (thread, instruction text or word, stream index) that UB reports name
         self._current: tuple[int, str, int] = (0, "", 0)
         self._sfpu = self.units.sfpu
+        #: the SFP instructions a thread has issued but not executed yet (see _defer_start)
+        self._defer: _Deferred | None = None
+        #: deferrals taken (tests read it)
+        self.sfp_deferred = 0
+        self._hooked = False  # any hook is registered
+        #: opcode -> instruction name (None: not implemented)
+        self._names = [e[2] if e is not None else None for e in self._table]
+        #: the first words of the body repetitions of every loop _sfp_loops found (where a
+        #: deferral may begin)
+        self._sfp_heads: set[int] = set()
+        self._sfp_tried: set[int] = set()  # words a deferral was looked for from
+        fields = config_fields()
+        #: (Config word index, mask) of the fields that send unpacker 0's output to Dst
+        masks: dict[int, int] = {}
+        for name in _UNPACK_TO_DST:
+            masks[fields[name].index] = masks.get(fields[name].index, 0) | fields[name].mask
+        self._unpack_dst = tuple(masks.items())
+        #: Config word indices the Vector Unit reads (through _SfpuRegs and MathRegs)
+        self._sfp_cfg_words = frozenset(fields[name].index for name in _SFP_CONFIG_READS)
 
     # -- API ---------------------------------------------------------------------------------
 
@@ -285,6 +308,9 @@ class Coprocessor:
         self.hooks.delete(handle)
 
     def _hooks_changed(self) -> None:
+        if self._defer is not None:
+            self._flush()
+        self._hooked = self.hooks.any()
         self._tracing = self.hooks.any("insn")
         watch = self._reg_written if self.hooks.any("reg_write") else None
         self.gpr.watch = watch
@@ -362,6 +388,8 @@ class Coprocessor:
         try:
             return not self._round()
         finally:
+            if self._defer is not None:
+                self._flush()
             self._run_cap, self._rounds_left = cap, left
 
     def burst(self, rounds: int) -> None:
@@ -383,12 +411,16 @@ class Coprocessor:
                     return
                 done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
         finally:
+            if self._defer is not None:
+                self._flush()
             self._run_cap, self._rounds_left = cap, left
 
     def _round(self, quiet: bool = False) -> bool | None:
         """One scheduler round of :meth:`step` (some thread has not finished); returns
         whether every thread has finished after it. When no thread could move: None with
         ``quiet``, else :class:`DeadlockError`."""
+        if self._defer is not None:
+            return self._round_deferring(quiet)
         self.rounds += 1
         moved = False
         latched = self.sync.latched
@@ -467,6 +499,8 @@ class Coprocessor:
                     raise StepLimitError(f"the program did not finish within {max_steps} "
                                          f"steps (--max-steps)")
         finally:
+            if self._defer is not None:
+                self._flush()
             self._run_cap = 0
         return RunResult(self.steps - start, self.rounds,
                          tuple([th.executed for th in self.threads]))
@@ -476,6 +510,8 @@ class Coprocessor:
     def report_ub(self, message: str) -> None:
         """Report undefined behaviour of the instruction being executed: the ``ub`` hooks
         hear of it, then the policy records it (and under ``"stop"`` raises)."""
+        if self._defer is not None:  # (the deferred SFP instructions came first)
+            self._flush()
         t, name, address = self._current
         self._epoch += 1  # (a hook may change anything)
         self.sync.changes += 1
@@ -566,11 +602,17 @@ class Coprocessor:
         else:
             if kind == _RUNS and self._runs(th, t, ins):
                 return True
-            if kind == _SFPU and not self._tracing and self._rounds_left > 1 \
-                    and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
-                    and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone)
-                self._sfp_run(th, execute, ins)
-                return True
+            if kind == _SFPU:
+                if not self._tracing and self._rounds_left > 1 \
+                        and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
+                        and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone)
+                    self._sfp_run(th, execute, ins)
+                    return True
+                elif self._sfp_defer and not self._hooked and self._defer_start(th, t):
+                    th.pending.popleft()  # (the first of the loop: deferred)
+                    th.executed += 1
+                    self.steps += 1
+                    return True
             th.pending.popleft()
             execute(t, ins.fields)
             if kind != _SFPU:
@@ -715,7 +757,9 @@ class Coprocessor:
                 program, pc = th.program, th.pc
                 end = min(len(program), pc + limit - len(words))
                 # (SFP words only) a kernel repeats its runs: the last one from this word
-                last = self._sfp_seen.get(program[pc]) if pc < end else None
+                # after this pending one
+                key = (words[0] if words else -1, program[pc] if pc < end else -1)
+                last = self._sfp_seen.get(key) if pc < end else None
                 if last is not None and pc + len(last) <= end \
                         and program[pc:pc + len(last)] == last:
                     pc += len(last)  # compared in C
@@ -730,10 +774,16 @@ class Coprocessor:
                     if len(stream) >= MIN_LOOP:
                         if len(self._sfp_seen) >= 64:
                             self._sfp_seen.clear()
-                        self._sfp_seen[program[th.pc]] = stream
+                        self._sfp_seen[key] = stream
         if len(words) + len(stream) < MIN_LOOP:
             return (), None
-        return blocks.loops_of(tuple(words), stream, limit)
+        found = blocks.loops_of(tuple(words), stream, limit)
+        heads = self._sfp_heads
+        if len(heads) > 4096:
+            heads.clear()
+        for period, _n, loop in found[1].values():
+            heads.update(loop[::period])  # (a loop from any of its repetitions is one)
+        return found
 
     def _others_blocked(self, t: int, writes_l1: bool = False) -> bool:
         """Whether every thread but ``t`` has finished or is held at the Wait Gate by
@@ -771,6 +821,217 @@ class Coprocessor:
                 return False
         return True
 
+    # -- SFP instructions deferred -----------------------------------------------------------
+
+    def _defer_start(self, th: Thread, t: int) -> bool:
+        """Whether thread ``th``'s first pending instruction (an SFP instruction whose checks
+        passed, while another thread moves) starts a deferral: it begins a loop
+        (:meth:`_sfp_loops`) whose pass may run now (:meth:`~.sfpu.block.SfpBlocks.prepare`:
+        every lane enabled, its Dst rows valid, so that none of its instructions reports
+        undefined behaviour), no latch holds the Wait Gate, and the threads after ``th`` in
+        this round issue nothing that conflicts (:meth:`_harmless`). The caller then takes
+        the instruction as issued without executing it."""
+        word = th.pending[0]
+        if word not in self._sfp_heads:  # (no loop found so far began with it: looked for
+            tried = self._sfp_tried  # once, as it costs)
+            if word in tried:
+                return False
+            if len(tried) > 4096:
+                tried.clear()
+            tried.add(word)
+        blocks = self._sfpu.blocks
+        if blocks is None or self._sfpu.scheduled or self.sync.latched[t] is not None \
+                or th.replay.load_left:
+            return False
+        for other in self.threads[t + 1:]:
+            if not self._harmless(other, t, None):
+                return False
+        words, loops = self._sfp_loops(th, 1 << 30)
+        loop = loops.get(0) if loops else None
+        if loop is None:
+            return False
+        period, n, loop_words = loop
+        dst = self.dst
+        flags = dst.remap_addrs, dst.swizzle_32b
+        ready = blocks.prepare(t, loop_words, period)
+        dst.remap_addrs, dst.swizzle_32b = flags  # (the first SFPLOAD/SFPSTORE sets them)
+        if ready is None:
+            return False
+        mregs = self.units.matrix.math_regs(t)
+        plan = ready[1]
+        self._defer = _Deferred(t, loop_words, period, n, None if plan is None else plan.rows,
+                                (mregs.remap_addrs, mregs.swizzle_32b), ready)
+        self.sfp_deferred += 1
+        return True
+
+    def _defer_more(self, th: Thread, d: _Deferred) -> bool:
+        """Thread ``th`` issues the next instruction of its deferred loop ``d``: taken as
+        issued, executed later (when it is the loop's last, now); several when every other
+        thread waits for something SFP instructions do not change (as :meth:`_sfp_run`
+        would, one round each). False (the deferred ones executed, nothing issued) when it
+        is not the loop's next word."""
+        t = th.index
+        pending = th.pending
+        if d.t != t or pending[0] != d.words[d.k]:
+            self._flush()
+            return False
+        m = 1
+        left = d.n - d.k
+        if left > 1 and not self._tracing and self._rounds_left > 1 \
+                and self._run_cap > self.steps + 1 and self._others_blocked(t):
+            # (as _sfp_run: one round each, within the caller's rounds and the step cap)
+            m = min(left, self._rounds_left, self._run_cap - self.steps - 1)
+        queued = min(m, len(pending))
+        if queued == len(pending):
+            pending.clear()
+        else:
+            for _ in range(queued):
+                pending.popleft()
+        th.pc += m - queued  # (the rest from the stream, where _sfp_loops found them)
+        th.executed += m
+        self.steps += m
+        if m > 1:
+            self.rounds += m - 1
+            self._sfp_extra += m - 1
+        d.k += m
+        if d.k == d.n:
+            self._flush()
+        return True
+
+    def _flush(self) -> None:
+        """Execute the deferred SFP instructions (whole body repetitions as one pass, the
+        rest one at a time) and end the deferral."""
+        d = self._defer
+        if d is None:
+            return
+        self._defer = None
+        t, words, period, k = d.t, d.words, d.period, d.k
+        done = k - k % period
+        blocks = self._sfpu.blocks
+        if blocks is None:
+            done = 0
+        elif done == d.n:
+            # the whole loop: what _defer_start prepared holds still (the instructions run
+            # since change nothing it depends on); the Dst addressing bits as it sets them
+            if d.ready[0].modes:
+                self.dst.remap_addrs, self.dst.swizzle_32b = d.flags
+            blocks.execute(d.ready)
+        elif done and not blocks.run(t, words[:done], period):
+            done = 0
+        if done < k:
+            current, table = self._current, self._table
+            for w in words[done:k]:
+                ins = decode(w)
+                self._current = (t, ins.text, self._current[2])
+                table[ins.opcode][0](t, ins.fields)  # type: ignore[index]
+            self._current = current
+
+    def _harmless(self, th: Thread, t: int, d: _Deferred | None) -> bool:
+        """Whether thread ``th``'s next instruction (finished: none) changes nothing that
+        thread ``t``'s deferred SFP instructions read or write, and reads nothing they
+        write: Dst cells, valid and addressing bits, LRegs, lane state, ``t``'s RWCs, the
+        Config words the Vector Unit reads (:data:`_SFP_CONFIG_READS`). ``d``: the deferral
+        (None: one about to start, whose Dst rows are not known yet)."""
+        if th.pending:
+            word = th.pending[0]
+        elif th.pc >= len(th.program):
+            return True
+        else:
+            word = th.program[th.pc]
+            if word >> 24 in EXPANDED or th.replay.load_left:
+                return False  # (what the expanders give is not known yet)
+        name = self._names[word >> 24]
+        if name in _HARMLESS:
+            return True
+        if name is None or name not in _SOMETIMES:
+            return False
+        try:
+            f = decode(word).fields
+        except DecodeError:
+            return False
+        u = th.index
+        if name == "UNPACR":  # (not into Dst: unpacker 1, or Unpack_If_Sel clear in every
+            if f["Unpack_block_selection"]:  # context of unpacker 0)
+                return True
+            bank, item = self.thread_config.bank(u), self.config.words.item
+            for index, mask in self._unpack_dst:
+                if item(bank, index) & mask:
+                    return False
+            return True
+        if name == "WRCFG":  # (not a Config word the Vector Unit reads, in t's bank)
+            idx = f["CfgReg"]
+            if idx >= Config.N_WORDS:
+                return False
+            if self.thread_config.bank(u) != self.thread_config.bank(t):
+                return True
+            first = idx & ~3 if f["wr128b"] else idx
+            return not any(i in self._sfp_cfg_words
+                           for i in range(first, first + (4 if f["wr128b"] else 1)))
+        # ZEROACC of the Dst half without the deferred rows, with t's Dst addressing bits
+        if f["clear_mode"] != _ZEROACC_HALF or f["clear_zero_flags"] or d is None \
+                or d.rows is None:
+            return False
+        regs = self.units.matrix.math_regs(u)
+        if (regs.remap_addrs, regs.swizzle_32b) != d.flags:
+            return False
+        rows = d.rows
+        return bool(rows.min() >= 512) if not f["where"] & 1 else bool(rows.max() < 512)
+
+    def _round_deferring(self, quiet: bool) -> bool | None:
+        """:meth:`_round` while a thread's SFP instructions are deferred: before another
+        thread's instruction that is not :meth:`_harmless`, they execute."""
+        self.rounds += 1
+        moved = False
+        for th in self.threads:
+            if not th.pending:
+                pc, program = th.pc, th.program
+                if pc >= len(program):
+                    continue  # finished
+                word = program[pc]
+                if word >> 24 not in EXPANDED and not th.replay.load_left:
+                    th.pc = pc + 1  # what fill() does with a word both expanders pass
+                    th.pending.append(word)
+                elif not th.fill(self._expander_ub):
+                    continue  # finished
+            if th.blocked_at == self._epoch:
+                continue  # (see _round)
+            d = self._defer
+            if d is not None:
+                if th.index == d.t:  # (no latch, no wait of its own: it issues)
+                    k, pending = d.k, th.pending
+                    if pending[0] == d.words[k] and (k + 2 > d.n or self._rounds_left < 2):
+                        pending.popleft()  # (the next, not the last but one: one round)
+                        th.executed += 1
+                        self.steps += 1
+                        d.k = k = k + 1
+                        if k == d.n:
+                            self._flush()
+                        moved = True
+                        continue
+                    if self._defer_more(th, d):
+                        moved = True
+                        continue
+                elif not self._harmless(th, d.t, d):
+                    self._flush()
+            if self._issue(th):
+                moved = True
+        for th in self.threads:  # (self.finished)
+            if th.pending or th.pc < len(th.program):
+                finished = False
+                break
+        else:
+            finished = True
+            if self._sfpu.scheduled:  # SFPLOADMACRO's last instructions
+                self._sfpu.drain()
+        if not moved and not finished:
+            if quiet:
+                return None
+            reasons = {th.index: str(th.blocked or "?") for th in self.threads
+                       if not th.finished}
+            lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
+            raise DeadlockError(f"deadlock: no thread can make progress ({lines})", reasons)
+        return finished
+
     def _alone(self, t: int) -> bool:
         """Whether every thread but ``t`` has finished (and so stays finished)."""
         for th in self.threads:
@@ -800,6 +1061,46 @@ class Coprocessor:
 _QUIET, _QUICK, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3, 4
 #: a decoded word: (the instruction, its execute, its own wait or None, its kind)
 _Word = tuple[Decoded, Execute, Any, int]
+
+#: instructions that touch nothing SFP instructions read or write (Coprocessor._harmless):
+#: NOP, the Scalar Unit's DMANOP/FLUSHDMA and SETDMAREG (GPRs), the ADC unit's counters, the
+#: semaphores and the issuing thread's own Wait Gate latch (no STALLWAIT condition watches
+#: the Vector Unit), UNPACR_NOP (Src banks)
+_HARMLESS = frozenset({
+    "NOP", "DMANOP", "FLUSHDMA", "SETDMAREG", "SETADC", "SETADCXX", "SETADCXY", "SETADCZW",
+    "INCADCXY", "INCADCZW", "ADDRCRXY", "ADDRCRZW", "SEMINIT", "SEMPOST", "SEMGET", "SEMWAIT",
+    "STALLWAIT", "UNPACR_NOP"})
+#: harmless in some forms (see Coprocessor._harmless)
+_SOMETIMES = frozenset({"UNPACR", "WRCFG", "ZEROACC"})
+#: ZEROACC's clear_mode of half of Dst
+_ZEROACC_HALF = 2
+#: the Config fields that send unpacker 0's output to Dst (any context)
+_UNPACK_TO_DST = ("THCON_SEC0_REG2_Unpack_If_Sel",
+                  *(f"THCON_SEC0_REG2_Unpack_if_sel_cntx{c}" for c in range(8)))
+#: the Config fields the Vector Unit's SFPLOAD/SFPSTORE/MADs read: _SfpuRegs' and MathRegs'
+#: (tests check both lists)
+_SFP_CONFIG_READS = (
+    "ALU_ACC_CTRL_SFPU_Fp32_enabled", "ALU_FORMAT_SPEC_REG_SrcB_override",
+    "ALU_FORMAT_SPEC_REG_SrcB_val", "ALU_FORMAT_SPEC_REG1_SrcB", "DEST_REGW_BASE_Base",
+    "DEST_SP_BASE_Base", "ALU_FORMAT_SPEC_REG_SrcA_override", "ALU_FORMAT_SPEC_REG_SrcA_val",
+    "ALU_FORMAT_SPEC_REG0_SrcA", "ALU_ACC_CTRL_Fp32_enabled", "ALU_ACC_CTRL_INT8_math_enabled",
+    "ALU_ACC_CTRL_Zero_Flag_disabled_src", "DEST_ACCESS_CFG_remap_addrs",
+    "DEST_ACCESS_CFG_swizzle_32b")
+
+
+class _Deferred:
+    """SFP instructions thread ``t`` issued but has not executed: the first ``k`` of the
+    loop ``words`` (body length ``period``, ``n`` words), whose pass touches Dst ``rows``
+    (None: no Dst) with the Dst addressing bits ``flags``."""
+
+    __slots__ = ("t", "words", "period", "n", "k", "rows", "flags", "ready")
+
+    def __init__(self, t: int, words: tuple[int, ...], period: int, n: int,
+                 rows: np.ndarray | None, flags: tuple[bool, bool], ready: Any) -> None:
+        self.t, self.words, self.period, self.n, self.rows = t, words, period, n, rows
+        self.flags = flags
+        self.ready = ready  # (SfpBlocks.prepare's, for the whole loop)
+        self.k = 1
 
 
 class _WaitBlocked:
