@@ -859,8 +859,12 @@ class Coprocessor:
             return False
         mregs = self.units.matrix.math_regs(t)
         plan = ready[1]
-        self._defer = _Deferred(t, loop_words, period, n, None if plan is None else plan.rows,
-                                (mregs.remap_addrs, mregs.swizzle_32b), ready)
+        d = _Deferred(t, loop_words, period, n, None if plan is None else plan.rows,
+                      (mregs.remap_addrs, mregs.swizzle_32b), ready)
+        for other in self.threads[t + 1:]:  # (now with the rows: a ZEROACC's)
+            if not self._harmless(other, t, d):
+                return False
+        self._defer = d
         self.sfp_deferred += 1
         return True
 
@@ -931,7 +935,8 @@ class Coprocessor:
         thread ``t``'s deferred SFP instructions read or write, and reads nothing they
         write: Dst cells, valid and addressing bits, LRegs, lane state, ``t``'s RWCs, the
         Config words the Vector Unit reads (:data:`_SFP_CONFIG_READS`). ``d``: the deferral
-        (None: one about to start, whose Dst rows are not known yet)."""
+        (None: one about to start, whose Dst rows are not known yet: a ZEROACC of half of Dst
+        may be, the caller asks again with them)."""
         if th.pending:
             word = th.pending[0]
         elif th.pc >= len(th.program):
@@ -968,8 +973,11 @@ class Coprocessor:
             return not any(i in self._sfp_cfg_words
                            for i in range(first, first + (4 if f["wr128b"] else 1)))
         # ZEROACC of the Dst half without the deferred rows, with t's Dst addressing bits
-        if f["clear_mode"] != _ZEROACC_HALF or f["clear_zero_flags"] or d is None \
-                or d.rows is None:
+        if f["clear_mode"] != _ZEROACC_HALF or f["clear_zero_flags"]:
+            return False
+        if d is None:
+            return True  # (to be asked again with the rows)
+        if d.rows is None:
             return False
         regs = self.units.matrix.math_regs(u)
         if (regs.remap_addrs, regs.swizzle_32b) != d.flags:
