@@ -35,6 +35,7 @@ OTHERS = [
     "TTI_ZEROACC(3, 0, 0, 0, 0)", f"TTI_WRCFG(1, 0, {SFP_WORD})", "TTI_WRCFG(1, 0, 69)",
     "TTI_WRCFG(1, 1, 180)", "TTI_SFPLOADI(1, 0, 0x3f80)", "TTI_SFPCONFIG(0, 15, 0)",
     "ttsetrwc 0,0,0,0,0,15", "TTI_STOREREG(3, 0x4800)",
+    "TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)", "TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)",
 ]
 
 
@@ -128,7 +129,7 @@ def test_deferral_taken_with_harmless_neighbours(how: str) -> None:
 @pytest.mark.parametrize("conflict", [
     "TTI_ZEROACC(2, 0, 0, 0, 0)", "TTI_ZEROACC(3, 0, 0, 0, 0)", f"TTI_WRCFG(1, 0, {SFP_WORD})",
     "TTI_SFPLOADI(1, 0, 0x3f80)", "TTI_SFPCONFIG(0, 15, 0)", "TTI_ZEROACC(2, 0, 1, 0, 1)",
-    "TTI_STOREREG(3, 0x4800)"])
+    "TTI_STOREREG(3, 0x4800)", "TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)"])
 @pytest.mark.parametrize("at", [0, 1, 3, 6, 20])
 def test_conflict_at_each_position(conflict: str, at: int) -> None:
     """A conflicting instruction of thread 2 (or one reporting undefined behaviour) after

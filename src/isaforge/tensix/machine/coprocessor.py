@@ -68,7 +68,7 @@ from .adc import AdcUnit
 from .config import ConfigUnit
 from .dispatch import Entry, Execute, Fields, Unit, build
 from .frontend import EXPANDED, FrontendUnit, Thread
-from .l1 import L1Memory
+from .l1 import L1Memory, Refused
 from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
 from .pack import PACR_OPCODE, Packer
 from .regfiles import Dst, SrcClient, SrcRegs
@@ -268,6 +268,9 @@ class Coprocessor:
         #: deferral may begin)
         self._sfp_heads: set[int] = set()
         self._sfp_tried: set[int] = set()  # words a deferral was looked for from
+        #: a PACR plan's id -> (the plan, Read_32b_data, Dst addressing bits, its Dst rows'
+        #: first and last, and 8 more for 32-bit halves)
+        self._pacr_spans: dict[int, tuple[Any, bool, tuple[bool, bool], tuple[int, int]]] = {}
         fields = config_fields()
         #: (Config word index, mask) of the fields that send unpacker 0's output to Dst
         masks: dict[int, int] = {}
@@ -861,6 +864,8 @@ class Coprocessor:
         plan = ready[1]
         d = _Deferred(t, loop_words, period, n, None if plan is None else plan.rows,
                       (mregs.remap_addrs, mregs.swizzle_32b), ready)
+        if plan is not None and len(plan.rows):  # (its 32-bit cells' low halves: 8 rows on)
+            d.span = (int(plan.rows.min()), int(plan.rows.max()) + 8)
         for other in self.threads[t + 1:]:  # (now with the rows: a ZEROACC's)
             if not self._harmless(other, t, d):
                 return False
@@ -972,6 +977,8 @@ class Coprocessor:
             first = idx & ~3 if f["wr128b"] else idx
             return not any(i in self._sfp_cfg_words
                            for i in range(first, first + (4 if f["wr128b"] else 1)))
+        if name == "PACR":
+            return d is None or self._pacr_apart(u, word, d)
         # ZEROACC of the Dst half without the deferred rows, with t's Dst addressing bits
         if f["clear_mode"] != _ZEROACC_HALF or f["clear_zero_flags"]:
             return False
@@ -984,6 +991,34 @@ class Coprocessor:
             return False
         rows = d.rows
         return bool(rows.min() >= 512) if not f["where"] & 1 else bool(rows.max() < 512)
+
+    def _pacr_apart(self, u: int, word: int, d: _Deferred) -> bool:
+        """Whether PACR ``word`` of thread ``u`` reads Dst rows (and their 32-bit halves)
+        apart from the deferred loop's, with its Dst addressing bits (it writes L1, its ADCs
+        and packer state, which SFP instructions do not read)."""
+        if d.span is None:
+            return False
+        pack = self.units.pack
+        try:
+            r = pack.regs(u)
+            if (r.remap_addrs, r.swizzle_32b) != d.flags:
+                return False
+            plan = pack.plan(u, (word,), r)
+        except Refused:
+            return False  # (it says so when it runs)
+        hit = self._pacr_spans.get(id(plan))
+        if hit is None or hit[0] is not plan or hit[1] != r.read32 or hit[2] != d.flags:
+            dst = self.dst
+            was = dst.remap_addrs, dst.swizzle_32b
+            dst.remap_addrs, dst.swizzle_32b = d.flags
+            phys = dst.phys_table(r.read32)[plan.rows]
+            dst.remap_addrs, dst.swizzle_32b = was
+            span = (int(phys.min()), int(phys.max()) + 8) if len(phys) else (1, 0)
+            if len(self._pacr_spans) > 256:
+                self._pacr_spans.clear()
+            hit = self._pacr_spans[id(plan)] = (plan, r.read32, d.flags, span)
+        lo, hi = hit[3]
+        return hi < d.span[0] or lo > d.span[1] or lo > hi
 
     def _round_deferring(self, quiet: bool) -> bool | None:
         """:meth:`_round` while a thread's SFP instructions are deferred: before another
@@ -1079,7 +1114,7 @@ _HARMLESS = frozenset({
     "INCADCXY", "INCADCZW", "ADDRCRXY", "ADDRCRZW", "SEMINIT", "SEMPOST", "SEMGET", "SEMWAIT",
     "STALLWAIT", "UNPACR_NOP"})
 #: harmless in some forms (see Coprocessor._harmless)
-_SOMETIMES = frozenset({"UNPACR", "WRCFG", "ZEROACC"})
+_SOMETIMES = frozenset({"UNPACR", "WRCFG", "ZEROACC", "PACR"})
 #: ZEROACC's clear_mode of half of Dst
 _ZEROACC_HALF = 2
 #: the Config fields that send unpacker 0's output to Dst (any context)
@@ -1101,7 +1136,7 @@ class _Deferred:
     loop ``words`` (body length ``period``, ``n`` words), whose pass touches Dst ``rows``
     (None: no Dst) with the Dst addressing bits ``flags``."""
 
-    __slots__ = ("t", "words", "period", "n", "k", "rows", "flags", "ready")
+    __slots__ = ("t", "words", "period", "n", "k", "rows", "flags", "ready", "span")
 
     def __init__(self, t: int, words: tuple[int, ...], period: int, n: int,
                  rows: np.ndarray | None, flags: tuple[bool, bool], ready: Any) -> None:
@@ -1109,6 +1144,8 @@ class _Deferred:
         self.flags = flags
         self.ready = ready  # (SfpBlocks.prepare's, for the whole loop)
         self.k = 1
+        #: the first and last Dst rows it touches (None: none)
+        self.span: tuple[int, int] | None = None
 
 
 class _WaitBlocked:
