@@ -268,6 +268,8 @@ class Coprocessor:
         #: deferral may begin)
         self._sfp_heads: set[int] = set()
         self._sfp_tried: set[int] = set()  # words a deferral was looked for from
+        #: word -> what _harmless needs of it (_harm_kind)
+        self._harm: dict[int, Any] = {}
         #: a PACR plan's id -> (the plan, Read_32b_data, Dst addressing bits, its Dst rows'
         #: first and last, and 8 more for 32-bit halves)
         self._pacr_spans: dict[int, tuple[Any, bool, tuple[bool, bool], tuple[int, int]]] = {}
@@ -873,23 +875,13 @@ class Coprocessor:
         self.sfp_deferred += 1
         return True
 
-    def _defer_more(self, th: Thread, d: _Deferred) -> bool:
-        """Thread ``th`` issues the next instruction of its deferred loop ``d``: taken as
-        issued, executed later (when it is the loop's last, now); several when every other
-        thread waits for something SFP instructions do not change (as :meth:`_sfp_run`
-        would, one round each). False (the deferred ones executed, nothing issued) when it
-        is not the loop's next word."""
-        t = th.index
+    def _defer_run(self, th: Thread, d: _Deferred) -> None:
+        """Thread ``th`` issues the next instructions of its deferred loop ``d`` while every
+        other thread waits for something SFP instructions do not change, as :meth:`_sfp_run`
+        would, one round each, within the caller's rounds and the step cap: taken as issued,
+        executed when the loop's last is."""
+        m = min(d.n - d.k, self._rounds_left, self._run_cap - self.steps - 1)
         pending = th.pending
-        if d.t != t or pending[0] != d.words[d.k]:
-            self._flush()
-            return False
-        m = 1
-        left = d.n - d.k
-        if left > 1 and not self._tracing and self._rounds_left > 1 \
-                and self._run_cap > self.steps + 1 and self._others_blocked(t):
-            # (as _sfp_run: one round each, within the caller's rounds and the step cap)
-            m = min(left, self._rounds_left, self._run_cap - self.steps - 1)
         queued = min(m, len(pending))
         if queued == len(pending):
             pending.clear()
@@ -899,13 +891,11 @@ class Coprocessor:
         th.pc += m - queued  # (the rest from the stream, where _sfp_loops found them)
         th.executed += m
         self.steps += m
-        if m > 1:
-            self.rounds += m - 1
-            self._sfp_extra += m - 1
+        self.rounds += m - 1
+        self._sfp_extra += m - 1
         d.k += m
         if d.k == d.n:
             self._flush()
-        return True
 
     def _flush(self) -> None:
         """Execute the deferred SFP instructions (whole body repetitions as one pass, the
@@ -950,47 +940,69 @@ class Coprocessor:
             word = th.program[th.pc]
             if word >> 24 in EXPANDED or th.replay.load_left:
                 return False  # (what the expanders give is not known yet)
-        name = self._names[word >> 24]
-        if name in _HARMLESS:
-            return True
-        if name is None or name not in _SOMETIMES:
-            return False
-        try:
-            f = decode(word).fields
-        except DecodeError:
-            return False
+        kind = self._harm.get(word)
+        if kind is None:
+            kind = self._harm_kind(word)
+        if kind is True or kind is False:
+            return kind
+        what, arg = kind
         u = th.index
-        if name == "UNPACR":  # (not into Dst: unpacker 1, or Unpack_If_Sel clear in every
-            if f["Unpack_block_selection"]:  # context of unpacker 0)
-                return True
+        if what == _UNPACR0:  # (Unpack_If_Sel clear in every context of unpacker 0)
             bank, item = self.thread_config.bank(u), self.config.words.item
             for index, mask in self._unpack_dst:
                 if item(bank, index) & mask:
                     return False
             return True
-        if name == "WRCFG":  # (not a Config word the Vector Unit reads, in t's bank)
-            idx = f["CfgReg"]
-            if idx >= Config.N_WORDS:
-                return False
-            if self.thread_config.bank(u) != self.thread_config.bank(t):
-                return True
-            first = idx & ~3 if f["wr128b"] else idx
-            return not any(i in self._sfp_cfg_words
-                           for i in range(first, first + (4 if f["wr128b"] else 1)))
-        if name == "PACR":
-            return d is None or self._pacr_apart(u, word, d)
-        # ZEROACC of the Dst half without the deferred rows, with t's Dst addressing bits
-        if f["clear_mode"] != _ZEROACC_HALF or f["clear_zero_flags"]:
-            return False
+        if what == _WRCFG:  # (a Config word the Vector Unit reads: in t's bank)
+            return self.thread_config.bank(u) != self.thread_config.bank(t)
         if d is None:
             return True  # (to be asked again with the rows)
-        if d.rows is None:
+        if what == _PACR:
+            return self._pacr_apart(u, word, d)
+        # ZEROACC of the Dst half without the deferred rows, with t's Dst addressing bits
+        span = d.span
+        if span is None:
             return False
         regs = self.units.matrix.math_regs(u)
         if (regs.remap_addrs, regs.swizzle_32b) != d.flags:
             return False
-        rows = d.rows
-        return bool(rows.min() >= 512) if not f["where"] & 1 else bool(rows.max() < 512)
+        return span[1] - 8 < 512 if arg else span[0] >= 512
+
+    def _harm_kind(self, word: int) -> Any:
+        """What :meth:`_harmless` needs of ``word`` (kept): True, False, or (_UNPACR0, None),
+        (_WRCFG, None) (a word the Vector Unit reads), (_PACR, None), (_ZEROACC, the half:
+        where bit 0)."""
+        name = self._names[word >> 24]
+        kind: Any = False
+        if name in _HARMLESS:
+            kind = True
+        elif name is not None and name in _SOMETIMES:
+            try:
+                f = decode(word).fields
+            except DecodeError:
+                f = None
+            if f is None:
+                pass
+            elif name == "UNPACR":  # (not into Dst: unpacker 1 never)
+                kind = (_UNPACR0, None) if not f["Unpack_block_selection"] else True
+            elif name == "WRCFG":
+                idx = f["CfgReg"]
+                first = idx & ~3 if f["wr128b"] else idx
+                if idx >= Config.N_WORDS:
+                    kind = False
+                elif any(i in self._sfp_cfg_words
+                         for i in range(first, first + (4 if f["wr128b"] else 1))):
+                    kind = (_WRCFG, None)
+                else:
+                    kind = True
+            elif name == "PACR":
+                kind = (_PACR, None)
+            elif f["clear_mode"] == _ZEROACC_HALF and not f["clear_zero_flags"]:
+                kind = (_ZEROACC, f["where"] & 1)
+        if len(self._harm) > 4096:
+            self._harm.clear()
+        self._harm[word] = kind
+        return kind
 
     def _pacr_apart(self, u: int, word: int, d: _Deferred) -> bool:
         """Whether PACR ``word`` of thread ``u`` reads Dst rows (and their 32-bit halves)
@@ -1025,6 +1037,8 @@ class Coprocessor:
         thread's instruction that is not :meth:`_harmless`, they execute."""
         self.rounds += 1
         moved = False
+        latched = self.sync.latched
+        words, quick = self._words, (_QUICK if self._inline else -1)
         for th in self.threads:
             if not th.pending:
                 pc, program = th.pc, th.program
@@ -1042,21 +1056,41 @@ class Coprocessor:
             if d is not None:
                 if th.index == d.t:  # (no latch, no wait of its own: it issues)
                     k, pending = d.k, th.pending
-                    if pending[0] == d.words[k] and (k + 2 > d.n or self._rounds_left < 2):
-                        pending.popleft()  # (the next, not the last but one: one round)
-                        th.executed += 1
-                        self.steps += 1
-                        d.k = k = k + 1
-                        if k == d.n:
-                            self._flush()
+                    if pending[0] == d.words[k]:
+                        if k + 2 <= d.n and self._rounds_left > 1 \
+                                and self._run_cap > self.steps + 1 \
+                                and self._others_blocked(d.t):  # (as _issue's _sfp_run)
+                            self._defer_run(th, d)
+                        else:  # (one round)
+                            pending.popleft()
+                            th.executed += 1
+                            self.steps += 1
+                            d.k = k = k + 1
+                            if k == d.n:
+                                self._flush()
                         moved = True
                         continue
-                    if self._defer_more(th, d):
-                        moved = True
-                        continue
+                    self._flush()  # (not the loop's next word: never, as _defer_start saw)
                 elif not self._harmless(th, d.t, d):
                     self._flush()
-            if self._issue(th):
+            hit = words.get(th.pending[0])
+            if hit is not None and hit[3] <= quick and latched[th.index] is None \
+                    and not self._tracing:  # (as _round)
+                ins, t = hit[0], th.index
+                self._current = (t, ins.text, th.pc - 1)
+                th.blocked = None
+                th.blocked_at = -1
+                th.pending.popleft()
+                hit[1](t, ins.fields)
+                if hit[3]:  # (not _QUIET)
+                    self._epoch += 1
+                sfpu = self._sfpu
+                if sfpu.macros.pending or sfpu._landing:
+                    sfpu.idle_cycle(t)
+                th.executed += 1
+                self.steps += 1
+                moved = True
+            elif self._issue(th, hit):
                 moved = True
         for th in self.threads:  # (self.finished)
             if th.pending or th.pc < len(th.program):
@@ -1117,6 +1151,8 @@ _HARMLESS = frozenset({
 _SOMETIMES = frozenset({"UNPACR", "WRCFG", "ZEROACC", "PACR"})
 #: ZEROACC's clear_mode of half of Dst
 _ZEROACC_HALF = 2
+#: what Coprocessor._harmless asks of the instructions harmless in some forms
+_UNPACR0, _WRCFG, _PACR, _ZEROACC = range(4)
 #: the Config fields that send unpacker 0's output to Dst (any context)
 _UNPACK_TO_DST = ("THCON_SEC0_REG2_Unpack_If_Sel",
                   *(f"THCON_SEC0_REG2_Unpack_if_sel_cntx{c}" for c in range(8)))
