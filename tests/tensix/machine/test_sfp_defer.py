@@ -18,6 +18,7 @@ from isaforge.tensix.isa import config_fields
 from isaforge.tensix.machine import coprocessor as cpmod
 from isaforge.tensix.machine import matrix
 from isaforge.tensix.machine.coprocessor import Coprocessor
+from isaforge.tensix.machine.l1 import L1Memory
 from isaforge.tensix.machine.sfpu.block import SfpBlocks
 from isaforge.tensix.machine.sfpu.movement import _SfpuRegs
 from isaforge.tensix.machine.state import Config, ThreadConfig
@@ -34,9 +35,34 @@ OTHERS = [
     "TTI_ZEROACC(2, 0, 0, 0, 1)", "TTI_ZEROACC(2, 0, 0, 0, 0)", "TTI_ZEROACC(2, 0, 1, 0, 1)",
     "TTI_ZEROACC(3, 0, 0, 0, 0)", f"TTI_WRCFG(1, 0, {SFP_WORD})", "TTI_WRCFG(1, 0, 69)",
     "TTI_WRCFG(1, 1, 180)", "TTI_SFPLOADI(1, 0, 0x3f80)", "TTI_SFPCONFIG(0, 15, 0)",
-    "ttsetrwc 0,0,0,0,0,15", "TTI_STOREREG(3, 0x4800)",
+    "ttsetrwc 0,0,0,0,0,15", "TTI_STOREREG(3, 0x4800)", "TTI_STOREREG(3, 0x4801)",
     "TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)", "TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)",
 ]
+
+
+class _Registers(L1Memory):
+    """L1 and MMIO registers: the one at 0xFFB12000 (STOREREG RegAddr 0x4800) only keeps its
+    value (``mmio_write_quiet``), the next one writes the first Dst row (as a window into the
+    coprocessor would)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.regs: dict[int, int] = {}
+        self.cp: Coprocessor | None = None
+
+    def mmio_read(self, thread: int, addr: int) -> int:
+        return self.regs.get(addr, 0)
+
+    def mmio_write(self, thread: int, addr: int, value: int) -> None:
+        self.regs[addr] = value
+        if addr != QUIET and self.cp is not None:
+            self.cp.dst.bits[0] = value & 0xFFFF
+
+    def mmio_write_quiet(self, thread: int, addr: int) -> bool:
+        return addr == QUIET
+
+
+QUIET = 0xFFB12000
 
 
 def _program(reps: int, base: int, t0: list[str], t2: list[str], fp32: int = 0) -> str:
@@ -54,7 +80,8 @@ def _program(reps: int, base: int, t0: list[str], t2: list[str], fp32: int = 0) 
 
 
 def _new(program: str, seed: int, defer: bool, ub: str) -> Coprocessor:
-    cp = Coprocessor(ub=ub)
+    memory = _Registers()
+    cp = memory.cp = Coprocessor(ub=ub, memory=memory)
     cp._sfp_defer = defer  # type: ignore[misc]
     cp.load_program(parse_program(program))
     rng = np.random.default_rng(seed)
@@ -72,7 +99,8 @@ def _state(cp: Coprocessor) -> tuple[object, ...]:
             tuple(tuple(t.pending) for t in cp.threads), tuple(t.pc for t in cp.threads),
             tuple(str(t.blocked) for t in cp.threads), cp.config.words.tobytes(),
             cp.thread_config.regs.tobytes(), cp.gpr.v.tobytes(), cp.sync.sem.value.tobytes(),
-            cp.lane_config.tobytes(), [(e.thread, e.instruction, e.message) for e in cp.ub_events])
+            cp.lane_config.tobytes(), [(e.thread, e.instruction, e.message) for e in cp.ub_events],
+            sorted(cp.memory.regs.items()))  # type: ignore[attr-defined]
 
 
 def _drive(cp: Coprocessor, how: str, n: int) -> list[object]:
@@ -121,7 +149,8 @@ def test_deferral_taken_with_harmless_neighbours(how: str) -> None:
     """Threads 0 and 2 move (harmless instructions, a ZEROACC of the other Dst half, a WRCFG
     of a word the Vector Unit does not read) while thread 1's loop is deferred."""
     t0 = ["TTI_DMANOP", "TTI_SETADCXX(1, 10, 0)", "TTI_SEMPOST(4)"] * 3
-    t2 = ["TTI_NOP", "TTI_ZEROACC(2, 0, 0, 0, 1)", "TTI_WRCFG(1, 0, 69)", "TTI_SEMGET(4)"] * 2
+    t2 = ["TTI_NOP", "TTI_ZEROACC(2, 0, 0, 0, 1)", "TTI_WRCFG(1, 0, 69)", "TTI_SEMGET(4)",
+          "TTI_STOREREG(3, 0x4800)"] * 2
     deferred, _ = _taken(_program(8, 0, t0, t2), how, 1000 if how == "run" else 3)
     assert deferred >= 1
 
@@ -129,7 +158,7 @@ def test_deferral_taken_with_harmless_neighbours(how: str) -> None:
 @pytest.mark.parametrize("conflict", [
     "TTI_ZEROACC(2, 0, 0, 0, 0)", "TTI_ZEROACC(3, 0, 0, 0, 0)", f"TTI_WRCFG(1, 0, {SFP_WORD})",
     "TTI_SFPLOADI(1, 0, 0x3f80)", "TTI_SFPCONFIG(0, 15, 0)", "TTI_ZEROACC(2, 0, 1, 0, 1)",
-    "TTI_STOREREG(3, 0x4800)", "TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)"])
+    "TTI_STOREREG(3, 0x4801)", "TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)"])
 @pytest.mark.parametrize("at", [0, 1, 3, 6, 20])
 def test_conflict_at_each_position(conflict: str, at: int) -> None:
     """A conflicting instruction of thread 2 (or one reporting undefined behaviour) after
@@ -148,6 +177,21 @@ def test_ub_stop_mid_deferral() -> None:
     assert isinstance(seen[-1][0], str) and "Revert" in seen[-1][0]  # type: ignore[index]
     assert seen == _drive(off, "run", 1000)
     assert on.sfp_deferred == 1
+
+
+def test_quiet_storeregs_keep_the_deferral() -> None:
+    """A STOREREG to a register that only keeps its value leaves the loop deferred to its
+    end (one deferral, one pass)."""
+    t2 = ["TTI_DMANOP", "TTI_STOREREG(3, 0x4800)"] * 20
+    on = _new(_program(8, 0, [], t2), 1, True, "continue")
+    blocks = on.units.sfpu.blocks
+    assert blocks is not None
+    passes: list[object] = []
+    execute = blocks.execute
+    blocks.execute = lambda ready: (passes.append(ready), execute(ready))  # type: ignore
+    off = _new(_program(8, 0, [], t2), 1, False, "continue")
+    assert _drive(on, "run", 1000) == _drive(off, "run", 1000)
+    assert on.sfp_deferred == 1 and len(passes) == 1
 
 
 def test_hooks_stop_deferral() -> None:

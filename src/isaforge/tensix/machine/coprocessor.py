@@ -73,7 +73,7 @@ from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
 from .pack import PACR_OPCODE, Packer
 from .regfiles import Dst, SrcClient, SrcRegs
 from .scalar import ScalarUnit
-from .scalar_mem import Memory, ScalarMemoryUnit
+from .scalar_mem import MMIO_BASE, MMIO_LOWEST, Memory, ScalarMemoryUnit
 from .sfpu import LANES, N_LREGS, Sfpu
 from .sfpu.block import MIN_REPS as MIN_LOOP
 from .state import (
@@ -929,7 +929,9 @@ class Coprocessor:
         """Whether thread ``th``'s next instruction (finished: none) changes nothing that
         thread ``t``'s deferred SFP instructions read or write, and reads nothing they
         write: Dst cells, valid and addressing bits, LRegs, lane state, ``t``'s RWCs, the
-        Config words the Vector Unit reads (:data:`_SFP_CONFIG_READS`). ``d``: the deferral
+        Config words the Vector Unit reads (:data:`_SFP_CONFIG_READS`). A STOREREG is when
+        the memory has a method ``mmio_write_quiet(thread, addr)`` that says the register at
+        ``addr`` only keeps the value (no window into the coprocessor's state). ``d``: the deferral
         (None: one about to start, whose Dst rows are not known yet: a ZEROACC of half of Dst
         may be, the caller asks again with them)."""
         if th.pending:
@@ -955,6 +957,9 @@ class Coprocessor:
             return True
         if what == _WRCFG:  # (a Config word the Vector Unit reads: in t's bank)
             return self.thread_config.bank(u) != self.thread_config.bank(t)
+        if what == _STOREREG:  # (a register the memory says only keeps the value)
+            quiet = getattr(self.memory, "mmio_write_quiet", None)
+            return quiet is not None and bool(quiet(u, arg))
         if d is None:
             return True  # (to be asked again with the rows)
         if what == _PACR:
@@ -971,7 +976,7 @@ class Coprocessor:
     def _harm_kind(self, word: int) -> Any:
         """What :meth:`_harmless` needs of ``word`` (kept): True, False, or (_UNPACR0, None),
         (_WRCFG, None) (a word the Vector Unit reads), (_PACR, None), (_ZEROACC, the half:
-        where bit 0)."""
+        where bit 0), (_STOREREG, the MMIO address)."""
         name = self._names[word >> 24]
         kind: Any = False
         if name in _HARMLESS:
@@ -997,6 +1002,9 @@ class Coprocessor:
                     kind = True
             elif name == "PACR":
                 kind = (_PACR, None)
+            elif name == "STOREREG":  # (below MMIO_LOWEST: undefined behaviour)
+                addr = MMIO_BASE + ((f["RegAddr"] << 2) & 0x000FFFFC)
+                kind = (_STOREREG, addr) if addr >= MMIO_LOWEST else False
             elif f["clear_mode"] == _ZEROACC_HALF and not f["clear_zero_flags"]:
                 kind = (_ZEROACC, f["where"] & 1)
         if len(self._harm) > 4096:
@@ -1148,11 +1156,11 @@ _HARMLESS = frozenset({
     "INCADCXY", "INCADCZW", "ADDRCRXY", "ADDRCRZW", "SEMINIT", "SEMPOST", "SEMGET", "SEMWAIT",
     "STALLWAIT", "UNPACR_NOP"})
 #: harmless in some forms (see Coprocessor._harmless)
-_SOMETIMES = frozenset({"UNPACR", "WRCFG", "ZEROACC", "PACR"})
+_SOMETIMES = frozenset({"UNPACR", "WRCFG", "ZEROACC", "PACR", "STOREREG"})
 #: ZEROACC's clear_mode of half of Dst
 _ZEROACC_HALF = 2
 #: what Coprocessor._harmless asks of the instructions harmless in some forms
-_UNPACR0, _WRCFG, _PACR, _ZEROACC = range(4)
+_UNPACR0, _WRCFG, _PACR, _ZEROACC, _STOREREG = range(5)
 #: the Config fields that send unpacker 0's output to Dst (any context)
 _UNPACK_TO_DST = ("THCON_SEC0_REG2_Unpack_If_Sel",
                   *(f"THCON_SEC0_REG2_Unpack_if_sel_cntx{c}" for c in range(8)))
