@@ -273,6 +273,8 @@ class Coprocessor:
         #: a PACR plan's id -> (the plan, Read_32b_data, Dst addressing bits, its Dst rows'
         #: first and last, and 8 more for 32-bit halves)
         self._pacr_spans: dict[int, tuple[Any, bool, tuple[bool, bool], tuple[int, int]]] = {}
+        #: an SFP loop plan's id -> (the plan, _Deferred.span)
+        self._sfp_spans: dict[int, tuple[Any, tuple[int, int]]] = {}
         fields = config_fields()
         #: (Config word index, mask) of the fields that send unpacker 0's output to Dst
         masks: dict[int, int] = {}
@@ -867,7 +869,13 @@ class Coprocessor:
         d = _Deferred(t, loop_words, period, n, None if plan is None else plan.rows,
                       (mregs.remap_addrs, mregs.swizzle_32b), ready)
         if plan is not None and len(plan.rows):  # (its 32-bit cells' low halves: 8 rows on)
-            d.span = (int(plan.rows.min()), int(plan.rows.max()) + 8)
+            hit = self._sfp_spans.get(id(plan))
+            if hit is None or hit[0] is not plan:
+                if len(self._sfp_spans) > 64:
+                    self._sfp_spans.clear()
+                hit = self._sfp_spans[id(plan)] = (
+                    plan, (int(plan.rows.min()), int(plan.rows.max()) + 8))
+            d.span = hit[1]
         for other in self.threads[t + 1:]:  # (now with the rows: a ZEROACC's)
             if not self._harmless(other, t, d):
                 return False
