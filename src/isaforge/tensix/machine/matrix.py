@@ -60,9 +60,7 @@ from .state import (
     NotImplementedInstruction,
     RWCs,
     ThreadConfig,
-    config_versions,
     field_bits,
-    words_read,
 )
 
 NEEDS_BOTH = frozenset({"MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "GMPOOL", "GAPOOL"})
@@ -171,12 +169,6 @@ class MathRegs:
         return am
 
 
-@functools.cache
-def _math_words() -> frozenset[int]:
-    """The Config words :class:`MathRegs` reads."""
-    return words_read(lambda config: MathRegs(config, ThreadConfig(), 0))
-
-
 class _CounterRow:
     """One thread's RWCs as a Python list, in the shape :func:`~.rwc.apply_addr_mod` uses
     (``get``/``set`` with the counters' widths)."""
@@ -260,13 +252,8 @@ class MatrixUnit(Unit):
         self._zerosrc_forms: dict[int, tuple[Fields, int, int]] = {}
         #: LaneConfig's bytes when it blocks no column (the usual case)
         self._no_lanes = bytes(np.asarray(lane_config).nbytes)
-        #: what MathRegs reads: the thread's ThreadConfig row and these Config words
-        self._versions = config_versions(config, thread_config)
-        self._group = self._versions.group(_math_words())
-        #: per thread, (ConfigVersions key, :class:`MathRegs`): see :meth:`math_regs`
-        self.regs_cache: list[tuple[tuple[int, ...], MathRegs] | None] = [None] * N_THREADS
-        #: (thread, ConfigVersions key) -> MathRegs
-        self._regs_by_version: dict[tuple[int, tuple[int, ...]], MathRegs] = {}
+        #: per thread, (config versions, :class:`MathRegs`): see :meth:`math_regs`
+        self.regs_cache: list[tuple[tuple[int, int], MathRegs] | None] = [None] * N_THREADS
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> MathRegs
         self._regs_by_content: dict[tuple[int, bytes, bytes], MathRegs] = {}
         #: per thread, the last (ThreadConfig row's bytes, Config words' bytes, MathRegs)
@@ -327,45 +314,38 @@ class MatrixUnit(Unit):
     # -- shared helpers ---------------------------------------------------------------------
 
     def math_regs(self, t: int) -> MathRegs:
-        """Thread ``t``'s :class:`MathRegs`, cached and read again only after a write that
-        changed its ThreadConfig row or the Config words MathRegs reads
-        (:class:`~.state.ConfigVersions`: whatever the write path, WRCFG, RMWCIB*, SETC16,
-        ``Config.set``, ``ThreadConfig.set``, a program's ``.config`` / ``.threadconfig``, a
-        user assigning to ``words``/``regs``); the same values again find the same object."""
-        key = self._versions.key(self._group, t)
+        """Thread ``t``'s :class:`MathRegs`, cached and read again only after a write to
+        Config or ThreadConfig. Every write path goes through the registers' arrays (WRCFG,
+        RMWCIB*, SETC16, ``Config.set``, ``ThreadConfig.set``, a program's ``.config`` /
+        ``.threadconfig``, a user assigning to ``words``/``regs``), and those arrays count
+        writes (:class:`~.state.WriteCountedArray`), so the cache cannot go stale."""
+        key = (self.config.version, self.thread_config.version)
         cache = self.regs_cache
         hit = cache[t]
         if hit is not None and hit[0] == key:
             return hit[1]
-        regs = self._regs_by_version.get((t, key))  # type: ignore[assignment]
-        if regs is None:
-            regs = self._regs_by_bytes(t, hit[1] if hit is not None else None)
-            if len(self._regs_by_version) > 256:
-                self._regs_by_version.clear()
-            self._regs_by_version[t, key] = regs
-        cache[t] = (key, regs)
-        return regs
-
-    def _regs_by_bytes(self, t: int, before: MathRegs | None) -> MathRegs:
-        """:meth:`math_regs` by the bytes of the thread's ThreadConfig row and its bank's
-        Config words (MathRegs reads nothing else; what it derives, the RWC moves and plans,
-        depends on nothing else): first the bytes this thread saw last (compared, not
-        hashed), then any seen before; ``before``: the MathRegs the thread used last."""
-        row_bytes = self.thread_config.regs.view(np.ndarray)[t].tobytes()
-        words_bytes = self.config.words.view(np.ndarray)[self.thread_config.bank(t)].tobytes()
+        # MathRegs reads only the thread's ThreadConfig row and its bank's Config words (and
+        # what it derives, the RWC moves and plans, depends on nothing else): the same bytes
+        # again (a kernel's setup rewritten tile after tile, or another thread's writes
+        # moving the versions) find the same object; first the bytes this thread saw last
+        # (compared, not hashed), then any seen before
+        row_bytes = self.thread_config.regs[t].tobytes()
+        words_bytes = self.config.words[self.thread_config.bank(t)].tobytes()
         last = self._last_content[t]
         if last is not None and last[0] == row_bytes and last[1] == words_bytes:
+            cache[t] = (key, last[2])
             return last[2]
         content = (t, row_bytes, words_bytes)
         regs = self._regs_by_content.get(content)  # type: ignore[assignment]
         if regs is None:
             regs = MathRegs(self.config, self.thread_config, t)
-            if before is not None and before.signature == regs.signature:
-                regs = before  # the same values written again (a program's setup, rerun)
+            if hit is not None and hit[1].signature == regs.signature:
+                regs = hit[1]  # the same values written again (a program's setup, rerun)
             if len(self._regs_by_content) > 256:
                 self._regs_by_content.clear()
             self._regs_by_content[content] = regs
         self._last_content[t] = (row_bytes, words_bytes, regs)
+        cache[t] = (key, regs)
         return regs
 
     def sync_dst_config(self, t: int, regs: MathRegs | None = None) -> None:

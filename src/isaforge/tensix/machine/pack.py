@@ -43,7 +43,6 @@ as such (then the model continues as described).
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, fields
@@ -70,8 +69,6 @@ from .state import (
     X,
     Y,
     Z,
-    config_versions,
-    words_read,
 )
 
 I64 = np.int64
@@ -173,12 +170,6 @@ def read_regs(config: Config, thread_config: ThreadConfig, t: int) -> PackRegs:
     )
 
 
-@functools.cache
-def _words_read() -> frozenset[int]:
-    """The Config words :func:`read_regs` reads."""
-    return words_read(lambda config: read_regs(config, ThreadConfig(), 0))
-
-
 class PackerState:
     """What the packer carries from one PACR to the next within a tile: whether a tile is
     open (``active``; a PACR with ``Last`` closes it), the tile position generator
@@ -272,13 +263,7 @@ class Packer(Unit):
         self.thread_config = thread_config
         self.report_ub = report_ub
         self.state = PackerState()
-        #: what read_regs reads: the thread's ThreadConfig row and these Config words
-        self._versions = config_versions(config, thread_config)
-        self._group = self._versions.group(_words_read())
-        #: thread -> (ConfigVersions key, PackRegs)
-        self._cache: dict[int, tuple[tuple[int, ...], PackRegs]] = {}
-        #: (thread, ConfigVersions key) -> PackRegs
-        self._by_version: dict[tuple[int, tuple[int, ...]], PackRegs] = {}
+        self._cache: dict[int, tuple[tuple[int, int], PackRegs]] = {}
         #: (thread, its ThreadConfig row's bytes, its bank's Config words' bytes) -> PackRegs
         self._by_content: dict[tuple[int, bytes, bytes], PackRegs] = {}
         #: (thread, all ThreadConfig's bytes, all Config's bytes) -> PackRegs
@@ -297,27 +282,15 @@ class Packer(Unit):
         return {"PACR": self.pacr}
 
     def regs(self, t: int) -> PackRegs:
-        """Thread ``t``'s :class:`PackRegs`, read again only after a write that changed its
-        ThreadConfig row or the Config words read_regs reads (see
-        :class:`~.state.ConfigVersions`; the same values again find the same object)."""
-        key = self._versions.key(self._group, t)
+        """Thread ``t``'s :class:`PackRegs`, read again only after a configuration write."""
+        key = (self.config.version, self.thread_config.version)
         hit = self._cache.get(t)
         if hit is not None and hit[0] == key:
             return hit[1]
-        regs = self._by_version.get((t, key))  # type: ignore[assignment]
-        if regs is None:
-            regs = self._by_bytes(t, hit[1] if hit is not None else None)
-            if len(self._by_version) > 256:
-                self._by_version.clear()
-            self._by_version[t, key] = regs
-        self._cache[t] = (key, regs)
-        return regs
-
-    def _by_bytes(self, t: int, before: PackRegs | None) -> PackRegs:
-        """:meth:`regs` by the bytes of all of ThreadConfig and Config (two reads, no
-        views), else by those read_regs reads: the thread's ThreadConfig row and its bank's
-        Config words (through plain ndarray views: a WriteCountedArray's view costs a Python
-        call); ``before``: the PackRegs the thread used last."""
+        # a kernel rewriting the same values tile after tile finds its PackRegs by the bytes
+        # of all of ThreadConfig and Config (two reads, no views), else by those read_regs
+        # reads: the thread's ThreadConfig row and its bank's Config words (through plain
+        # ndarray views: a WriteCountedArray's view costs a Python call)
         tregs, words = self.thread_config.regs, self.config.words
         whole = (t, tregs.tobytes(), words.tobytes())
         regs = self._by_whole.get(whole)  # type: ignore[assignment]
@@ -328,14 +301,15 @@ class Packer(Unit):
             regs = self._by_content.get(content)  # type: ignore[assignment]
             if regs is None:
                 regs = read_regs(self.config, self.thread_config, t)
-                if before is not None and before == regs:
-                    regs = before  # the same values again: the plans made with them stay valid
+                if hit is not None and hit[1] == regs:
+                    regs = hit[1]  # the same values again: the plans made with them stay valid
                 if len(self._by_content) > 256:
                     self._by_content.clear()
                 self._by_content[content] = regs
             if len(self._by_whole) > 256:
                 self._by_whole.clear()
             self._by_whole[whole] = regs
+        self._cache[t] = (key, regs)
         return regs
 
     # -- PACR -------------------------------------------------------------------------------

@@ -23,8 +23,7 @@ the event and carries on with the behaviour each model documents.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,11 +141,7 @@ class WriteCountedArray(np.ndarray):
 
     def __setitem__(self, key: object, value: object) -> None:
         super().__setitem__(key, value)
-        c = self._counter
-        c[0] += 1
-        # a logged array (see ConfigVersions) keeps the keys written to it, not its views'
-        if len(c) > 1 and c[1] is self and len(c[2]) < _LOG_SIZE:
-            c[2].append(key)
+        self._counter[0] += 1
 
     def __deepcopy__(self, memo: dict) -> WriteCountedArray:
         new = super().__deepcopy__(memo)
@@ -178,10 +173,6 @@ class WriteCountedArray(np.ndarray):
                       for o in out)
         getattr(ufunc, method)(*args, out=plain, **kwargs)
         return out[0] if len(out) == 1 else out
-
-
-#: keys a logged WriteCountedArray keeps between two looks (then its readers look at all of it)
-_LOG_SIZE = 64
 
 
 def _counted(shape: tuple[int, ...], dtype: type) -> WriteCountedArray:
@@ -358,223 +349,6 @@ class Config:
                 self.words[s, f.index] = new
 
 
-def _logged(arr: WriteCountedArray, seen: int) -> list | None:
-    """The keys written to ``arr`` since its write count was ``seen`` (logged by
-    :meth:`WriteCountedArray.__setitem__`), or None when some write was not logged (a view, a
-    ufunc, ``fill``, ``touch``, a replaced or copied array, too many writes): the caller then
-    looks at all of it. Starts logging on an array that does not log yet."""
-    c = arr._counter
-    if len(c) == 1 or c[1] is not arr:
-        c[1:] = [arr, []]
-        return [] if c[0] == seen else None
-    log = c[2]
-    keys = log[:] if c[0] - seen == len(log) else None
-    log.clear()
-    return keys
-
-
-def _index(key: object, rows: int, size: int) -> tuple[int, int, int] | None:
-    """(row, first column, end column) a logged key ``[row, column]`` or
-    ``[row, start:stop]`` wrote, or None for any other key (then everything counts as
-    written)."""
-    if type(key) is not tuple or len(key) != 2:
-        return None
-    row, col = key
-    if type(row) is not int or not 0 <= row < rows:
-        return None
-    if type(col) is int:
-        return (row, col, col + 1) if 0 <= col < size else None
-    if type(col) is slice and col.step is None and type(col.start) is int \
-            and type(col.stop) is int and 0 <= col.start <= col.stop <= size:
-        return row, col.start, col.stop
-    return None
-
-
-#: content ids of ConfigVersions (never reused, so a forgotten content never comes back
-#: under an id a unit still remembers)
-_CONTENT_IDS = itertools.count(1)
-
-
-class ConfigVersions:
-    """Content versions that the units deriving records from the configuration share: each
-    unit registers the Config words its record reads (:meth:`group`) and asks :meth:`key`
-    (group, thread) before using its record. The key is the pair of content ids of those
-    words (in both banks) and of the thread's ThreadConfig row: it changes exactly when their
-    values change, so a write to words another unit reads (a packer address rewritten every
-    tile) leaves the key alone, and values seen before bring back their key (and whatever a
-    unit kept under it).
-
-    Writes are found through the arrays' write counts (every write path counts, see
-    :class:`WriteCountedArray`); the keys written to the arrays themselves are logged, so only
-    the groups and rows they touched are looked at again; any other write makes everything
-    looked at again. One object per (Config, ThreadConfig): :func:`config_versions`."""
-
-    #: False: every write to Config or ThreadConfig changes every key (as before these
-    #: versions; tests compare)
-    enabled = True
-
-    def __init__(self, config: Config, thread_config: ThreadConfig) -> None:
-        self.config = config
-        self.thread_config = thread_config
-        self._groups: list[np.ndarray] = []
-        self._group_of: dict[frozenset[int], int] = {}
-        self._word_groups: list[tuple[int, ...]] = [()] * Config.N_WORDS
-        self._ids: dict[tuple[int, bytes], int] = {}  # (group or -1 - thread, bytes) -> id
-        self._gid: list[int] = []
-        self._rid: list[int] = [0] * N_THREADS
-        self._forget()
-
-    def _forget(self) -> None:
-        # the write counters (lists the arrays keep for their life, replaced or not; a copy
-        # or an unpickled machine has new ones) and their counts last looked at
-        self._cw: list[int] = self.config._words._counter
-        self._ct: list[int] = self.thread_config._regs._counter
-        self._seen_w = self._seen_t = -1
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        del state["_cw"], state["_ct"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        # (the Config being unpickled may not have its array yet: the next key() looks)
-        self._cw = self._ct = [-1]
-        self._seen_w = self._seen_t = -2
-
-    def group(self, words: Collection[int]) -> int:
-        """The group of Config word indices ``words`` (the same set: the same group)."""
-        key = frozenset(words)
-        g = self._group_of.get(key)
-        if g is None:
-            g = self._group_of[key] = len(self._groups)
-            self._groups.append(np.array(sorted(key), dtype=np.int64))
-            for i in key:
-                self._word_groups[i] += (g,)
-            self._gid.append(0)
-            self._forget()  # (the next key() looks at everything)
-        return g
-
-    def key(self, group: int, t: int) -> tuple[int, ...]:
-        """What thread ``t``'s record from the words of ``group`` (both banks) and its
-        ThreadConfig row is valid for: equal keys, equal values."""
-        if self._cw[0] != self._seen_w or self._ct[0] != self._seen_t:
-            self._look()
-        return self._gid[group], self._rid[t]
-
-    def _content_id(self, owner: int, content: bytes) -> int:
-        ids = self._ids
-        cid = ids.get((owner, content))
-        if cid is None:
-            if len(ids) > 4096:
-                ids.clear()
-            cid = ids[owner, content] = next(_CONTENT_IDS)
-        return cid
-
-    def _look(self) -> None:
-        """Look again at what was written since the last look."""
-        if self.config._words._counter is not self._cw \
-                or self.thread_config._regs._counter is not self._ct:
-            self._forget()  # (a new array: a copied Config, say)
-        words, regs = self.config._words, self.thread_config._regs
-        if not self.enabled:  # every key changes
-            stamp = next(_CONTENT_IDS)
-            self._gid = [stamp] * len(self._gid)
-            self._rid = [stamp] * N_THREADS
-            self._seen_w, self._seen_t = self._cw[0], self._ct[0]
-            return
-        groups: set[int] | range = set()
-        keys = _logged(words, self._seen_w)
-        for k in keys or ():
-            at = _index(k, words.shape[0], Config.N_WORDS)
-            if at is None:
-                keys = None
-                break
-            word_groups = self._word_groups
-            for i in range(at[1], at[2]):
-                groups.update(word_groups[i])  # type: ignore[union-attr]
-        if keys is None:
-            groups = range(len(self._groups))
-        if groups:
-            plain = words.view(np.ndarray)
-            for g in groups:
-                self._gid[g] = self._content_id(g, plain[:, self._groups[g]].tobytes())
-        rows: set[int] | range = set()
-        keys = _logged(regs, self._seen_t)
-        for k in keys or ():
-            at = _index(k, N_THREADS, ThreadConfig.N_REGS)
-            if at is None:
-                keys = None
-                break
-            rows.add(at[0])  # type: ignore[union-attr]
-        if keys is None:
-            rows = range(N_THREADS)
-        if rows:
-            plain = regs.view(np.ndarray)
-            for t in rows:
-                self._rid[t] = self._content_id(-1 - t, plain[t].tobytes())
-        self._seen_w, self._seen_t = self._cw[0], self._ct[0]
-
-
-def config_versions(config: Config, thread_config: ThreadConfig) -> ConfigVersions:
-    """The :class:`ConfigVersions` of ``config`` and ``thread_config`` (one for every unit)."""
-    versions = getattr(config, "_versions", None)
-    if versions is None or versions.thread_config is not thread_config:
-        versions = config._versions = ConfigVersions(config, thread_config)
-    return versions
-
-
-class _WordsRead:
-    """Records the Config words read through it (see :func:`words_read`)."""
-
-    def __init__(self, value: int, seen: set[int], row: int | None = None) -> None:
-        self.value, self.seen, self.row = value, seen, row
-
-    def __getitem__(self, key: object) -> object:
-        if self.row is None and isinstance(key, int):
-            return _WordsRead(self.value, self.seen, key)
-        index = key[-1] if isinstance(key, tuple) else key
-        if not isinstance(index, int):
-            raise TypeError(f"words_read: unsupported index {key!r}")
-        self.seen.add(index)
-        return np.uint32(self.value)
-
-    def item(self, *key: int) -> int:
-        self.seen.add(key[-1])
-        return self.value
-
-
-class _ConfigRead(Config):
-    """A Config whose reads (:meth:`get`, ``words[...]``) are recorded, every word holding
-    ``value``."""
-
-    def __init__(self, value: int) -> None:
-        super().__init__()
-        self.seen: set[int] = set()
-        self._value = value
-
-    @property  # type: ignore[override]
-    def words(self) -> _WordsRead:  # type: ignore[override]
-        return _WordsRead(self._value, self.seen)
-
-    def get(self, name: str, state: int = 0) -> int:
-        f = _lookup(config_fields(), name, "Config")
-        self.seen.add(f.index)
-        return (self._value >> f.shift) & ((1 << f.size) - 1)
-
-
-def words_read(derive: Callable[[Config], object]) -> frozenset[int]:
-    """The Config words ``derive(config)`` reads (through ``get`` and ``words[...]``), every
-    word all zeros and then all ones (so both sides of a test of one field are taken): what a
-    unit registers as its :meth:`ConfigVersions.group`."""
-    seen: set[int] = set()
-    for value in (0, 0xFFFFFFFF):
-        config = _ConfigRead(value)
-        derive(config)
-        seen |= config.seen
-    return frozenset(seen)
-
-
 # --------------------------------------------------------------------------------------------
 # Counters
 # --------------------------------------------------------------------------------------------
@@ -704,7 +478,6 @@ __all__ = [
     "ADCs",
     "AddrMod",
     "Config",
-    "ConfigVersions",
     "DeadlockError",
     "GPRs",
     "Mutexes",
@@ -724,7 +497,5 @@ __all__ = [
     "WriteCountedArray",
     "WriteWatch",
     "config_fields",
-    "config_versions",
     "thread_config_fields",
-    "words_read",
 ]

@@ -48,7 +48,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.errors import EmulationError
 from ..isa import thread_config_fields
 from . import fpu, fpu_jit
 from . import l1formats as L
@@ -65,9 +64,7 @@ from .state import (
     X,
     Y,
     Z,
-    config_versions,
     field_bits,
-    words_read,
 )
 
 I64 = np.int64
@@ -185,21 +182,6 @@ def read_regs(config: Config, thread_config: ThreadConfig, t: int, which: int, m
     )
 
 
-@functools.cache
-def _words_read() -> frozenset[int]:
-    """The Config words :func:`read_regs` may read (either unpacker, any context)."""
-    def every(config: Config) -> None:
-        tc = ThreadConfig()
-        for which, contexts in ((0, 8), (1, 2)):
-            for multi in (False, True):
-                for context in range(contexts):
-                    try:
-                        read_regs(config, tc, 0, which, multi, context)
-                    except EmulationError:  # (a context without such fields: so does the
-                        pass                # real read, after the same reads)
-    return words_read(every)
-
-
 @dataclass(frozen=True)
 class UnpackPlan:
     """What one UNPACR does, worked out once for its word, thread, :class:`UnpackRegs`,
@@ -296,24 +278,17 @@ class Unpackers(Unit):
         #: view take() fills, or None; the table split by bytes (_split_table) or None])
         self._plans: dict[tuple[int, int, int, bytes, bytes, int],
                           tuple[UnpackPlan, list]] = {}
-        #: (fields' id, thread) -> (fields, ConfigVersions key, unpacker,
+        #: (fields' id, thread) -> (fields, (Config, ThreadConfig) versions, unpacker,
         #: MultiContextMode, context, AddrCntContextId thread, UnpackRegs): what
         #: :meth:`_context` and :meth:`regs` gave for them under those versions (kept only
         #: when :meth:`_context` reported nothing)
-        self._resolved: dict[tuple[int, int], tuple[Fields, tuple[int, ...], int, bool, int,
+        self._resolved: dict[tuple[int, int], tuple[Fields, tuple[int, int], int, bool, int,
                                                     int, UnpackRegs]] = {}
         #: UnpackRegs -> the one object with its values (regs() returns it)
         self._canonical: dict[UnpackRegs, UnpackRegs] = {}
         #: what _worked_out found a plan needs (see UnpackPlan), or None
         self._plan: tuple[int, int, str, np.ndarray, int, int] | None = None
-        #: what read_regs reads: the thread's ThreadConfig row and these Config words
-        self._versions = config_versions(config, thread_config)
-        self._group = self._versions.group(_words_read())
-        #: regs()' key -> (ConfigVersions key, UnpackRegs)
-        self._cache: dict[tuple[int, int, bool, int], tuple[tuple[int, ...], UnpackRegs]] = {}
-        #: (regs()' key, ConfigVersions key) -> UnpackRegs
-        self._by_version: dict[tuple[tuple[int, int, bool, int], tuple[int, ...]],
-                               UnpackRegs] = {}
+        self._cache: dict[tuple[int, int, bool, int], tuple[tuple[int, int], UnpackRegs]] = {}
         self._by_content: dict[tuple[object, bytes, bytes], UnpackRegs] = {}
         #: regs()' key -> the last (ThreadConfig row's bytes, Config words' bytes, UnpackRegs)
         self._last: dict[tuple[int, int, bool, int], tuple[bytes, bytes, UnpackRegs]] = {}
@@ -331,33 +306,21 @@ class Unpackers(Unit):
         return {"UNPACR": self.unpacr_wait}
 
     def regs(self, t: int, which: int, multi: bool, context: int) -> UnpackRegs:
-        """The :class:`UnpackRegs`, read again only after a write that changed what they are
-        read from (see :class:`~.state.ConfigVersions`; the same values again find the same
-        object)."""
+        """The :class:`UnpackRegs`, read again only after a configuration write."""
         key = (t, which, multi, context)
-        version = self._versions.key(self._group, t)
+        version = (self.config.version, self.thread_config.version)
         hit = self._cache.get(key)
         if hit is not None and hit[0] == version:
             return hit[1]
-        regs = self._by_version.get((key, version))
-        if regs is None:
-            regs = self._by_bytes(key)
-            if len(self._by_version) > 256:
-                self._by_version.clear()
-            self._by_version[key, version] = regs
-        self._cache[key] = (version, regs)
-        return regs
-
-    def _by_bytes(self, key: tuple[int, int, bool, int]) -> UnpackRegs:
-        """:meth:`regs` by the bytes of the thread's ThreadConfig row and its bank's Config
-        words (read_regs reads nothing else): first those of the last call with this key,
-        compared, not hashed, then any seen before."""
-        t, which, multi, context = key
+        # read_regs reads only the thread's ThreadConfig row and its bank's Config words: a
+        # kernel rewriting its configuration tile after tile finds them by their bytes (first
+        # those of the last call with this key, compared, not hashed)
         tc = self.thread_config
-        row_bytes = tc.regs.view(np.ndarray)[t].tobytes()
-        words_bytes = self.config.words.view(np.ndarray)[tc.bank(t)].tobytes()
+        row_bytes = tc.regs[t].tobytes()
+        words_bytes = self.config.words[tc.bank(t)].tobytes()
         last = self._last.get(key)
         if last is not None and last[0] == row_bytes and last[1] == words_bytes:
+            self._cache[key] = (version, last[2])
             return last[2]
         content = (key, row_bytes, words_bytes)
         regs = self._by_content.get(content)
@@ -370,6 +333,7 @@ class Unpackers(Unit):
                 self._canonical.clear()
             self._by_content[content] = regs
         self._last[key] = (row_bytes, words_bytes, regs)
+        self._cache[key] = (version, regs)
         return regs
 
     def unpacr_wait(self, t: int, f: Fields) -> str | None:
@@ -405,7 +369,7 @@ class Unpackers(Unit):
         """(unpacker, MultiContextMode, context, AddrCntContextId thread, UnpackRegs) of an
         UNPACR; from :attr:`_resolved` while the configuration's versions stay (with
         :attr:`plans`)."""
-        version = self._versions.key(self._group, t)
+        version = (self.config.version, self.thread_config.version)
         hit = self._resolved.get((id(f), t)) if self.plans else None
         if hit is not None and hit[0] is f and hit[1] == version:
             return hit[2:]  # type: ignore[return-value]
