@@ -319,7 +319,8 @@ class MatrixUnit(Unit):
         RMWCIB*, SETC16, ``Config.set``, ``ThreadConfig.set``, a program's ``.config`` /
         ``.threadconfig``, a user assigning to ``words``/``regs``), and those arrays count
         writes (:class:`~.state.WriteCountedArray`), so the cache cannot go stale."""
-        key = (self.config.version, self.thread_config.version)
+        # (Config.version, ThreadConfig.version) without the properties' calls
+        key = (self.config._words._counter[0], self.thread_config._regs._counter[0])
         cache = self.regs_cache
         hit = cache[t]
         if hit is not None and hit[0] == key:

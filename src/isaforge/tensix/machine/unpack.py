@@ -308,7 +308,8 @@ class Unpackers(Unit):
     def regs(self, t: int, which: int, multi: bool, context: int) -> UnpackRegs:
         """The :class:`UnpackRegs`, read again only after a configuration write."""
         key = (t, which, multi, context)
-        version = (self.config.version, self.thread_config.version)
+        # (Config.version, ThreadConfig.version) without the properties' calls
+        version = (self.config._words._counter[0], self.thread_config._regs._counter[0])
         hit = self._cache.get(key)
         if hit is not None and hit[0] == version:
             return hit[1]
@@ -369,7 +370,8 @@ class Unpackers(Unit):
         """(unpacker, MultiContextMode, context, AddrCntContextId thread, UnpackRegs) of an
         UNPACR; from :attr:`_resolved` while the configuration's versions stay (with
         :attr:`plans`)."""
-        version = (self.config.version, self.thread_config.version)
+        # (Config.version, ThreadConfig.version) without the properties' calls
+        version = (self.config._words._counter[0], self.thread_config._regs._counter[0])
         hit = self._resolved.get((id(f), t)) if self.plans else None
         if hit is not None and hit[0] is f and hit[1] == version:
             return hit[2:]  # type: ignore[return-value]
