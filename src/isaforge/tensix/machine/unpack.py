@@ -317,8 +317,9 @@ class Unpackers(Unit):
         # kernel rewriting its configuration tile after tile finds them by their bytes (first
         # those of the last call with this key, compared, not hashed)
         tc = self.thread_config
-        row_bytes = tc.regs[t].tobytes()
-        words_bytes = self.config.words[tc.bank(t)].tobytes()
+        # (through plain ndarray views: a WriteCountedArray's view costs a Python call)
+        row_bytes = tc.regs.view(np.ndarray)[t].tobytes()
+        words_bytes = self.config.words.view(np.ndarray)[tc.bank(t)].tobytes()
         last = self._last.get(key)
         if last is not None and last[0] == row_bytes and last[1] == words_bytes:
             self._cache[key] = (version, last[2])
