@@ -283,7 +283,8 @@ class Packer(Unit):
 
     def regs(self, t: int) -> PackRegs:
         """Thread ``t``'s :class:`PackRegs`, read again only after a configuration write."""
-        key = (self.config.version, self.thread_config.version)
+        # (Config.version, ThreadConfig.version) without the properties' calls
+        key = (self.config._words._counter[0], self.thread_config._regs._counter[0])
         hit = self._cache.get(t)
         if hit is not None and hit[0] == key:
             return hit[1]
