@@ -60,6 +60,7 @@ from .state import (
     NotImplementedInstruction,
     RWCs,
     ThreadConfig,
+    config_versions,
     field_bits,
 )
 
@@ -319,8 +320,7 @@ class MatrixUnit(Unit):
         RMWCIB*, SETC16, ``Config.set``, ``ThreadConfig.set``, a program's ``.config`` /
         ``.threadconfig``, a user assigning to ``words``/``regs``), and those arrays count
         writes (:class:`~.state.WriteCountedArray`), so the cache cannot go stale."""
-        # (Config.version, ThreadConfig.version) without the properties' calls
-        key = (self.config._words._counter[0], self.thread_config._regs._counter[0])
+        key = config_versions(self.config, self.thread_config)
         cache = self.regs_cache
         hit = cache[t]
         if hit is not None and hit[0] == key:

@@ -69,6 +69,7 @@ from .state import (
     X,
     Y,
     Z,
+    config_versions,
 )
 
 I64 = np.int64
@@ -283,8 +284,7 @@ class Packer(Unit):
 
     def regs(self, t: int) -> PackRegs:
         """Thread ``t``'s :class:`PackRegs`, read again only after a configuration write."""
-        # (Config.version, ThreadConfig.version) without the properties' calls
-        key = (self.config._words._counter[0], self.thread_config._regs._counter[0])
+        key = config_versions(self.config, self.thread_config)
         hit = self._cache.get(t)
         if hit is not None and hit[0] == key:
             return hit[1]

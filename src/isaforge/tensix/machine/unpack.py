@@ -64,6 +64,7 @@ from .state import (
     X,
     Y,
     Z,
+    config_versions,
     field_bits,
 )
 
@@ -308,8 +309,7 @@ class Unpackers(Unit):
     def regs(self, t: int, which: int, multi: bool, context: int) -> UnpackRegs:
         """The :class:`UnpackRegs`, read again only after a configuration write."""
         key = (t, which, multi, context)
-        # (Config.version, ThreadConfig.version) without the properties' calls
-        version = (self.config._words._counter[0], self.thread_config._regs._counter[0])
+        version = config_versions(self.config, self.thread_config)
         hit = self._cache.get(key)
         if hit is not None and hit[0] == version:
             return hit[1]
@@ -371,8 +371,7 @@ class Unpackers(Unit):
         """(unpacker, MultiContextMode, context, AddrCntContextId thread, UnpackRegs) of an
         UNPACR; from :attr:`_resolved` while the configuration's versions stay (with
         :attr:`plans`)."""
-        # (Config.version, ThreadConfig.version) without the properties' calls
-        version = (self.config._words._counter[0], self.thread_config._regs._counter[0])
+        version = config_versions(self.config, self.thread_config)
         hit = self._resolved.get((id(f), t)) if self.plans else None
         if hit is not None and hit[0] is f and hit[1] == version:
             return hit[2:]  # type: ignore[return-value]
