@@ -43,3 +43,4 @@ def test_blocks_equal_counter_by_counter(monkeypatch: pytest.MonkeyPatch) -> Non
     assert on == off
     assert on[1]  # ThreadOverride reports happened (the long way)
     assert on_slow < len(fields) // 2 and slow[0] - on_slow == len(fields)  # blocks were used
+    assert on_slow == sum(1 for _, _, f in fields if f["Ch1_Y"] & 0x18)  # (only overrides)

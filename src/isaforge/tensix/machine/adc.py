@@ -105,35 +105,54 @@ def _pair_block(a: int, v0a: int, v0b: int, v1a: int, v1b: int) -> np.ndarray:
                     dtype=np.uint32)
 
 
+def _pair_writes(a: int, v0a: int, v0b: int, v1a: int, v1b: int, bits: int
+                 ) -> tuple[tuple[int, int, int], ...]:
+    """What SETADCXY/SETADCZW with BitMask ``bits`` (not all four) writes to one unit's
+    counters: (channel, dim, value masked as :meth:`ADCs.set` does) per selected counter, to
+    be set with its _Cr."""
+    todo = ((0, a, v0a), (0, a + 1, v0b), (1, a, v1a), (1, a + 1, v1b))
+    return tuple((ch, dim, v & ADC_MASKS[dim]) for bit, (ch, dim, v) in enumerate(todo)
+                 if bits >> bit & 1)
+
+
 class AdcUnit(Unit):
     """The ADC instructions on the address counters."""
 
-    #: SETADCXY/SETADCZW with all four BitMask bits and no ThreadOverride write each unit's
-    #: eight counters as one prepared block (False: counter by counter; tests compare)
+    #: SETADCXY/SETADCZW without ThreadOverride write each unit's counters from a prepared
+    #: block (all four BitMask bits: its eight counters at once; else the selected ones from
+    #: a prepared list) (False: counter by counter through ADCs.set; tests compare)
     blocks = True
 
     def __init__(self, adc: ADCs, report_ub: Report) -> None:
         self.adc = adc
         self.report_ub = report_ub
-        #: (first dim, the four values) -> _pair_block's array (read-only)
-        self._blocks: dict[tuple[int, int, int, int, int], np.ndarray] = {}
+        #: (first dim, the four values, BitMask's low bits) -> _pair_block's array (read-only)
+        #: or _pair_writes' list
+        self._blocks: dict[tuple[int, int, int, int, int, int],
+                           np.ndarray | tuple[tuple[int, int, int], ...]] = {}
 
     def set_pair(self, t: int, f: Mapping[str, int], dims: tuple[int, int]) -> None:
         """SETADCXY / SETADCZW (:func:`set_pair`)."""
         y = f["Ch1_Y"]
-        if not self.blocks or f["BitMask"] & 15 != 15 or y & 0x18:
+        if not self.blocks or y & 0x18:
             set_pair(self.adc, t, f, dims, self.report_ub)
             return
         a = dims[0]  # (dims are X, Y or Z, W: next to each other)
-        key = (a, f["Ch0_X"], f["Ch0_Y"], f["Ch1_X"], y & 7)
+        bits = f["BitMask"] & 15
+        key = (a, f["Ch0_X"], f["Ch0_Y"], f["Ch1_X"], y & 7, bits)
         block = self._blocks.get(key)
         if block is None:
             if len(self._blocks) >= 256:
                 self._blocks.clear()
-            block = self._blocks[key] = _pair_block(*key)
+            block = self._blocks[key] = _pair_block(*key[:5]) if bits == 15 \
+                else _pair_writes(*key)
         units = f["CntSetMask"] & 7
         v = self.adc.v
-        if units == 3:  # both unpackers at once
+        if bits != 15:  # the counters BitMask selects, one by one
+            for u in _UNITS[units]:
+                for ch, dim, value in block:  # type: ignore[misc]
+                    v[t, u, ch, dim] = value  # (the counter and its _Cr)
+        elif units == 3:  # both unpackers at once
             v[t, UNP0:UNP1 + 1, :, a:a + 2] = block
         else:
             for u in _UNITS[units]:

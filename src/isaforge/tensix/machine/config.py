@@ -52,7 +52,7 @@ class ConfigUnit(Unit):
                            f"(0..{ThreadConfig.N_REGS - 1})")
             return
         value = f["setc16_value"]
-        if self.thread_config.regs[t, reg] != value:  # an unchanged value keeps caches valid
+        if self.thread_config.regs.item(t, reg) != value:  # unchanged: caches stay valid
             self.thread_config.regs[t, reg] = value
         if self.watch is not None:
             self.watch("thread_config", t, reg, value, None)

@@ -60,6 +60,7 @@ from .state import (
     NotImplementedInstruction,
     RWCs,
     ThreadConfig,
+    config_versions,
     field_bits,
 )
 
@@ -319,7 +320,7 @@ class MatrixUnit(Unit):
         RMWCIB*, SETC16, ``Config.set``, ``ThreadConfig.set``, a program's ``.config`` /
         ``.threadconfig``, a user assigning to ``words``/``regs``), and those arrays count
         writes (:class:`~.state.WriteCountedArray`), so the cache cannot go stale."""
-        key = (self.config.version, self.thread_config.version)
+        key = config_versions(self.config, self.thread_config)
         cache = self.regs_cache
         hit = cache[t]
         if hit is not None and hit[0] == key:
@@ -329,8 +330,9 @@ class MatrixUnit(Unit):
         # again (a kernel's setup rewritten tile after tile, or another thread's writes
         # moving the versions) find the same object; first the bytes this thread saw last
         # (compared, not hashed), then any seen before
-        row_bytes = self.thread_config.regs[t].tobytes()
-        words_bytes = self.config.words[self.thread_config.bank(t)].tobytes()
+        # (through plain ndarray views: a WriteCountedArray's view costs a Python call)
+        row_bytes = self.thread_config.regs.view(np.ndarray)[t].tobytes()
+        words_bytes = self.config.words.view(np.ndarray)[self.thread_config.bank(t)].tobytes()
         last = self._last_content[t]
         if last is not None and last[0] == row_bytes and last[1] == words_bytes:
             cache[t] = (key, last[2])

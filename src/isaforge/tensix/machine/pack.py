@@ -69,6 +69,7 @@ from .state import (
     X,
     Y,
     Z,
+    config_versions,
 )
 
 I64 = np.int64
@@ -283,7 +284,7 @@ class Packer(Unit):
 
     def regs(self, t: int) -> PackRegs:
         """Thread ``t``'s :class:`PackRegs`, read again only after a configuration write."""
-        key = (self.config.version, self.thread_config.version)
+        key = config_versions(self.config, self.thread_config)
         hit = self._cache.get(t)
         if hit is not None and hit[0] == key:
             return hit[1]

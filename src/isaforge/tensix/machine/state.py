@@ -349,6 +349,12 @@ class Config:
                 self.words[s, f.index] = new
 
 
+def config_versions(config: Config, thread_config: ThreadConfig) -> tuple[int, int]:
+    """``(config.version, thread_config.version)`` in one call: what the units key their
+    configuration records on (asked on every executed instruction that reads them)."""
+    return config._words._counter[0], thread_config._regs._counter[0]
+
+
 # --------------------------------------------------------------------------------------------
 # Counters
 # --------------------------------------------------------------------------------------------

@@ -64,6 +64,7 @@ from .state import (
     X,
     Y,
     Z,
+    config_versions,
     field_bits,
 )
 
@@ -308,7 +309,7 @@ class Unpackers(Unit):
     def regs(self, t: int, which: int, multi: bool, context: int) -> UnpackRegs:
         """The :class:`UnpackRegs`, read again only after a configuration write."""
         key = (t, which, multi, context)
-        version = (self.config.version, self.thread_config.version)
+        version = config_versions(self.config, self.thread_config)
         hit = self._cache.get(key)
         if hit is not None and hit[0] == version:
             return hit[1]
@@ -316,8 +317,9 @@ class Unpackers(Unit):
         # kernel rewriting its configuration tile after tile finds them by their bytes (first
         # those of the last call with this key, compared, not hashed)
         tc = self.thread_config
-        row_bytes = tc.regs[t].tobytes()
-        words_bytes = self.config.words[tc.bank(t)].tobytes()
+        # (through plain ndarray views: a WriteCountedArray's view costs a Python call)
+        row_bytes = tc.regs.view(np.ndarray)[t].tobytes()
+        words_bytes = self.config.words.view(np.ndarray)[tc.bank(t)].tobytes()
         last = self._last.get(key)
         if last is not None and last[0] == row_bytes and last[1] == words_bytes:
             self._cache[key] = (version, last[2])
@@ -369,7 +371,7 @@ class Unpackers(Unit):
         """(unpacker, MultiContextMode, context, AddrCntContextId thread, UnpackRegs) of an
         UNPACR; from :attr:`_resolved` while the configuration's versions stay (with
         :attr:`plans`)."""
-        version = (self.config.version, self.thread_config.version)
+        version = config_versions(self.config, self.thread_config)
         hit = self._resolved.get((id(f), t)) if self.plans else None
         if hit is not None and hit[0] is f and hit[1] == version:
             return hit[2:]  # type: ignore[return-value]
