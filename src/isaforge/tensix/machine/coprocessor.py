@@ -26,6 +26,12 @@ reports and blocked objects are those of asking every round (class switches
 ``_gate_stamps``, ``_quiet_skip``, ``_inline`` turn the shortcuts off, as
 tests compare).
 
+A loop of SFP instructions a thread issues while other threads move is deferred
+(``_sfp_defer``): its instructions are issued one a round as usual (counts, rounds) and
+executed later as one pass, before any other thread's instruction that might touch what they
+read or write (``Coprocessor._harmless``), before an undefined-behaviour report or a hook
+change, and before every return to the caller.
+
 The machine never prints: hooks report what happens (:meth:`Coprocessor.hook_add`, the
 kinds of :mod:`isaforge.core.hooks`):
 
