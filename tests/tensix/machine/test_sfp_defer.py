@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from isaforge.core.errors import EmulationError
 from isaforge.tensix.isa import config_fields
-from isaforge.tensix.machine import coprocessor as cpmod
 from isaforge.tensix.machine import matrix
 from isaforge.tensix.machine.coprocessor import Coprocessor
 from isaforge.tensix.machine.l1 import L1Memory
+from isaforge.tensix.machine.sfp_defer import SFP_CONFIG_READS
 from isaforge.tensix.machine.sfpu.block import SfpBlocks
 from isaforge.tensix.machine.sfpu.movement import _SfpuRegs
 from isaforge.tensix.machine.state import Config, ThreadConfig
@@ -218,8 +218,8 @@ def test_sfp_config_reads_listed(monkeypatch: pytest.MonkeyPatch) -> None:
         config.set("ALU_FORMAT_SPEC_REG_SrcA_override", override)
         config.set("ALU_FORMAT_SPEC_REG_SrcB_override", override)
         matrix.MathRegs(config, ThreadConfig(), 0)
-    assert read and read <= set(cpmod._SFP_CONFIG_READS)
-    assert set(_SfpuRegs.CONFIG_READS) <= set(cpmod._SFP_CONFIG_READS)
+    assert read and read <= set(SFP_CONFIG_READS)
+    assert set(_SfpuRegs.CONFIG_READS) <= set(SFP_CONFIG_READS)
 
 
 def test_add1_with_and_without(monkeypatch: pytest.MonkeyPatch) -> None:

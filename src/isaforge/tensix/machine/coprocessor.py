@@ -28,9 +28,9 @@ tests compare).
 
 A loop of SFP instructions a thread issues while other threads move is deferred
 (``_sfp_defer``): its instructions are issued one a round as usual (counts, rounds) and
-executed later as one pass, before any other thread's instruction that might touch what they
-read or write (``Coprocessor._harmless``), before an undefined-behaviour report or a hook
-change, and before every return to the caller.
+executed later as one pass, before any other thread's instruction that might touch what
+they read or write (:class:`~.sfp_defer.Interference`), before an undefined-behaviour report
+or a hook change, and before every return to the caller.
 
 The machine never prints: hooks report what happens (:meth:`Coprocessor.hook_add`, the
 kinds of :mod:`isaforge.core.hooks`):
@@ -68,18 +68,19 @@ import numpy as np
 from ...core.errors import DecodeError, EmulationError
 from ...core.hooks import Hooks
 from ..decode import Decoded, decode
-from ..isa import config_fields, ops
+from ..isa import ops
 from ..program import Program, parse_program
 from .adc import AdcUnit
 from .config import ConfigUnit
 from .dispatch import Entry, Execute, Fields, Unit, build
 from .frontend import EXPANDED, FrontendUnit, Thread
-from .l1 import L1Memory, Refused
+from .l1 import L1Memory
 from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
 from .pack import PACR_OPCODE, Packer
 from .regfiles import Dst, SrcClient, SrcRegs
 from .scalar import ScalarUnit
-from .scalar_mem import MMIO_BASE, MMIO_LOWEST, Memory, ScalarMemoryUnit
+from .scalar_mem import Memory, ScalarMemoryUnit
+from .sfp_defer import Deferred, Interference
 from .sfpu import LANES, N_LREGS, Sfpu
 from .sfpu.block import MIN_REPS as MIN_LOOP
 from .state import (
@@ -179,8 +180,8 @@ class Coprocessor:
     #: Gate, no insn hook) instead of calling _issue (False: _issue; tests compare)
     _inline = True
     #: a loop of SFP instructions a thread issues while other threads move waits (deferred,
-    #: :class:`_Deferred`) to run as one pass, while those threads' instructions touch nothing
-    #: it reads or writes (False: one at a time; tests compare)
+    #: :class:`~.sfp_defer.Deferred`) to run as one pass, while those threads' instructions
+    #: touch nothing it reads or writes (False: one at a time; tests compare)
     _sfp_defer = True
 
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
@@ -264,31 +265,18 @@ class Coprocessor:
         self._current: tuple[int, str, int] = (0, "", 0)
         self._sfpu = self.units.sfpu
         #: the SFP instructions a thread has issued but not executed yet (see _defer_start)
-        self._defer: _Deferred | None = None
+        self._defer: Deferred | None = None
         #: deferrals taken (tests read it)
         self.sfp_deferred = 0
         self._hooked = False  # any hook is registered
-        #: opcode -> instruction name (None: not implemented)
-        self._names = [e[2] if e is not None else None for e in self._table]
         #: the first words of the body repetitions of every loop _sfp_loops found (where a
         #: deferral may begin)
         self._sfp_heads: set[int] = set()
         self._sfp_tried: set[int] = set()  # words a deferral was looked for from
-        #: word -> what _harmless needs of it (_harm_kind)
-        self._harm: dict[int, Any] = {}
-        #: a PACR plan's id -> (the plan, Read_32b_data, Dst addressing bits, its Dst rows'
-        #: first and last, and 8 more for 32-bit halves)
-        self._pacr_spans: dict[int, tuple[Any, bool, tuple[bool, bool], tuple[int, int]]] = {}
-        #: an SFP loop plan's id -> (the plan, _Deferred.span)
-        self._sfp_spans: dict[int, tuple[Any, tuple[int, int]]] = {}
-        fields = config_fields()
-        #: (Config word index, mask) of the fields that send unpacker 0's output to Dst
-        masks: dict[int, int] = {}
-        for name in _UNPACK_TO_DST:
-            masks[fields[name].index] = masks.get(fields[name].index, 0) | fields[name].mask
-        self._unpack_dst = tuple(masks.items())
-        #: Config word indices the Vector Unit reads (through _SfpuRegs and MathRegs)
-        self._sfp_cfg_words = frozenset(fields[name].index for name in _SFP_CONFIG_READS)
+        #: which other threads' instructions leave a deferred loop alone
+        self._interference = Interference(
+            self.config, self.thread_config, self.dst, self.units.matrix, self.units.pack,
+            lambda: self.memory, [e[2] if e is not None else None for e in self._table])
 
     # -- API ---------------------------------------------------------------------------------
 
@@ -432,12 +420,12 @@ class Coprocessor:
         """One scheduler round of :meth:`step` (some thread has not finished); returns
         whether every thread has finished after it. When no thread could move: None with
         ``quiet``, else :class:`DeadlockError`."""
-        if self._defer is not None:
-            return self._round_deferring(quiet)
         self.rounds += 1
         moved = False
         latched = self.sync.latched
         words, quick = self._words, (_QUICK if self._inline else -1)
+        # a deferral that starts in this round has looked at the threads after its own
+        defer = self._defer
         for th in self.threads:
             if not th.pending:
                 pc, program = th.pc, th.program
@@ -455,6 +443,9 @@ class Coprocessor:
                 # for (semaphores, Src bank ownership, mutexes, L1, GPRs): it waits still
                 # (the epoch now, not at the round's start: a lower thread's instruction in
                 # this round may have released it, as step() by step() sees)
+                continue
+            if defer is not None and self._deferred_visit(th, defer):
+                moved = True
                 continue
             hit = words.get(th.pending[0])
             if hit is not None and hit[3] <= quick and latched[th.index] is None \
@@ -842,8 +833,9 @@ class Coprocessor:
         (:meth:`_sfp_loops`) whose pass may run now (:meth:`~.sfpu.block.SfpBlocks.prepare`:
         every lane enabled, its Dst rows valid, so that none of its instructions reports
         undefined behaviour), no latch holds the Wait Gate, and the threads after ``th`` in
-        this round issue nothing that conflicts (:meth:`_harmless`). The caller then takes
-        the instruction as issued without executing it."""
+        this round issue nothing that conflicts
+        (:meth:`~.sfp_defer.Interference.harmless`). The caller then takes the instruction as
+        issued without executing it."""
         word = th.pending[0]
         if word not in self._sfp_heads:  # (no loop found so far began with it: looked for
             tried = self._sfp_tried  # once, as it costs)
@@ -857,7 +849,7 @@ class Coprocessor:
                 or th.replay.load_left:
             return False
         for other in self.threads[t + 1:]:
-            if not self._harmless(other, t, None):
+            if not self._interference.harmless(other, t, None):
                 return False
         words, loops = self._sfp_loops(th, 1 << 30)
         loop = loops.get(0) if loops else None
@@ -872,24 +864,45 @@ class Coprocessor:
             return False
         mregs = self.units.matrix.math_regs(t)
         plan = ready[1]
-        d = _Deferred(t, loop_words, period, n, None if plan is None else plan.rows,
+        d = Deferred(t, loop_words, period, n, None if plan is None else plan.rows,
                       (mregs.remap_addrs, mregs.swizzle_32b), ready)
-        if plan is not None and len(plan.rows):  # (its 32-bit cells' low halves: 8 rows on)
-            hit = self._sfp_spans.get(id(plan))
-            if hit is None or hit[0] is not plan:
-                if len(self._sfp_spans) > 64:
-                    self._sfp_spans.clear()
-                hit = self._sfp_spans[id(plan)] = (
-                    plan, (int(plan.rows.min()), int(plan.rows.max()) + 8))
-            d.span = hit[1]
+        if plan is not None and len(plan.rows):
+            d.span = self._interference.span_of(plan)
         for other in self.threads[t + 1:]:  # (now with the rows: a ZEROACC's)
-            if not self._harmless(other, t, d):
+            if not self._interference.harmless(other, t, d):
                 return False
         self._defer = d
         self.sfp_deferred += 1
         return True
 
-    def _defer_run(self, th: Thread, d: _Deferred) -> None:
+    def _deferred_visit(self, th: Thread, d: Deferred) -> bool:
+        """A round's visit to thread ``th`` while ``d`` may be deferred: the deferring thread
+        takes its loop's next word as issued (or, the others waiting, the next ones:
+        :meth:`_defer_run`) and True; another thread's next instruction that is not
+        :meth:`~.sfp_defer.Interference.harmless` first makes the deferred ones execute."""
+        if self._defer is not d:
+            return False  # (executed earlier in this round)
+        if th.index != d.t:
+            if not self._interference.harmless(th, d.t, d):
+                self._flush()
+            return False
+        k, pending = d.k, th.pending  # (no latch, no wait of its own: it issues)
+        if pending[0] != d.words[k]:
+            self._flush()  # (not the loop's next word: never, as _defer_start saw)
+            return False
+        if k + 2 <= d.n and self._rounds_left > 1 and self._run_cap > self.steps + 1 \
+                and self._others_blocked(d.t):  # (as _issue's _sfp_run)
+            self._defer_run(th, d)
+            return True
+        pending.popleft()  # (one round)
+        th.executed += 1
+        self.steps += 1
+        d.k = k = k + 1
+        if k == d.n:
+            self._flush()
+        return True
+
+    def _defer_run(self, th: Thread, d: Deferred) -> None:
         """Thread ``th`` issues the next instructions of its deferred loop ``d`` while every
         other thread waits for something SFP instructions do not change, as :meth:`_sfp_run`
         would, one round each, within the caller's rounds and the step cap: taken as issued,
@@ -939,198 +952,6 @@ class Coprocessor:
                 table[ins.opcode][0](t, ins.fields)  # type: ignore[index]
             self._current = current
 
-    def _harmless(self, th: Thread, t: int, d: _Deferred | None) -> bool:
-        """Whether thread ``th``'s next instruction (finished: none) changes nothing that
-        thread ``t``'s deferred SFP instructions read or write, and reads nothing they
-        write: Dst cells, valid and addressing bits, LRegs, lane state, ``t``'s RWCs, the
-        Config words the Vector Unit reads (:data:`_SFP_CONFIG_READS`). A STOREREG is when
-        the memory has a method ``mmio_write_quiet(thread, addr)`` that says the register at
-        ``addr`` only keeps the value (no window into the coprocessor's state). ``d``: the deferral
-        (None: one about to start, whose Dst rows are not known yet: a ZEROACC of half of Dst
-        may be, the caller asks again with them)."""
-        if th.pending:
-            word = th.pending[0]
-        elif th.pc >= len(th.program):
-            return True
-        else:
-            word = th.program[th.pc]
-            if word >> 24 in EXPANDED or th.replay.load_left:
-                return False  # (what the expanders give is not known yet)
-        kind = self._harm.get(word)
-        if kind is None:
-            kind = self._harm_kind(word)
-        if kind is True or kind is False:
-            return kind
-        what, arg = kind
-        u = th.index
-        if what == _UNPACR0:  # (Unpack_If_Sel clear in every context of unpacker 0)
-            bank, item = self.thread_config.bank(u), self.config.words.item
-            for index, mask in self._unpack_dst:
-                if item(bank, index) & mask:
-                    return False
-            return True
-        if what == _WRCFG:  # (a Config word the Vector Unit reads: in t's bank)
-            return self.thread_config.bank(u) != self.thread_config.bank(t)
-        if what == _STOREREG:  # (a register the memory says only keeps the value)
-            quiet = getattr(self.memory, "mmio_write_quiet", None)
-            return quiet is not None and bool(quiet(u, arg))
-        if d is None:
-            return True  # (to be asked again with the rows)
-        if what == _PACR:
-            return self._pacr_apart(u, word, d)
-        # ZEROACC of the Dst half without the deferred rows, with t's Dst addressing bits
-        span = d.span
-        if span is None:
-            return False
-        regs = self.units.matrix.math_regs(u)
-        if (regs.remap_addrs, regs.swizzle_32b) != d.flags:
-            return False
-        return span[1] - 8 < 512 if arg else span[0] >= 512
-
-    def _harm_kind(self, word: int) -> Any:
-        """What :meth:`_harmless` needs of ``word`` (kept): True, False, or (_UNPACR0, None),
-        (_WRCFG, None) (a word the Vector Unit reads), (_PACR, None), (_ZEROACC, the half:
-        where bit 0), (_STOREREG, the MMIO address)."""
-        name = self._names[word >> 24]
-        kind: Any = False
-        if name in _HARMLESS:
-            kind = True
-        elif name is not None and name in _SOMETIMES:
-            try:
-                f = decode(word).fields
-            except DecodeError:
-                f = None
-            if f is None:
-                pass
-            elif name == "UNPACR":  # (not into Dst: unpacker 1 never)
-                kind = (_UNPACR0, None) if not f["Unpack_block_selection"] else True
-            elif name == "WRCFG":
-                idx = f["CfgReg"]
-                first = idx & ~3 if f["wr128b"] else idx
-                if idx >= Config.N_WORDS:
-                    kind = False
-                elif any(i in self._sfp_cfg_words
-                         for i in range(first, first + (4 if f["wr128b"] else 1))):
-                    kind = (_WRCFG, None)
-                else:
-                    kind = True
-            elif name == "PACR":
-                kind = (_PACR, None)
-            elif name == "STOREREG":  # (below MMIO_LOWEST: undefined behaviour)
-                addr = MMIO_BASE + ((f["RegAddr"] << 2) & 0x000FFFFC)
-                kind = (_STOREREG, addr) if addr >= MMIO_LOWEST else False
-            elif f["clear_mode"] == _ZEROACC_HALF and not f["clear_zero_flags"]:
-                kind = (_ZEROACC, f["where"] & 1)
-        if len(self._harm) > 4096:
-            self._harm.clear()
-        self._harm[word] = kind
-        return kind
-
-    def _pacr_apart(self, u: int, word: int, d: _Deferred) -> bool:
-        """Whether PACR ``word`` of thread ``u`` reads Dst rows (and their 32-bit halves)
-        apart from the deferred loop's, with its Dst addressing bits (it writes L1, its ADCs
-        and packer state, which SFP instructions do not read)."""
-        if d.span is None:
-            return False
-        pack = self.units.pack
-        try:
-            r = pack.regs(u)
-            if (r.remap_addrs, r.swizzle_32b) != d.flags:
-                return False
-            plan = pack.plan(u, (word,), r)
-        except Refused:
-            return False  # (it says so when it runs)
-        hit = self._pacr_spans.get(id(plan))
-        if hit is None or hit[0] is not plan or hit[1] != r.read32 or hit[2] != d.flags:
-            dst = self.dst
-            was = dst.remap_addrs, dst.swizzle_32b
-            dst.remap_addrs, dst.swizzle_32b = d.flags
-            phys = dst.phys_table(r.read32)[plan.rows]
-            dst.remap_addrs, dst.swizzle_32b = was
-            span = (int(phys.min()), int(phys.max()) + 8) if len(phys) else (1, 0)
-            if len(self._pacr_spans) > 256:
-                self._pacr_spans.clear()
-            hit = self._pacr_spans[id(plan)] = (plan, r.read32, d.flags, span)
-        lo, hi = hit[3]
-        return hi < d.span[0] or lo > d.span[1] or lo > hi
-
-    def _round_deferring(self, quiet: bool) -> bool | None:
-        """:meth:`_round` while a thread's SFP instructions are deferred: before another
-        thread's instruction that is not :meth:`_harmless`, they execute."""
-        self.rounds += 1
-        moved = False
-        latched = self.sync.latched
-        words, quick = self._words, (_QUICK if self._inline else -1)
-        for th in self.threads:
-            if not th.pending:
-                pc, program = th.pc, th.program
-                if pc >= len(program):
-                    continue  # finished
-                word = program[pc]
-                if word >> 24 not in EXPANDED and not th.replay.load_left:
-                    th.pc = pc + 1  # what fill() does with a word both expanders pass
-                    th.pending.append(word)
-                elif not th.fill(self._expander_ub):
-                    continue  # finished
-            if th.blocked_at == self._epoch:
-                continue  # (see _round)
-            d = self._defer
-            if d is not None:
-                if th.index == d.t:  # (no latch, no wait of its own: it issues)
-                    k, pending = d.k, th.pending
-                    if pending[0] == d.words[k]:
-                        if k + 2 <= d.n and self._rounds_left > 1 \
-                                and self._run_cap > self.steps + 1 \
-                                and self._others_blocked(d.t):  # (as _issue's _sfp_run)
-                            self._defer_run(th, d)
-                        else:  # (one round)
-                            pending.popleft()
-                            th.executed += 1
-                            self.steps += 1
-                            d.k = k = k + 1
-                            if k == d.n:
-                                self._flush()
-                        moved = True
-                        continue
-                    self._flush()  # (not the loop's next word: never, as _defer_start saw)
-                elif not self._harmless(th, d.t, d):
-                    self._flush()
-            hit = words.get(th.pending[0])
-            if hit is not None and hit[3] <= quick and latched[th.index] is None \
-                    and not self._tracing:  # (as _round)
-                ins, t = hit[0], th.index
-                self._current = (t, ins.text, th.pc - 1)
-                th.blocked = None
-                th.blocked_at = -1
-                th.pending.popleft()
-                hit[1](t, ins.fields)
-                if hit[3]:  # (not _QUIET)
-                    self._epoch += 1
-                sfpu = self._sfpu
-                if sfpu.macros.pending or sfpu._landing:
-                    sfpu.idle_cycle(t)
-                th.executed += 1
-                self.steps += 1
-                moved = True
-            elif self._issue(th, hit):
-                moved = True
-        for th in self.threads:  # (self.finished)
-            if th.pending or th.pc < len(th.program):
-                finished = False
-                break
-        else:
-            finished = True
-            if self._sfpu.scheduled:  # SFPLOADMACRO's last instructions
-                self._sfpu.drain()
-        if not moved and not finished:
-            if quiet:
-                return None
-            reasons = {th.index: str(th.blocked or "?") for th in self.threads
-                       if not th.finished}
-            lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
-            raise DeadlockError(f"deadlock: no thread can make progress ({lines})", reasons)
-        return finished
-
     def _alone(self, t: int) -> bool:
         """Whether every thread but ``t`` has finished (and so stays finished)."""
         for th in self.threads:
@@ -1160,51 +981,6 @@ class Coprocessor:
 _QUIET, _QUICK, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3, 4
 #: a decoded word: (the instruction, its execute, its own wait or None, its kind)
 _Word = tuple[Decoded, Execute, Any, int]
-
-#: instructions that touch nothing SFP instructions read or write (Coprocessor._harmless):
-#: NOP, the Scalar Unit's DMANOP/FLUSHDMA and SETDMAREG (GPRs), the ADC unit's counters, the
-#: semaphores and the issuing thread's own Wait Gate latch (no STALLWAIT condition watches
-#: the Vector Unit), UNPACR_NOP (Src banks)
-_HARMLESS = frozenset({
-    "NOP", "DMANOP", "FLUSHDMA", "SETDMAREG", "SETADC", "SETADCXX", "SETADCXY", "SETADCZW",
-    "INCADCXY", "INCADCZW", "ADDRCRXY", "ADDRCRZW", "SEMINIT", "SEMPOST", "SEMGET", "SEMWAIT",
-    "STALLWAIT", "UNPACR_NOP"})
-#: harmless in some forms (see Coprocessor._harmless)
-_SOMETIMES = frozenset({"UNPACR", "WRCFG", "ZEROACC", "PACR", "STOREREG"})
-#: ZEROACC's clear_mode of half of Dst
-_ZEROACC_HALF = 2
-#: what Coprocessor._harmless asks of the instructions harmless in some forms
-_UNPACR0, _WRCFG, _PACR, _ZEROACC, _STOREREG = range(5)
-#: the Config fields that send unpacker 0's output to Dst (any context)
-_UNPACK_TO_DST = ("THCON_SEC0_REG2_Unpack_If_Sel",
-                  *(f"THCON_SEC0_REG2_Unpack_if_sel_cntx{c}" for c in range(8)))
-#: the Config fields the Vector Unit's SFPLOAD/SFPSTORE/MADs read: _SfpuRegs' and MathRegs'
-#: (tests check both lists)
-_SFP_CONFIG_READS = (
-    "ALU_ACC_CTRL_SFPU_Fp32_enabled", "ALU_FORMAT_SPEC_REG_SrcB_override",
-    "ALU_FORMAT_SPEC_REG_SrcB_val", "ALU_FORMAT_SPEC_REG1_SrcB", "DEST_REGW_BASE_Base",
-    "DEST_SP_BASE_Base", "ALU_FORMAT_SPEC_REG_SrcA_override", "ALU_FORMAT_SPEC_REG_SrcA_val",
-    "ALU_FORMAT_SPEC_REG0_SrcA", "ALU_ACC_CTRL_Fp32_enabled", "ALU_ACC_CTRL_INT8_math_enabled",
-    "ALU_ACC_CTRL_Zero_Flag_disabled_src", "DEST_ACCESS_CFG_remap_addrs",
-    "DEST_ACCESS_CFG_swizzle_32b")
-
-
-class _Deferred:
-    """SFP instructions thread ``t`` issued but has not executed: the first ``k`` of the
-    loop ``words`` (body length ``period``, ``n`` words), whose pass touches Dst ``rows``
-    (None: no Dst) with the Dst addressing bits ``flags``."""
-
-    __slots__ = ("t", "words", "period", "n", "k", "rows", "flags", "ready", "span")
-
-    def __init__(self, t: int, words: tuple[int, ...], period: int, n: int,
-                 rows: np.ndarray | None, flags: tuple[bool, bool], ready: Any) -> None:
-        self.t, self.words, self.period, self.n, self.rows = t, words, period, n, rows
-        self.flags = flags
-        self.ready = ready  # (SfpBlocks.prepare's, for the whole loop)
-        self.k = 1
-        #: the first and last Dst rows it touches (None: none)
-        self.span: tuple[int, int] | None = None
-
 
 class _WaitBlocked:
     """Why a thread waits at the Wait Gate for its instruction's own wait (``str``)."""
