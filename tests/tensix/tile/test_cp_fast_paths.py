@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from isaforge.tensix.machine import fpu
+from isaforge.tensix.machine.coprocessor import Coprocessor
 from isaforge.tensix.machine.matrix import MatrixUnit
 from isaforge.tensix.machine.sfpu.block import SfpBlocks
 from isaforge.tensix.machine.sfpu.movement import MovementMixin
@@ -29,6 +30,8 @@ SWITCHES: dict[str, tuple[type, str, type, str]] = {
 def test_add1_with_and_without(switch: str, monkeypatch: pytest.MonkeyPatch) -> None:
     fpu._jit(now=True)  # (MOVA2D plans need the compiled kernels)
     cls, attr, slow_cls, slow = SWITCHES[switch]
+    if cls is SfpBlocks:  # (deferred, add1's SFP loop leaves no single SFPLOAD/SFPSTORE)
+        monkeypatch.setattr(Coprocessor, "_sfp_defer", False)
     calls = counting(monkeypatch, slow_cls, slow)
     on, off = add1_on_off(monkeypatch, setting(monkeypatch, cls, attr), 25, [calls])
     assert on[0] < off[0]  # the fast path was taken

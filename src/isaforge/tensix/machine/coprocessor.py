@@ -26,6 +26,12 @@ reports and blocked objects are those of asking every round (class switches
 ``_gate_stamps``, ``_quiet_skip``, ``_inline`` turn the shortcuts off, as
 tests compare).
 
+A loop of SFP instructions a thread issues while other threads move is deferred
+(``_sfp_defer``): its instructions are issued one a round as usual (counts, rounds) and
+executed later as one pass, before any other thread's instruction that might touch what
+they read or write (:class:`~.sfp_defer.Interference`), before an undefined-behaviour report
+or a hook change, and before every return to the caller.
+
 The machine never prints: hooks report what happens (:meth:`Coprocessor.hook_add`, the
 kinds of :mod:`isaforge.core.hooks`):
 
@@ -74,6 +80,7 @@ from .pack import PACR_OPCODE, Packer
 from .regfiles import Dst, SrcClient, SrcRegs
 from .scalar import ScalarUnit
 from .scalar_mem import Memory, ScalarMemoryUnit
+from .sfp_defer import Deferred, Interference
 from .sfpu import LANES, N_LREGS, Sfpu
 from .sfpu.block import MIN_REPS as MIN_LOOP
 from .state import (
@@ -172,6 +179,10 @@ class Coprocessor:
     #: a round issues an instruction without a wait of its own itself (no latch at the Wait
     #: Gate, no insn hook) instead of calling _issue (False: _issue; tests compare)
     _inline = True
+    #: a loop of SFP instructions a thread issues while other threads move waits (deferred,
+    #: :class:`~.sfp_defer.Deferred`) to run as one pass, while those threads' instructions
+    #: touch nothing it reads or writes (False: one at a time; tests compare)
+    _sfp_defer = True
 
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
         self.memory: Memory = memory if memory is not None else L1Memory()
@@ -244,15 +255,28 @@ class Coprocessor:
         #: SFP opcodes without a wait of their own (loops of them: SfpBlocks)
         self._sfp_nowait = frozenset(op for op in self._sfp_opcodes
                                      if self._table[op][1] is None)  # type: ignore[index]
-        #: first word -> the SFP words _sfp_loops last found in a stream from it (where a
-        #: run's next ones are looked for first)
-        self._sfp_seen: dict[int, list[int]] = {}
+        #: (first pending word, first stream word) -> the SFP words _sfp_loops last found in a
+        #: stream from there (where a run's next ones are looked for first)
+        self._sfp_seen: dict[tuple[int, int], list[int]] = {}
         #: word -> what _issue needs of it (decoded once; cleared when _table is replaced)
         self._words: dict[int, _Word] = {}
         self._words_table = self._table
         #: (thread, instruction text or word, stream index) that UB reports name
         self._current: tuple[int, str, int] = (0, "", 0)
         self._sfpu = self.units.sfpu
+        #: the SFP instructions a thread has issued but not executed yet (see _defer_start)
+        self._defer: Deferred | None = None
+        #: deferrals taken (tests read it)
+        self.sfp_deferred = 0
+        self._hooked = False  # any hook is registered
+        #: the first words of the body repetitions of every loop _sfp_loops found (where a
+        #: deferral may begin)
+        self._sfp_heads: set[int] = set()
+        self._sfp_tried: set[int] = set()  # words a deferral was looked for from
+        #: which other threads' instructions leave a deferred loop alone
+        self._interference = Interference(
+            self.config, self.thread_config, self.dst, self.units.matrix, self.units.pack,
+            lambda: self.memory, [e[2] if e is not None else None for e in self._table])
 
     # -- API ---------------------------------------------------------------------------------
 
@@ -285,6 +309,9 @@ class Coprocessor:
         self.hooks.delete(handle)
 
     def _hooks_changed(self) -> None:
+        if self._defer is not None:
+            self._flush()
+        self._hooked = self.hooks.any()
         self._tracing = self.hooks.any("insn")
         watch = self._reg_written if self.hooks.any("reg_write") else None
         self.gpr.watch = watch
@@ -362,6 +389,8 @@ class Coprocessor:
         try:
             return not self._round()
         finally:
+            if self._defer is not None:
+                self._flush()
             self._run_cap, self._rounds_left = cap, left
 
     def burst(self, rounds: int) -> None:
@@ -383,6 +412,8 @@ class Coprocessor:
                     return
                 done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
         finally:
+            if self._defer is not None:
+                self._flush()
             self._run_cap, self._rounds_left = cap, left
 
     def _round(self, quiet: bool = False) -> bool | None:
@@ -393,6 +424,8 @@ class Coprocessor:
         moved = False
         latched = self.sync.latched
         words, quick = self._words, (_QUICK if self._inline else -1)
+        # a deferral that starts in this round has looked at the threads after its own
+        defer = self._defer
         for th in self.threads:
             if not th.pending:
                 pc, program = th.pc, th.program
@@ -410,6 +443,9 @@ class Coprocessor:
                 # for (semaphores, Src bank ownership, mutexes, L1, GPRs): it waits still
                 # (the epoch now, not at the round's start: a lower thread's instruction in
                 # this round may have released it, as step() by step() sees)
+                continue
+            if defer is not None and self._deferred_visit(th, defer):
+                moved = True
                 continue
             hit = words.get(th.pending[0])
             if hit is not None and hit[3] <= quick and latched[th.index] is None \
@@ -467,6 +503,8 @@ class Coprocessor:
                     raise StepLimitError(f"the program did not finish within {max_steps} "
                                          f"steps (--max-steps)")
         finally:
+            if self._defer is not None:
+                self._flush()
             self._run_cap = 0
         return RunResult(self.steps - start, self.rounds,
                          tuple([th.executed for th in self.threads]))
@@ -476,6 +514,8 @@ class Coprocessor:
     def report_ub(self, message: str) -> None:
         """Report undefined behaviour of the instruction being executed: the ``ub`` hooks
         hear of it, then the policy records it (and under ``"stop"`` raises)."""
+        if self._defer is not None:  # (the deferred SFP instructions came first)
+            self._flush()
         t, name, address = self._current
         self._epoch += 1  # (a hook may change anything)
         self.sync.changes += 1
@@ -566,11 +606,17 @@ class Coprocessor:
         else:
             if kind == _RUNS and self._runs(th, t, ins):
                 return True
-            if kind == _SFPU and not self._tracing and self._rounds_left > 1 \
-                    and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
-                    and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone)
-                self._sfp_run(th, execute, ins)
-                return True
+            if kind == _SFPU:
+                if not self._tracing and self._rounds_left > 1 \
+                        and self._run_cap > self.steps + 1 and ins.opcode in self._sfp_opcodes \
+                        and self._next_sfp(th, 1) and self._others_blocked(t):  # (alone)
+                    self._sfp_run(th, execute, ins)
+                    return True
+                elif self._sfp_defer and not self._hooked and self._defer_start(th, t):
+                    th.pending.popleft()  # (the first of the loop: deferred)
+                    th.executed += 1
+                    self.steps += 1
+                    return True
             th.pending.popleft()
             execute(t, ins.fields)
             if kind != _SFPU:
@@ -715,7 +761,9 @@ class Coprocessor:
                 program, pc = th.program, th.pc
                 end = min(len(program), pc + limit - len(words))
                 # (SFP words only) a kernel repeats its runs: the last one from this word
-                last = self._sfp_seen.get(program[pc]) if pc < end else None
+                # after this pending one
+                key = (words[0] if words else -1, program[pc] if pc < end else -1)
+                last = self._sfp_seen.get(key) if pc < end else None
                 if last is not None and pc + len(last) <= end \
                         and program[pc:pc + len(last)] == last:
                     pc += len(last)  # compared in C
@@ -730,10 +778,16 @@ class Coprocessor:
                     if len(stream) >= MIN_LOOP:
                         if len(self._sfp_seen) >= 64:
                             self._sfp_seen.clear()
-                        self._sfp_seen[program[th.pc]] = stream
+                        self._sfp_seen[key] = stream
         if len(words) + len(stream) < MIN_LOOP:
             return (), None
-        return blocks.loops_of(tuple(words), stream, limit)
+        found = blocks.loops_of(tuple(words), stream, limit)
+        heads = self._sfp_heads
+        if len(heads) > 4096:
+            heads.clear()
+        for period, _n, loop in found[1].values():
+            heads.update(loop[::period])  # (a loop from any of its repetitions is one)
+        return found
 
     def _others_blocked(self, t: int, writes_l1: bool = False) -> bool:
         """Whether every thread but ``t`` has finished or is held at the Wait Gate by
@@ -771,6 +825,133 @@ class Coprocessor:
                 return False
         return True
 
+    # -- SFP instructions deferred -----------------------------------------------------------
+
+    def _defer_start(self, th: Thread, t: int) -> bool:
+        """Whether thread ``th``'s first pending instruction (an SFP instruction whose checks
+        passed, while another thread moves) starts a deferral: it begins a loop
+        (:meth:`_sfp_loops`) whose pass may run now (:meth:`~.sfpu.block.SfpBlocks.prepare`:
+        every lane enabled, its Dst rows valid, so that none of its instructions reports
+        undefined behaviour), no latch holds the Wait Gate, and the threads after ``th`` in
+        this round issue nothing that conflicts
+        (:meth:`~.sfp_defer.Interference.harmless`). The caller then takes the instruction as
+        issued without executing it."""
+        word = th.pending[0]
+        if word not in self._sfp_heads:  # (no loop found so far began with it: looked for
+            tried = self._sfp_tried  # once, as it costs)
+            if word in tried:
+                return False
+            if len(tried) > 4096:
+                tried.clear()
+            tried.add(word)
+        blocks = self._sfpu.blocks
+        if blocks is None or self._sfpu.scheduled or self.sync.latched[t] is not None \
+                or th.replay.load_left:
+            return False
+        for other in self.threads[t + 1:]:
+            if not self._interference.harmless(other, t, None):
+                return False
+        words, loops = self._sfp_loops(th, 1 << 30)
+        loop = loops.get(0) if loops else None
+        if loop is None:
+            return False
+        period, n, loop_words = loop
+        dst = self.dst
+        flags = dst.remap_addrs, dst.swizzle_32b
+        ready = blocks.prepare(t, loop_words, period)
+        dst.remap_addrs, dst.swizzle_32b = flags  # (the first SFPLOAD/SFPSTORE sets them)
+        if ready is None:
+            return False
+        mregs = self.units.matrix.math_regs(t)
+        plan = ready[1]
+        d = Deferred(t, loop_words, period, n, None if plan is None else plan.rows,
+                      (mregs.remap_addrs, mregs.swizzle_32b), ready)
+        if plan is not None and len(plan.rows):
+            d.span = self._interference.span_of(plan)
+        for other in self.threads[t + 1:]:  # (now with the rows: a ZEROACC's)
+            if not self._interference.harmless(other, t, d):
+                return False
+        self._defer = d
+        self.sfp_deferred += 1
+        return True
+
+    def _deferred_visit(self, th: Thread, d: Deferred) -> bool:
+        """A round's visit to thread ``th`` while ``d`` may be deferred: the deferring thread
+        takes its loop's next word as issued (or, the others waiting, the next ones:
+        :meth:`_defer_run`) and True; another thread's next instruction that is not
+        :meth:`~.sfp_defer.Interference.harmless` first makes the deferred ones execute."""
+        if self._defer is not d:
+            return False  # (executed earlier in this round)
+        if th.index != d.t:
+            if not self._interference.harmless(th, d.t, d):
+                self._flush()
+            return False
+        k, pending = d.k, th.pending  # (no latch, no wait of its own: it issues)
+        if pending[0] != d.words[k]:
+            self._flush()  # (not the loop's next word: never, as _defer_start saw)
+            return False
+        if k + 2 <= d.n and self._rounds_left > 1 and self._run_cap > self.steps + 1 \
+                and self._others_blocked(d.t):  # (as _issue's _sfp_run)
+            self._defer_run(th, d)
+            return True
+        pending.popleft()  # (one round)
+        th.executed += 1
+        self.steps += 1
+        d.k = k = k + 1
+        if k == d.n:
+            self._flush()
+        return True
+
+    def _defer_run(self, th: Thread, d: Deferred) -> None:
+        """Thread ``th`` issues the next instructions of its deferred loop ``d`` while every
+        other thread waits for something SFP instructions do not change, as :meth:`_sfp_run`
+        would, one round each, within the caller's rounds and the step cap: taken as issued,
+        executed when the loop's last is."""
+        m = min(d.n - d.k, self._rounds_left, self._run_cap - self.steps - 1)
+        pending = th.pending
+        queued = min(m, len(pending))
+        if queued == len(pending):
+            pending.clear()
+        else:
+            for _ in range(queued):
+                pending.popleft()
+        th.pc += m - queued  # (the rest from the stream, where _sfp_loops found them)
+        th.executed += m
+        self.steps += m
+        self.rounds += m - 1
+        self._sfp_extra += m - 1
+        d.k += m
+        if d.k == d.n:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Execute the deferred SFP instructions (whole body repetitions as one pass, the
+        rest one at a time) and end the deferral."""
+        d = self._defer
+        if d is None:
+            return
+        self._defer = None
+        t, words, period, k = d.t, d.words, d.period, d.k
+        done = k - k % period
+        blocks = self._sfpu.blocks
+        if blocks is None:
+            done = 0
+        elif done == d.n:
+            # the whole loop: what _defer_start prepared holds still (the instructions run
+            # since change nothing it depends on); the Dst addressing bits as it sets them
+            if d.ready[0].modes:
+                self.dst.remap_addrs, self.dst.swizzle_32b = d.flags
+            blocks.execute(d.ready)
+        elif done and not blocks.run(t, words[:done], period):
+            done = 0
+        if done < k:
+            current, table = self._current, self._table
+            for w in words[done:k]:
+                ins = decode(w)
+                self._current = (t, ins.text, self._current[2])
+                table[ins.opcode][0](t, ins.fields)  # type: ignore[index]
+            self._current = current
+
     def _alone(self, t: int) -> bool:
         """Whether every thread but ``t`` has finished (and so stays finished)."""
         for th in self.threads:
@@ -800,7 +981,6 @@ class Coprocessor:
 _QUIET, _QUICK, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3, 4
 #: a decoded word: (the instruction, its execute, its own wait or None, its kind)
 _Word = tuple[Decoded, Execute, Any, int]
-
 
 class _WaitBlocked:
     """Why a thread waits at the Wait Gate for its instruction's own wait (``str``)."""

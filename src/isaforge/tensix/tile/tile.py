@@ -385,5 +385,16 @@ class _CoprocessorMemory:
             raise TileError(f"Tensix thread {thread}: STOREREG to {addr:#010x}: {e}") from None
         self.tile.scheduler.wrote(addr, 4, by=None)
 
+    def mmio_write_quiet(self, thread: int, addr: int) -> bool:
+        """Whether a STOREREG of thread ``thread`` to ``addr`` only keeps the value (its
+        window says so: :meth:`~.mmio.Window.store_latch`'s "note"), touching nothing of the
+        coprocessor's state (:class:`~isaforge.tensix.machine.sfp_defer.Interference`)."""
+        try:
+            w = self._window(thread, addr)
+        except TileError:
+            return False  # (STOREREG says so when it runs)
+        got = w.store_latch(self.tile._tensix[thread], addr, 4)
+        return got is not None and got[0] == "note"
+
 
 __all__ = ["Tile"]

@@ -318,8 +318,24 @@ class SfpBlocks:
         """Execute the loop ``words`` (body length ``period``; from :meth:`segments`) as
         thread ``t`` in one pass; False (nothing changed) when its conditions do not hold
         now (see the module documentation)."""
-        if not self._every_lane():
+        ready = self.prepare(t, words, period)
+        if ready is None:
             return False
+        self._pass(ready[0].body, ready[0].reps, ready[1])
+        return True
+
+    def execute(self, ready: tuple[_Loop, _Plan | None]) -> None:
+        """The pass :meth:`prepare` made ``ready`` for (its conditions still holding: the
+        caller knows; the Dst addressing bits set as ``prepare`` set them)."""
+        self._pass(ready[0].body, ready[0].reps, ready[1])
+
+    def prepare(self, t: int, words: tuple[int, ...], period: int
+                ) -> tuple[_Loop, _Plan | None] | None:
+        """What :meth:`run` executes (the loop worked out, its plan or None when it touches
+        no Dst), or None when its conditions do not hold now; changes nothing but the Dst
+        addressing bits (``sync_dst_config``, as the loop's first SFPLOAD/SFPSTORE would)."""
+        if not self._every_lane():
+            return None
         loop = self._loop_ids.get(id(words))  # (the same words object: loops_of's)
         if loop is None or loop.words is not words or loop.period != period:
             loop = self._loops.get((words, period))
@@ -349,7 +365,7 @@ class SfpBlocks:
                     matrix.advance(t, mode, update_fidelity=False)
                     if rwc.v[t].tolist() != row:
                         rwc.v[t] = row
-                        return False
+                        return None
                 pkey = (words, period, tuple(row), int(rwc.sp[t]), regs.srcb_mode,
                         regs.math_offset, regs.regw_base, regs.sp_base,
                         bool(dst.remap_addrs), bool(dst.swizzle_32b))
@@ -365,9 +381,8 @@ class SfpBlocks:
                         loop.plans.clear()
                     loop.plans[key] = (regs, mregs, plan)
             if plan is None or not all_true(dst.valid[plan.rows]):
-                return False
-        self._pass(loop.body, loop.reps, plan)
-        return True
+                return None
+        return loop, plan
 
     def single(self, t: int, op: Op) -> bool:
         """Execute one SFPLOAD, SFPSTORE or MAD-family instruction ``op`` as thread ``t``
