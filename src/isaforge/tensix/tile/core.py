@@ -76,6 +76,53 @@ class Wait:
         return why
 
 
+class Watchers:
+    """The parked cores of a tile with something to watch, and the span of everything they
+    watch (``[lo, hi)``; empty without any): a write outside it wakes nobody, found in two
+    comparisons (:meth:`.Scheduler.wrote`). Kept current by each core's ``state`` and
+    ``wait`` assignments (:class:`_Tracked`)."""
+
+    def __init__(self) -> None:
+        self.cores: list[Core] = []  # every core of the tile, in processor order
+        self.parked: tuple[Core, ...] = ()
+        self.lo = self.hi = 0
+
+    def changed(self) -> None:
+        """A core parked, left its parking, or changed its wait while parked."""
+        parked = []
+        lo = hi = 0
+        for core in self.cores:
+            d = core.__dict__
+            wait = d.get("wait")
+            if d.get("state") == PARKED and wait is not None and wait.watch:
+                lo, hi = (wait.lo, wait.hi) if not parked else (min(lo, wait.lo),
+                                                                  max(hi, wait.hi))
+                parked.append(core)
+        self.parked = tuple(parked)
+        self.lo, self.hi = lo, hi
+
+
+class _Tracked:
+    """A :class:`Core` attribute (``state``, ``wait``) whose assignments keep the tile's
+    :class:`Watchers` current; reading it is a plain instance-dictionary read (no
+    ``__get__``)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __set__(self, core: Core, value: Any) -> None:
+        d = core.__dict__
+        if self.name == "state":
+            was = d.get("state") == PARKED
+            d["state"] = value
+            if was != (value == PARKED):
+                core.watchers.changed()
+        else:
+            d["wait"] = value
+            if d.get("state") == PARKED:
+                core.watchers.changed()
+
+
 def _polling(tile: TileView, watch: list[tuple[int, int]], value: int) -> str:
     """The reason of a core parked polling ``watch`` (it read ``value``)."""
     what = ", ".join(sorted({tile.describe(a) for a, _ in watch}))
@@ -83,8 +130,14 @@ def _polling(tile: TileView, watch: list[tuple[int, int]], value: int) -> str:
 
 
 class Core:
+    state = _Tracked()  # RESET, RUNNING, PARKED, STALLED or HALTED
+    wait = _Tracked()  # what a parked, stalled or halted core waits for (a Wait), or None
+
     def __init__(self, tile: TileView, info: CoreInfo) -> None:
         self.tile = tile
+        #: the tile's parked cores (shared by its cores; the scheduler reads it)
+        self.watchers: Watchers = tile.watchers
+        self.watchers.cores.append(self)
         self.info = info
         self.name = info.name
         mm = tile.mm
@@ -127,7 +180,7 @@ class Core:
         # the window's read, which would only have returned the word
         self.hart.on_latch_load = self._latch_load
         self.state = RESET
-        self.wait: Wait | None = None
+        self.wait = None
         self.instructions = 0
         self._io = self.hart.io  # (the write count lives there: the compiled path reads it)
         self._polls: dict[int, _Poll] = {}
@@ -435,4 +488,4 @@ def _tensix_text(word: int) -> tuple[str, str] | None:
     return ins.mnemonic, ins.op_str
 
 
-__all__ = ["HALTED", "PARKED", "RESET", "RUNNING", "STALLED", "Core", "Wait"]
+__all__ = ["HALTED", "PARKED", "RESET", "RUNNING", "STALLED", "Core", "Wait", "Watchers"]

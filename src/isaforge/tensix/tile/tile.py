@@ -29,7 +29,7 @@ import numpy as np
 from .. import Coprocessor
 from ..machine.mop import OP_MOP, OP_MOP_CFG
 from .config_regs import ConfigWindow
-from .core import Core
+from .core import Core, Watchers
 from .debug_regs import DebugRegs
 from .devmsgs import DevMsgs, dev_msgs
 from .dst_window import DstWindow
@@ -94,6 +94,8 @@ class Tile:
         self.soft_reset = sum(i.reset_bit for i in infos.values())
         self.symbols: dict[str, Symbols] = {}
         self.windows = self._build_windows()
+        #: the parked cores and what they watch (kept by the cores, read by the scheduler)
+        self.watchers = Watchers()
         self.cores = {name: Core(self, infos[name]) for name in CORE_NAMES}
         self.scheduler = Scheduler(self, quantum)
         #: the NOC this tile's L1 is attached to (its own unless a grid shares one)
