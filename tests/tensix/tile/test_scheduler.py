@@ -230,8 +230,12 @@ def test_a_write_wakes_exactly_the_parked_cores_whose_watch_it_overlaps(
             else:
                 c.wait, c.state = wait, state
         w = tile.watchers  # what the cores' assignments left there: the parked cores
-        assert [c.name for c in w.parked] == [c.name for c in cores if c.state == PARKED
-                                               and c.wait is not None and c.wait.watch]
+        assert {c.name for c in w.parked} == {c.name for c in cores if c.state == PARKED
+                                               and c.wait is not None and c.wait.watch}
+        assert len(w.parked) == len({c.name for c in w.parked})
+        if w.parked:
+            assert (w.lo, w.hi) == (min(c.wait.lo for c in w.parked),
+                                    max(c.wait.hi for c in w.parked))
         addr, size, by = rng.randrange(0, 64), rng.choice([1, 2, 4]), rng.choice(cores + [None])
         expect = {c.name for c in cores
                   if c.state == PARKED and c is not by and c.watches(addr, size)}

@@ -84,21 +84,29 @@ class Watchers:
 
     def __init__(self) -> None:
         self.cores: list[Core] = []  # every core of the tile, in processor order
-        self.parked: tuple[Core, ...] = ()
+        self.parked: tuple[Core, ...] = ()  # (in the order they parked)
         self.lo = self.hi = 0
 
-    def changed(self) -> None:
-        """A core parked, left its parking, or changed its wait while parked."""
-        parked = []
+    def add(self, core: Core) -> None:
+        """``core`` parked (or, parked, has a new wait): watched when its wait has ranges."""
+        wait = core.__dict__.get("wait")
+        if wait is None or not wait.watch:
+            return
+        if self.parked:
+            self.lo, self.hi = min(self.lo, wait.lo), max(self.hi, wait.hi)
+        else:
+            self.lo, self.hi = wait.lo, wait.hi
+        self.parked += (core,)
+
+    def remove(self, core: Core) -> None:
+        """``core`` left its parking (or, parked, is about to get a new wait)."""
+        if core not in self.parked:
+            return
+        self.parked = parked = tuple(c for c in self.parked if c is not core)
         lo = hi = 0
-        for core in self.cores:
-            d = core.__dict__
-            wait = d.get("wait")
-            if d.get("state") == PARKED and wait is not None and wait.watch:
-                lo, hi = (wait.lo, wait.hi) if not parked else (min(lo, wait.lo),
-                                                                  max(hi, wait.hi))
-                parked.append(core)
-        self.parked = tuple(parked)
+        for k, c in enumerate(parked):
+            wait = c.__dict__["wait"]
+            lo, hi = (wait.lo, wait.hi) if not k else (min(lo, wait.lo), max(hi, wait.hi))
         self.lo, self.hi = lo, hi
 
 
@@ -116,11 +124,16 @@ class _Tracked:
             was = d.get("state") == PARKED
             d["state"] = value
             if was != (value == PARKED):
-                core.watchers.changed()
+                if was:
+                    core.watchers.remove(core)
+                else:
+                    core.watchers.add(core)
+        elif d.get("state") == PARKED:
+            core.watchers.remove(core)
+            d["wait"] = value
+            core.watchers.add(core)
         else:
             d["wait"] = value
-            if d.get("state") == PARKED:
-                core.watchers.changed()
 
 
 def _polling(tile: TileView, watch: list[tuple[int, int]], value: int) -> str:
