@@ -27,3 +27,51 @@ def test_writes_outside_the_parked_cores_span_wake_nobody(
     monkeypatch.setattr(Scheduler, "wrote", spy)
     add1_on_off(monkeypatch, setting(monkeypatch, Scheduler, "watch_span"), 38)
     assert seen["missed"] > 20 and seen["looked"] > 20
+
+
+def test_logged_loads_kept_as_positions_equal_full_poll_records(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Core.load_positions: a load the compiled path logged is kept as its address and
+    position (the rest read from its row of the load records when the core next reads at
+    its pc through the window); add1 the same with it on and off, and cores park on such
+    records (a poll compared with a logged load's row)."""
+    from isaforge.tensix.tile.core import Core
+
+    parked_on_rows = [0]
+    saw_read = Core.saw_read
+
+    def spy(self: Core, w: object, addr: int, size: int, value: int) -> None:
+        rec = self._polls.get(self.hart.pc)
+        saw_read(self, w, addr, size, value)  # type: ignore[arg-type]
+        if rec.__class__ is int and self.state == "parked":
+            parked_on_rows[0] += 1
+
+    monkeypatch.setattr(Core, "saw_read", spy)
+    add1_on_off(monkeypatch, setting(monkeypatch, Core, "load_positions"), 39)
+    assert parked_on_rows[0] > 5
+
+
+def test_a_watch_overlaps_a_latch_exactly_when_a_range_does() -> None:
+    """Core._latched (a span test before the ranges) against the ranges themselves, also
+    after the tile drops its latches."""
+    import random
+
+    from isaforge.tensix.tile.tile import Tile
+
+    tile = Tile()
+    core = tile.cores["brisc"]
+    rng = random.Random(7)
+    for drop in (False, True):
+        if drop:
+            tile.drop_latches()
+        ranges = tile.latch_ranges
+        near = [b for b, _, _ in ranges] or [0x1000]
+        seen = set()
+        for _ in range(2000):
+            addr = rng.choice(near) + rng.randrange(-64, 0x200) * rng.choice([1, 1, 512])
+            size = rng.choice([1, 2, 4])
+            expect = any(addr < b + n and b < addr + size for b, n, _ in ranges)
+            assert core._latched(addr, size) == expect
+            seen.add(expect)
+        assert seen == ({False} if drop else {False, True})
+    assert tile.latch_ranges == []

@@ -47,8 +47,12 @@ STORES_BEFORE_LATCH = 8
 
 # a read seen at a pc: (the hart's registers as bytes -- None: those of the pc's row of the
 # hart's load records --, the value read, the read log's length after it, the core's MMIO
-# writes then); a plain tuple (made on every MMIO read)
-_Poll = tuple[bytes | None, int, int, int]
+# writes then); a plain tuple (made on every MMIO read). A load the compiled path logged
+# (Core.load_positions) is only the read log's length after it: the rest is in its row.
+_Poll = tuple[bytes | None, int, int, int] | int
+# a read in the read log: (address, size, window); a load the compiled path logged
+# (Core.load_positions) only its address (4 bytes, through the tile's load_windows)
+_Read = tuple[int, int, Window] | int
 
 
 @dataclass
@@ -197,8 +201,10 @@ class Core:
         self.instructions = 0
         self._io = self.hart.io  # (the write count lives there: the compiled path reads it)
         self._polls: dict[int, _Poll] = {}
-        self._reads: list[tuple[int, int, Window]] = []
+        self._reads: list[_Read] = []
         self._rows: dict[int, int] = {}  # pc -> its row of hart.load_records
+        #: the tile's latch_ranges as last seen, their number then, and their span
+        self._latch_span: tuple[Any, int, int, int] = (None, 0, 0, 0)
         self._forget_polls()
 
     # -- address-space callbacks -------------------------------------------------------------
@@ -339,11 +345,28 @@ class Core:
         row[2] = writes
         row[3:35] = self.hart.x
 
+    #: a load the compiled path logged is kept as its address in the read log and its
+    #: position there in the poll records (its value, count and registers are in its row of
+    #: the load records already; False: as a read through the window is; tests compare)
+    load_positions = True
+
     def _loads_seen(self, hart: Any, rows: np.ndarray) -> None:
         """Reads the compiled path made itself (from load latches): what :meth:`saw_read`
         does for each of them, none of which parks (it checked, and kept its load records
         as :meth:`_record` would; ``io[IO_ROOM]`` kept the read log from filling). The
         registers of the last load at each pc stay in its row of the load records."""
+        if self.load_positions:
+            pcs, addrs = rows[:, :2].T.tolist()
+            reads = self._reads
+            n = len(reads)
+            reads.extend(addrs)
+            # (a later load at a pc replaces an earlier one's record, as one by one)
+            self._polls.update(zip(pcs, range(n + 1, n + 1 + len(addrs)), strict=True))
+            recs = hart.load_records
+            k = int(recs[0, 0])  # the kernel gave a row to each new pc: row 0 lists them
+            if k != len(self._rows):
+                self._rows.update(zip(recs[0, 1:k + 1].tolist(), range(1, k + 1), strict=True))
+            return
         windows = self.tile.load_windows
         reads, polls, recs = self._reads, self._polls, self._rows
         writes = int(self._io[IO_WRITES])
@@ -386,9 +409,18 @@ class Core:
         io = self._io
         io[IO_ROOM] = _READ_LOG - len(self._reads)
         writes = int(io[IO_WRITES] + io[IO_LATCHED])  # (a latch store is a window write too)
-        if rec is not None and rec[1] == value and rec[3] == writes \
-                and (rec[0] or self._row_regs(pc)) == regs:
-            read = self._reads[rec[2]:]
+        if rec is None:
+            same = False
+        elif rec.__class__ is int:  # a logged load: the rest is in its row of the records
+            start = rec
+            _, was, then = hart.load_records[self._rows[pc], :3].tolist()
+            same = was == value and then == writes and self._row_regs(pc) == regs
+        else:
+            start = rec[2]
+            same = rec[1] == value and rec[3] == writes and (rec[0] or self._row_regs(pc)) == regs
+        if same:
+            windows = self.tile.load_windows
+            read = [(r, 4, windows[r]) if r.__class__ is int else r for r in self._reads[start:]]
             watch = sorted({(a, s) for a, s, _ in read})
             if any(self._latched(a, s) for a, s in watch):
                 self.tile.drop_latches()  # its wake-up needs every store to that register
@@ -403,7 +435,14 @@ class Core:
 
     def _latched(self, addr: int, size: int) -> bool:
         """Whether ``[addr, addr + size)`` overlaps a latch register."""
-        for b, n, _ in self.tile.latch_ranges:
+        ranges = self.tile.latch_ranges
+        span = self._latch_span
+        if span[0] is not ranges or span[1] != len(ranges):  # (the span of the ranges)
+            span = self._latch_span = (ranges, len(ranges), min((b for b, _, _ in ranges),
+                                       default=0), max((b + n for b, n, _ in ranges), default=0))
+        if addr >= span[3] or addr + size <= span[2]:
+            return False
+        for b, n, _ in ranges:
             if addr < b + n and b < addr + size:
                 return True
         return False
