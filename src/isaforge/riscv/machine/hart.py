@@ -75,6 +75,11 @@ WARMUP_STEPS = 50_000
 _warmup = [0]  # exact-path instructions run so far by "auto" harts, process-wide
 #: rows of :attr:`Hart.load_records`
 LOAD_RECORDS = fast.RECORD_ROWS - 1
+# the compiled path's statuses and io record fields, as globals of this module
+_LIMIT, _DECODE, _MMIO = fast.LIMIT, fast.DECODE, fast.MMIO
+_IO_ADDR, _IO_END = fast.IO_ADDR, fast.IO_VALUE + 1
+_IO_STORE, _IO_LOAD_LATCHED, _IO_LOAD_SIGNED = fast.IO_STORE, fast.IO_LOAD_LATCHED, \
+    fast.IO_LOAD_SIGNED
 
 
 #: the Hart attributes the compiled path's prepared call depends on (with its address space's
@@ -265,22 +270,24 @@ class Hart:
         self._stop_requested = False
         done = 0
         use_fast = self._use_fast()
+        fast_run = fast.run
         while done < max_steps:
             # lr..sc runs exactly (its stores break the reservation); a hook added by a
             # callback during the run takes effect at once
             if use_fast and self._reservation is None and not self._hooked:
-                status, n = fast.run(self, max_steps - done)
+                status, n = fast_run(self, max_steps - done)
                 done += n
-                if status == fast.LIMIT or done >= max_steps:
+                if status == _LIMIT or done >= max_steps:
                     break
-                if status == fast.DECODE:
+                if status == _MMIO:
+                    if not self._hooked:
+                        self._access()  # what step() does for this load or store
+                        done += 1
+                        if self._stop_requested:
+                            return StopReason.REQUESTED
+                        continue
+                elif status == _DECODE:
                     fast.predecode(self)
-                    continue
-                if status == fast.MMIO and not self._hooked:
-                    self._access()  # what step() does for this load or store
-                    done += 1
-                    if self._stop_requested:
-                        return StopReason.REQUESTED
                     continue
             why = self.step()
             if why is StopReason.ECALL or why is StopReason.EBREAK:
@@ -334,17 +341,17 @@ class Hart:
         """The load or store through a window the compiled path stopped at (its ``io``
         record): the access, registers, pc and count exactly as :meth:`step` makes them."""
         pc = self.pc
-        addr, size, kind, rd, value = self.io[fast.IO_ADDR:fast.IO_VALUE + 1].tolist()
+        addr, size, kind, rd, value = self.io[_IO_ADDR:_IO_END].tolist()
         try:
-            if kind == fast.IO_STORE:
+            if kind == _IO_STORE:
                 self.space.write(addr, size, value)
             else:
-                if kind == fast.IO_LOAD_LATCHED and self.on_latch_load is not None:
+                if kind == _IO_LOAD_LATCHED and self.on_latch_load is not None:
                     v = value  # (all the window's read would do is return it)
                     self.on_latch_load(self, addr, v)
                 else:
                     v = self.space.read(addr, size)
-                if kind == fast.IO_LOAD_SIGNED and v >> (8 * size - 1):
+                if kind == _IO_LOAD_SIGNED and v >> (8 * size - 1):
                     v -= 1 << (8 * size)
                 self.x[rd] = v & M32
         except MemoryAccessError as e:

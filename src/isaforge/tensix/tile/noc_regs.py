@@ -141,7 +141,10 @@ class NocRegs(Window):
                          f"modelled")
 
     def write(self, core: CoreInfo, addr: int, size: int, value: int) -> None:
-        buf, w = self._split(addr, size)
+        off = addr - self.base  # (self._split, inline: a command's issue comes here)
+        if size != 4 or off & 3:
+            word_offset(self, addr, size)  # (raises)
+        buf, w = divmod(off >> 2, self.cmd_buf_size >> 2)
         value &= 0xFFFFFFFF
         if buf < N_CMD_BUFS and w in self.cmd_regs:
             self.storage[buf, w] = value  # (what the compiled path does itself: latches)
