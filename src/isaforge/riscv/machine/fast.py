@@ -74,9 +74,11 @@ STORE_ROWS = 64
 PUSH_BUFFER = 1024
 MAX_RAMS = 4
 PREDECODE_WORDS = 64  # words decoded per DECODE exit
-#: rows and columns of :attr:`.Hart.load_records`
+#: rows and columns of :attr:`.Hart.load_records`; the column where the kernel leaves
+#: ``io[IO_ROOM]`` after a load it logged
 RECORD_ROWS = 65
 RECORD_COLS = 65
+RECORD_ROOM = 35
 
 # a hart's control buffer (int64; one kernel argument instead of six arrays, which matters
 # for the cost of a call with cold caches): io, the load records, the load log, the store
@@ -656,6 +658,7 @@ def _kernel(x: Any, pc: int, limit: int, ctl: Any, push_store: int, m0: Any, m1:
                                     log[row, 4 + j] = x[j]
                                 io[IO_LOGGED] = row + 1
                                 io[IO_ROOM] -= 1
+                                recs[k, RECORD_ROOM] = io[IO_ROOM]
                                 x[rd] = v
                                 x[0] = 0
                                 pc = npc & M

@@ -142,7 +142,9 @@ class Hart:
         #: the rows of the loads it logs): row 0 column 0 the number of rows and column k the
         #: pc of row k (so that a search reads one row), then rows of (pc, value, count of
         #: writes then (``io[IO_WRITES]`` + :attr:`latched` + words kept and stores deferred,
-        #: not yet handed over), x0..x31 before the load; the columns after them are unused).
+        #: not yet handed over), x0..x31 before the load, then ``io[IO_ROOM]`` after a load
+        #: the compiled path logged (:data:`.fast.RECORD_ROOM`; the owner may keep its own
+        #: there); the columns after them are unused).
         #: A load at a pc with a row of the same value, count and registers (a loop that may
         #: be idle), at a pc with no row once the table is full, or with no ``io[IO_ROOM]``
         #: left, goes through its window. Change both in place (they are views of the

@@ -28,7 +28,7 @@ import numpy as np
 
 from ...core.errors import DecodeError
 from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason, decode
-from ...riscv.machine.fast import IO_LATCHED, IO_ROOM, IO_WRITES
+from ...riscv.machine.fast import IO_LATCHED, IO_ROOM, IO_WRITES, RECORD_ROOM
 from ...riscv.machine.memory import LATCH_NOTE
 from ..decode import decode_word
 from .errors import TileError
@@ -48,8 +48,8 @@ STORES_BEFORE_LATCH = 8
 # a read seen at a pc: (the hart's registers as bytes -- None: those of the pc's row of the
 # hart's load records --, the value read, the read log's length after it, the core's MMIO
 # writes then); a plain tuple (made on every MMIO read). A load the compiled path logged
-# (Core.load_positions) is only the read log's length after it: the rest is in its row.
-_Poll = tuple[bytes | None, int, int, int] | int
+# (Core.load_positions) has none: its row of the load records is the later record.
+_Poll = tuple[bytes | None, int, int, int]
 # a read in the read log: (address, size, window); a load the compiled path logged
 # (Core.load_positions) only its address (4 bytes, through the tile's load_windows)
 _Read = tuple[int, int, Window] | int
@@ -202,7 +202,6 @@ class Core:
         self._io = self.hart.io  # (the write count lives there: the compiled path reads it)
         self._polls: dict[int, _Poll] = {}
         self._reads: list[_Read] = []
-        self._rows: dict[int, int] = {}  # pc -> its row of hart.load_records
         #: the tile's latch_ranges as last seen, their number then, and their span
         self._latch_span: tuple[Any, int, int, int] = (None, 0, 0, 0)
         self._forget_polls()
@@ -323,20 +322,29 @@ class Core:
     def _forget_polls(self) -> None:
         self._polls.clear()
         self._reads.clear()
-        self._rows.clear()
         self.hart.load_records[0, 0] = 0
         self._io[IO_ROOM] = _READ_LOG
 
-    def _record(self, pc: int, value: int, writes: int) -> None:
-        """Keep the read at ``pc`` in the compiled path's load records too (its next load
-        there comes back here when it repeats this one: the loop may be idle)."""
+    def _row(self, pc: int) -> int:
+        """The row of the hart's load records that holds the last load at ``pc``, or 0
+        (row 0 lists the rows' pcs)."""
         recs = self.hart.load_records
-        k = self._rows.get(pc)
-        if k is None:
-            k = len(self._rows) + 1
+        n = int(recs[0, 0])
+        if n:
+            pcs = recs[0, 1:n + 1].tolist()
+            if pc in pcs:
+                return pcs.index(pc) + 1
+        return 0
+
+    def _record(self, pc: int, value: int, writes: int, k: int) -> None:
+        """Keep the read at ``pc`` in the compiled path's load records too (its next load
+        there comes back here when it repeats this one: the loop may be idle); ``k``: the
+        row of ``pc``, or 0."""
+        recs = self.hart.load_records
+        if not k:
+            k = int(recs[0, 0]) + 1
             if k >= recs.shape[0]:
                 return  # full: the compiled path sends a load at pc here
-            self._rows[pc] = k
             recs[0, 0] = k
             recs[0, k] = pc
         row = recs[k]
@@ -344,47 +352,37 @@ class Core:
         row[1] = value
         row[2] = writes
         row[3:35] = self.hart.x
+        row[RECORD_ROOM] = self._io[IO_ROOM]  # (the read log's length after it, as room)
 
-    #: a load the compiled path logged is kept as its address in the read log and its
-    #: position there in the poll records (its value, count and registers are in its row of
-    #: the load records already; False: as a read through the window is; tests compare)
+    #: a load the compiled path logged is kept as its address in the read log only: its
+    #: value, count, registers and place in the log are in its row of the load records (False:
+    #: a poll record each, as for a read through the window; tests compare)
     load_positions = True
 
     def _loads_seen(self, hart: Any, rows: np.ndarray) -> None:
         """Reads the compiled path made itself (from load latches): what :meth:`saw_read`
         does for each of them, none of which parks (it checked, and kept its load records
         as :meth:`_record` would; ``io[IO_ROOM]`` kept the read log from filling). The
-        registers of the last load at each pc stay in its row of the load records."""
+        last load at each pc stays in its row of the load records."""
         if self.load_positions:
-            pcs, addrs = rows[:, :2].T.tolist()
-            reads = self._reads
-            n = len(reads)
-            reads.extend(addrs)
-            # (a later load at a pc replaces an earlier one's record, as one by one)
-            self._polls.update(zip(pcs, range(n + 1, n + 1 + len(addrs)), strict=True))
-            recs = hart.load_records
-            k = int(recs[0, 0])  # the kernel gave a row to each new pc: row 0 lists them
-            if k != len(self._rows):
-                self._rows.update(zip(recs[0, 1:k + 1].tolist(), range(1, k + 1), strict=True))
+            self._reads.extend(rows[:, 1].tolist())
             return
         windows = self.tile.load_windows
-        reads, polls, recs = self._reads, self._polls, self._rows
+        reads, polls = self._reads, self._polls
         writes = int(self._io[IO_WRITES])
         for pc, addr, value, made in rows[:, :4].tolist():  # (made: latch stores, pushes)
             reads.append((addr, 4, windows[addr]))
             polls[pc] = (None, value, len(reads), writes + made)
-            if pc not in recs:
-                recs[pc] = len(recs) + 1
 
     def _latch_load(self, hart: Any, addr: int, value: int) -> None:
         """What :meth:`.Tile.mmio_read` does after the window's read of load latch ``addr``
         (which only returns ``value``)."""
         self.saw_read(self.tile.load_windows[addr], addr, 4, value)
 
-    def _row_regs(self, pc: int) -> bytes:
-        """The registers of the last read at ``pc``, kept in its row of the load records
-        (as ``hart.x``'s bytes)."""
-        return self.hart.load_records[self._rows[pc], 3:35].astype(np.uint32).tobytes()
+    def _row_regs(self, k: int) -> bytes:
+        """The registers of the last read kept in row ``k`` of the load records (as
+        ``hart.x``'s bytes)."""
+        return self.hart.load_records[k, 3:35].astype(np.uint32).tobytes()
 
     @property
     def mmio_writes(self) -> int:
@@ -405,19 +403,21 @@ class Core:
         pc = hart.pc
         regs = hart.x.tobytes()
         rec = self._polls.get(pc)
+        k = self._row(pc)
         self._reads.append((addr, size, w))
         io = self._io
         io[IO_ROOM] = _READ_LOG - len(self._reads)
         writes = int(io[IO_WRITES] + io[IO_LATCHED])  # (a latch store is a window write too)
-        if rec is None:
-            same = False
-        elif rec.__class__ is int:  # a logged load: the rest is in its row of the records
-            start = rec
-            _, was, then = hart.load_records[self._rows[pc], :3].tolist()
-            same = was == value and then == writes and self._row_regs(pc) == regs
-        else:
+        same = False
+        if k:  # the last load at pc: its row's, when later than its poll record's
+            row = hart.load_records[k]
+            _, was, then = row[:3].tolist()
+            at = _READ_LOG - int(row[RECORD_ROOM])  # (the read log's length after it)
+            if rec is None or at > rec[2]:
+                rec = (None, was, at, then)
+        if rec is not None:
             start = rec[2]
-            same = rec[1] == value and rec[3] == writes and (rec[0] or self._row_regs(pc)) == regs
+            same = rec[1] == value and rec[3] == writes and (rec[0] or self._row_regs(k)) == regs
         if same:
             windows = self.tile.load_windows
             read = [(r, 4, windows[r]) if r.__class__ is int else r for r in self._reads[start:]]
@@ -431,7 +431,7 @@ class Core:
             hart.request_stop()
             return
         self._polls[pc] = (regs, value, len(self._reads), writes)
-        self._record(pc, value, writes)
+        self._record(pc, value, writes, k)
 
     def _latched(self, addr: int, size: int) -> bool:
         """Whether ``[addr, addr + size)`` overlaps a latch register."""
