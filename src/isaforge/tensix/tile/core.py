@@ -67,8 +67,9 @@ class Wait:
     def __post_init__(self) -> None:
         #: the span of every watched range (``[lo, hi)``; empty without any): a write outside
         #: it wakes nobody, found in two comparisons
-        self.lo = min((a for a, _ in self.watch), default=0)
-        self.hi = max((a + s for a, s in self.watch), default=0)
+        watch = self.watch
+        self.lo = min([a for a, _ in watch]) if watch else 0
+        self.hi = max([a + s for a, s in watch]) if watch else 0
 
     @property
     def reason(self) -> str:
@@ -84,7 +85,7 @@ class Watchers:
     """The parked cores of a tile with something to watch, and the span of everything they
     watch (``[lo, hi)``; empty without any): a write outside it wakes nobody, found in two
     comparisons (:meth:`.Scheduler.wrote`). Kept current by each core's ``state`` and
-    ``wait`` assignments (:class:`_Tracked`)."""
+    ``wait`` assignments (:class:`_State`, :class:`_Wait`)."""
 
     def __init__(self) -> None:
         self.cores: list[Core] = []  # every core of the tile, in processor order
@@ -104,35 +105,42 @@ class Watchers:
 
     def remove(self, core: Core) -> None:
         """``core`` left its parking (or, parked, is about to get a new wait)."""
-        if core not in self.parked:
+        parked = self.parked
+        if core not in parked:
             return
-        self.parked = parked = tuple(c for c in self.parked if c is not core)
-        lo = hi = 0
-        for k, c in enumerate(parked):
-            wait = c.__dict__["wait"]
-            lo, hi = (wait.lo, wait.hi) if not k else (min(lo, wait.lo), max(hi, wait.hi))
-        self.lo, self.hi = lo, hi
+        if len(parked) == 1:
+            self.parked = ()
+            self.lo = self.hi = 0
+            return
+        k = parked.index(core)
+        self.parked = parked = parked[:k] + parked[k + 1:]
+        waits = [c.__dict__["wait"] for c in parked]
+        self.lo = min([w.lo for w in waits])
+        self.hi = max([w.hi for w in waits])
 
 
-class _Tracked:
-    """A :class:`Core` attribute (``state``, ``wait``) whose assignments keep the tile's
-    :class:`Watchers` current; reading it is a plain instance-dictionary read (no
-    ``__get__``)."""
+class _State:
+    """:attr:`Core.state`: an assignment keeps the tile's :class:`Watchers` current (a read
+    is a plain instance-dictionary read: no ``__get__``)."""
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
+    def __set__(self, core: Core, value: str) -> None:
+        d = core.__dict__
+        was = d.get("state")
+        d["state"] = value
+        if was == PARKED:
+            if value != PARKED:
+                core.watchers.remove(core)
+        elif value == PARKED:
+            core.watchers.add(core)
+
+
+class _Wait:
+    """:attr:`Core.wait`: an assignment while the core is parked keeps the tile's
+    :class:`Watchers` current (a read is a plain instance-dictionary read)."""
 
     def __set__(self, core: Core, value: Any) -> None:
         d = core.__dict__
-        if self.name == "state":
-            was = d.get("state") == PARKED
-            d["state"] = value
-            if was != (value == PARKED):
-                if was:
-                    core.watchers.remove(core)
-                else:
-                    core.watchers.add(core)
-        elif d.get("state") == PARKED:
+        if d.get("state") == PARKED:
             core.watchers.remove(core)
             d["wait"] = value
             core.watchers.add(core)
@@ -147,8 +155,8 @@ def _polling(tile: TileView, watch: list[tuple[int, int]], value: int) -> str:
 
 
 class Core:
-    state = _Tracked()  # RESET, RUNNING, PARKED, STALLED or HALTED
-    wait = _Tracked()  # what a parked, stalled or halted core waits for (a Wait), or None
+    state = _State()  # RESET, RUNNING, PARKED, STALLED or HALTED
+    wait = _Wait()  # what a parked, stalled or halted core waits for (a Wait), or None
 
     def __init__(self, tile: TileView, info: CoreInfo) -> None:
         self.tile = tile
