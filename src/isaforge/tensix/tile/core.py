@@ -411,14 +411,18 @@ class Core:
         pc = hart.pc
         regs = hart.x.tobytes()
         rec = self._polls.get(pc)
-        k = self._row(pc)
+        recs = hart.load_records
+        k = int(recs[0, 0])  # (self._row(pc), inline)
+        if k:
+            pcs = recs[0, 1:k + 1].tolist()
+            k = pcs.index(pc) + 1 if pc in pcs else 0
         self._reads.append((addr, size, w))
         io = self._io
         io[IO_ROOM] = _READ_LOG - len(self._reads)
         writes = int(io[IO_WRITES] + io[IO_LATCHED])  # (a latch store is a window write too)
         same = False
         if k:  # the last load at pc: its row's, when later than its poll record's
-            row = hart.load_records[k]
+            row = recs[k]
             _, was, then = row[:3].tolist()
             at = _READ_LOG - int(row[RECORD_ROOM])  # (the read log's length after it)
             if rec is None or at > rec[2]:
