@@ -237,7 +237,10 @@ class Core:
         w = self.push_window
         if w.push_many(self.info, words):  # every word a plain push to one thread: at once
             self._io[IO_WRITES] += len(words)  # (saw_write of each)
-            self.tile.scheduler.wrote(w.base, 4, by=self)
+            sched = self.tile.scheduler
+            span = self.watchers  # (Scheduler.wrote's first test, inline)
+            if not sched.watch_span or span.lo < w.base + 4 and w.base < span.hi:
+                sched.wrote(w.base, 4, by=self)
             return
         try:
             for word in words:

@@ -346,7 +346,11 @@ class _CoprocessorMemory:
 
     def l1_written(self, addr: int, size: int) -> None:
         """A packer wrote ``[addr, addr + size)``: wake the cores watching it."""
-        self.tile.scheduler.wrote(addr, size, by=None)
+        sched = self.tile.scheduler
+        w = sched.watchers  # (Scheduler.wrote's first test, inline: ~8 packer writes a tile)
+        if sched.watch_span and (addr >= w.hi or addr + size <= w.lo):
+            return
+        sched.wrote(addr, size, by=None)
 
     def write(self, addr: int, size: int, value: int) -> None:
         self.tile.l1.write_int(addr, size, value)
