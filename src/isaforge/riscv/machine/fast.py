@@ -171,11 +171,14 @@ def predecode(hart: Any, count: int = PREDECODE_WORDS) -> None:
         return
     words = r.array.view(np.uint32)
     first = (hart.pc - r.base) >> 2
-    for i in range(first, min(first + count, words.size)):
-        w = int(words[i])
-        if r.dec[2 * i] != w:
-            r.dec[2 * i + 1] = pack(w)
-            r.dec[2 * i] = w
+    end = min(first + count, words.size)
+    ws = words[first:end]
+    at = np.flatnonzero(r.dec[2 * first:2 * end:2] != ws)  # the words decoded for none
+    if at.size:
+        new = ws[at].tolist()
+        at = 2 * (at + first)
+        r.dec[at + 1] = [pack(w) for w in new]
+        r.dec[at] = new
 
 
 def control_buffer() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
