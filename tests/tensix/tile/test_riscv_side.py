@@ -43,8 +43,10 @@ def test_logged_loads_kept_as_positions_equal_full_poll_records(
 
     def spy(self: Core, w: object, addr: int, size: int, value: int) -> None:
         rec = self._polls.get(self.hart.pc)
-        k = self._row(self.hart.pc)
-        at = _READ_LOG - int(self.hart.load_records[k, RECORD_ROOM])
+        recs = self.hart.load_records
+        pcs = recs[0, 1:int(recs[0, 0]) + 1].tolist()
+        k = pcs.index(self.hart.pc) + 1 if self.hart.pc in pcs else 0
+        at = _READ_LOG - int(recs[k, RECORD_ROOM])
         saw_read(self, w, addr, size, value)  # type: ignore[arg-type]
         if k and (rec is None or at > rec[2]) and self.state == "parked":
             parked_on_rows[0] += 1

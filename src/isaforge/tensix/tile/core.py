@@ -336,17 +336,6 @@ class Core:
         self.hart.load_records[0, 0] = 0
         self._io[IO_ROOM] = _READ_LOG
 
-    def _row(self, pc: int) -> int:
-        """The row of the hart's load records that holds the last load at ``pc``, or 0
-        (row 0 lists the rows' pcs)."""
-        recs = self.hart.load_records
-        n = int(recs[0, 0])
-        if n:
-            pcs = recs[0, 1:n + 1].tolist()
-            if pc in pcs:
-                return pcs.index(pc) + 1
-        return 0
-
     def _record(self, pc: int, value: int, writes: int, k: int) -> None:
         """Keep the read at ``pc`` in the compiled path's load records too (its next load
         there comes back here when it repeats this one: the loop may be idle); ``k``: the
@@ -415,7 +404,7 @@ class Core:
         regs = hart.x.tobytes()
         rec = self._polls.get(pc)
         recs = hart.load_records
-        k = int(recs[0, 0])  # (self._row(pc), inline)
+        k = int(recs[0, 0])  # pc's row of the load records, or 0 (row 0 lists their pcs)
         if k:
             pcs = recs[0, 1:k + 1].tolist()
             k = pcs.index(pc) + 1 if pc in pcs else 0
