@@ -309,7 +309,10 @@ class Core:
         """A store the compiled path noted (made already: wake the cores watching it, as
         :meth:`.Tile.mmio_write` would) or deferred (made now, through its window)."""
         if kind == LATCH_NOTE:
-            self.tile.scheduler.wrote(addr, 4, by=self)
+            sched = self.tile.scheduler
+            span = self.watchers  # (Scheduler.wrote's first test, inline)
+            if not sched.watch_span or span.lo < addr + 4 and addr < span.hi:
+                sched.wrote(addr, 4, by=self)
         else:
             self.tile.mmio_write(self, self._store_windows[addr], addr, 4, value)
 
