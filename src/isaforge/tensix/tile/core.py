@@ -339,10 +339,10 @@ class Core:
         self.hart.load_records[0, 0] = 0
         self._io[IO_ROOM] = _READ_LOG
 
-    def _record(self, pc: int, value: int, writes: int, k: int) -> None:
+    def _record(self, pc: int, value: int, writes: int, k: int, room: int) -> None:
         """Keep the read at ``pc`` in the compiled path's load records too (its next load
         there comes back here when it repeats this one: the loop may be idle); ``k``: the
-        row of ``pc``, or 0."""
+        row of ``pc``, or 0; ``room``: ``io[IO_ROOM]`` after it."""
         recs = self.hart.load_records
         if not k:
             k = int(recs[0, 0]) + 1
@@ -351,11 +351,9 @@ class Core:
             recs[0, 0] = k
             recs[0, k] = pc
         row = recs[k]
-        row[0] = pc
-        row[1] = value
-        row[2] = writes
+        row[:3] = (pc, value, writes)
         row[3:35] = self.hart.x
-        row[RECORD_ROOM] = self._io[IO_ROOM]  # (the read log's length after it, as room)
+        row[RECORD_ROOM] = room  # (the read log's length after it, as room)
 
     #: a load the compiled path logged is kept as its address in the read log only: its
     #: value, count, registers and place in the log are in its row of the load records (False:
@@ -407,21 +405,20 @@ class Core:
         regs = hart.x.tobytes()
         rec = self._polls.get(pc)
         recs = hart.load_records
-        k = int(recs[0, 0])  # pc's row of the load records, or 0 (row 0 lists their pcs)
-        if k:
-            pcs = recs[0, 1:k + 1].tolist()
-            k = pcs.index(pc) + 1 if pc in pcs else 0
+        pcs = recs[0].tolist()  # pc's row of the load records, or 0 (row 0 lists their pcs)
+        pcs = pcs[1:pcs[0] + 1]
+        k = pcs.index(pc) + 1 if pc in pcs else 0
         self._reads.append((addr, size, w))
         io = self._io
-        io[IO_ROOM] = _READ_LOG - len(self._reads)
+        room = _READ_LOG - len(self._reads)
+        io[IO_ROOM] = room
         writes = int(io[IO_WRITES] + io[IO_LATCHED])  # (a latch store is a window write too)
         same = False
         if k:  # the last load at pc: its row's, when later than its poll record's
-            row = recs[k]
-            _, was, then = row[:3].tolist()
-            at = _READ_LOG - int(row[RECORD_ROOM])  # (the read log's length after it)
+            row = recs[k, :RECORD_ROOM + 1].tolist()
+            at = _READ_LOG - row[RECORD_ROOM]  # (the read log's length after it)
             if rec is None or at > rec[2]:
-                rec = (None, was, at, then)
+                rec = (None, row[1], at, row[2])
         if rec is not None:
             start = rec[2]
             same = rec[1] == value and rec[3] == writes and (rec[0] or self._row_regs(k)) == regs
@@ -438,7 +435,7 @@ class Core:
             hart.request_stop()
             return
         self._polls[pc] = (regs, value, len(self._reads), writes)
-        self._record(pc, value, writes, k)
+        self._record(pc, value, writes, k, room)
 
     def _latched(self, addr: int, size: int) -> bool:
         """Whether ``[addr, addr + size)`` overlaps a latch register."""
