@@ -280,7 +280,10 @@ class Tile:
             core.stall(s)
             raise
         core.saw_write()
-        self.scheduler.wrote(addr, size, by=core)
+        sched = self.scheduler
+        w = self.watchers  # (Scheduler.wrote's first test, inline: every window write)
+        if not sched.watch_span or w.lo < addr + size and addr < w.hi:
+            sched.wrote(addr, size, by=core)
         if addr not in core.stores_noted:
             core.note_store(window, addr, size)
 
