@@ -205,10 +205,9 @@ def test_an_unmodelled_register_names_core_pc_instruction_and_address() -> None:
 def test_a_write_wakes_exactly_the_parked_cores_whose_watch_it_overlaps(
         span: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Scheduler.wrote (it inlines Core.watches; with ``watch_span`` it looks at the
-    tile's Watchers, kept by the cores' state and wait assignments) against Core.watches
-    itself: random watch lists (empty and zero-sized ranges too), states and waits
-    assigned in either order, and writes; the writer itself and cores not parked are never
-    woken."""
+    tile's Watchers) against Core.watches itself: random watch lists (empty and zero-sized
+    ranges too), states and waits (assigned directly, then Watchers.sync; or through
+    Core.park), and writes; the writer itself and cores not parked are never woken."""
     import random
 
     from isaforge.tensix.tile.core import PARKED, RUNNING, STALLED, Wait
@@ -225,11 +224,12 @@ def test_a_write_wakes_exactly_the_parked_cores_whose_watch_it_overlaps(
             wait = None if rng.random() < 0.1 else Wait("test", [
                 (rng.randrange(0, 64), rng.choice([0, 1, 2, 4]))
                 for _ in range(rng.randrange(4))])
-            if rng.random() < 0.5:
-                c.state, c.wait = state, wait
+            if state == PARKED and wait is not None and rng.random() < 0.5:
+                c.park(wait)
             else:
-                c.wait, c.state = wait, state
-        w = tile.watchers  # what the cores' assignments left there: the parked cores
+                c.state, c.wait = state, wait
+                tile.watchers.sync()
+        w = tile.watchers  # the parked cores
         assert {c.name for c in w.parked} == {c.name for c in cores if c.state == PARKED
                                                and c.wait is not None and c.wait.watch}
         assert len(w.parked) == len({c.name for c in w.parked})

@@ -201,10 +201,13 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     seen the difference (the owner of ``on_custom`` asks for this only when that holds). A ``sw``
     to ``hart.custom_store`` (an address outside RAM) is kept the same way: its owner says
     such a store is a ``.ttinsn`` of the stored word."""
-    # (the hart drops its call when an attribute the call depends on is assigned)
-    call = hart.__dict__.get("_fast_call")
-    if call is None or call[0] != hart.space.version:
-        call = hart._fast_call = _prepare(hart, max_steps)
+    # (hart._fast_call, not hart.__dict__: a materialized instance dictionary makes every
+    # attribute read of the hart slower)
+    call = hart._fast_call
+    key = (hart.space.version, hart.batch_custom and hart.on_custom is not None,
+           hart.custom_store, hart.on_loads is not None, hart.on_store is not None)
+    if call is None or call[0] != key or call[2] is not hart.x:
+        call = hart._fast_call = _prepare(hart, key, max_steps)
     status, n, pc, logged, kept, stored = call[3](hart.x, hart.pc, max_steps, *call[1])
     hart.pc = pc
     hart.instret += n
@@ -213,16 +216,15 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     return status, n
 
 
-def _prepare(hart: Any, max_steps: int) -> tuple:
-    """The hart's kernel call: (its address space's version, arguments after x/pc/limit, x,
-    compiled code, the views of the push buffer, load log and store log). It depends on
-    :data:`.hart.CALL_ATTRIBUTES` too."""
-    batch = hart.batch_custom and hart.on_custom is not None
+def _prepare(hart: Any, key: tuple, max_steps: int) -> tuple:
+    """The hart's kernel call: (key, arguments after x/pc/limit, x, compiled code, the views
+    of the push buffer, load log and store log)."""
+    batch = key[1]
     ctl = hart._control
     io = ctl[:IO_WORDS]
     io[IO_PUSH_CAP] = PUSH_BUFFER + 1 if batch else 1
-    io[IO_LOG_CAP] = LOG_ROWS if hart.on_loads is not None else 0
-    io[IO_SLOG_CAP] = STORE_ROWS if hart.on_store is not None else 0
+    io[IO_LOG_CAP] = LOG_ROWS if key[3] else 0
+    io[IO_SLOG_CAP] = STORE_ROWS if key[4] else 0
     pushes = ctl[_PUSH:_PUSH + int(io[IO_PUSH_CAP])]
     hart._push_buffer = pushes
     store = hart.custom_store if batch and hart.custom_store is not None else -1
@@ -231,8 +233,7 @@ def _prepare(hart: Any, max_steps: int) -> tuple:
     regions, *rest = _kernel_args(hart.space)
     ctl[_REGIONS:CONTROL_WORDS] = regions.reshape(-1)
     args = (ctl, store, *rest)
-    return (hart.space.version, args, hart.x, _entry((hart.x, hart.pc, max_steps, *args)),
-            (pushes, log, slog))
+    return key, args, hart.x, _entry((hart.x, hart.pc, max_steps, *args)), (pushes, log, slog)
 
 
 def _hand_over(hart: Any, logs: tuple, logged: int, count: int, stored: int) -> None:

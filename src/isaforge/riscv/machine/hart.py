@@ -82,26 +82,6 @@ _IO_STORE, _IO_LOAD_LATCHED, _IO_LOAD_SIGNED = fast.IO_STORE, fast.IO_LOAD_LATCH
     fast.IO_LOAD_SIGNED
 
 
-#: the Hart attributes the compiled path's prepared call depends on (with its address space's
-#: version): assigning one drops the call
-CALL_ATTRIBUTES = ("space", "x", "batch_custom", "custom_store", "on_custom", "on_loads",
-                   "on_store")
-
-
-class _CallInput:
-    """A :class:`Hart` attribute of :data:`CALL_ATTRIBUTES`: an assignment drops the
-    hart's prepared call (:func:`.fast.run` prepares it again); a read is a plain
-    instance-dictionary read (no ``__get__``)."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __set__(self, hart: Hart, value: Any) -> None:
-        d = hart.__dict__
-        d[self.name] = value
-        d["_fast_call"] = None
-
-
 class Hart:
     """An RV32IM+Zicsr+Zaamo+Zba+Zbb+xttzbkb+xtttensixbh hart over an :class:`AddressSpace`.
 
@@ -116,9 +96,6 @@ class Hart:
     """
 
     HOOK_KINDS = ("insn", "mem_read", "mem_write")
-    # (the attributes of CALL_ATTRIBUTES, each its own descriptor)
-    space, x, batch_custom, custom_store = _CallInput(), _CallInput(), _CallInput(), _CallInput()
-    on_custom, on_loads, on_store = _CallInput(), _CallInput(), _CallInput()
 
     def __init__(self, name: str, space: AddressSpace, pc: int = 0) -> None:
         self.name = name
@@ -180,6 +157,8 @@ class Hart:
         self._reservation: int | None = None
         self._stop_requested = False
         self._decoded: dict[int, tuple[Any, dict[str, int], _Exec]] = {}
+        #: the compiled path's prepared kernel call (see :func:`.fast.run`), or None
+        self._fast_call: tuple | None = None
 
     # -- registers and memory, as Unicorn has them --------------------------------------------
     def reg_read(self, reg: int | str) -> int:

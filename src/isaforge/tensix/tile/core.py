@@ -84,8 +84,9 @@ class Wait:
 class Watchers:
     """The parked cores of a tile with something to watch, and the span of everything they
     watch (``[lo, hi)``; empty without any): a write outside it wakes nobody, found in two
-    comparisons (:meth:`.Scheduler.wrote`). Kept current by each core's ``state`` and
-    ``wait`` assignments (:class:`_State`, :class:`_Wait`)."""
+    comparisons (:meth:`.Scheduler.wrote`). Kept current by the cores' methods that park
+    and wake them (:meth:`Core.park`, :meth:`Core.wake`, ...); code that assigns a core's
+    ``state`` or ``wait`` itself calls :meth:`sync` after."""
 
     def __init__(self) -> None:
         self.cores: list[Core] = []  # every core of the tile, in processor order
@@ -93,8 +94,8 @@ class Watchers:
         self.lo = self.hi = 0
 
     def add(self, core: Core) -> None:
-        """``core`` parked (or, parked, has a new wait): watched when its wait has ranges."""
-        wait = core.__dict__.get("wait")
+        """``core`` parked: watched when its wait has ranges."""
+        wait = core.wait
         if wait is None or not wait.watch:
             return
         if self.parked:
@@ -104,7 +105,7 @@ class Watchers:
         self.parked += (core,)
 
     def remove(self, core: Core) -> None:
-        """``core`` left its parking (or, parked, is about to get a new wait)."""
+        """``core`` leaves its parking."""
         parked = self.parked
         if core not in parked:
             return
@@ -114,38 +115,17 @@ class Watchers:
             return
         k = parked.index(core)
         self.parked = parked = parked[:k] + parked[k + 1:]
-        waits = [c.__dict__["wait"] for c in parked]
+        waits = [c.wait for c in parked]
         self.lo = min([w.lo for w in waits])
         self.hi = max([w.hi for w in waits])
 
-
-class _State:
-    """:attr:`Core.state`: an assignment keeps the tile's :class:`Watchers` current (a read
-    is a plain instance-dictionary read: no ``__get__``)."""
-
-    def __set__(self, core: Core, value: str) -> None:
-        d = core.__dict__
-        was = d.get("state")
-        d["state"] = value
-        if was == PARKED:
-            if value != PARKED:
-                core.watchers.remove(core)
-        elif value == PARKED:
-            core.watchers.add(core)
-
-
-class _Wait:
-    """:attr:`Core.wait`: an assignment while the core is parked keeps the tile's
-    :class:`Watchers` current (a read is a plain instance-dictionary read)."""
-
-    def __set__(self, core: Core, value: Any) -> None:
-        d = core.__dict__
-        if d.get("state") == PARKED:
-            core.watchers.remove(core)
-            d["wait"] = value
-            core.watchers.add(core)
-        else:
-            d["wait"] = value
+    def sync(self) -> None:
+        """Look at every core again (after assignments to ``state`` or ``wait``)."""
+        self.parked = ()
+        self.lo = self.hi = 0
+        for core in self.cores:
+            if core.state == PARKED:
+                self.add(core)
 
 
 def _polling(tile: TileView, watch: list[tuple[int, int]], value: int) -> str:
@@ -155,9 +135,6 @@ def _polling(tile: TileView, watch: list[tuple[int, int]], value: int) -> str:
 
 
 class Core:
-    state = _State()  # RESET, RUNNING, PARKED, STALLED or HALTED
-    wait = _Wait()  # what a parked, stalled or halted core waits for (a Wait), or None
-
     def __init__(self, tile: TileView, info: CoreInfo) -> None:
         self.tile = tile
         #: the tile's parked cores (shared by its cores; the scheduler reads it)
@@ -204,8 +181,11 @@ class Core:
         # a load latch's load the compiled path left (its loop may be idle): as saw_read of
         # the window's read, which would only have returned the word
         self.hart.on_latch_load = self._latch_load
+        #: RESET, RUNNING, PARKED, STALLED or HALTED; and what a parked, stalled or halted
+        #: core waits for (a Wait), or None (assigned through this class's methods: they keep
+        #: the tile's Watchers)
         self.state = RESET
-        self.wait = None
+        self.wait: Wait | None = None
         self.instructions = 0
         self._io = self.hart.io  # (the write count lives there: the compiled path reads it)
         self._polls: dict[int, _Poll] = {}
@@ -322,11 +302,15 @@ class Core:
         """Leave soft reset: GPRs zero, ``pc`` the reset PC (tt-isa-documentation)."""
         self.hart.x[:] = 0
         self.hart.pc = pc & 0xFFFFFFFF
+        if self.state == PARKED:
+            self.watchers.remove(self)
         self.state = RUNNING
         self.wait = None
         self._forget_polls()
 
     def enter_reset(self) -> None:
+        if self.state == PARKED:
+            self.watchers.remove(self)
         self.state = RESET
         self.wait = None
         self.hart.request_stop()
@@ -428,9 +412,8 @@ class Core:
             watch = sorted({(a, s) for a, s, _ in read})
             if any(self._latched(a, s) for a, s in watch):
                 self.tile.drop_latches()  # its wake-up needs every store to that register
-            self.wait = Wait(partial(_polling, self.tile, watch, value), watch,
-                             coprocessor=any(win.observes_coprocessor for _, _, win in read))
-            self.state = PARKED
+            self.park(Wait(partial(_polling, self.tile, watch, value), watch,
+                           coprocessor=any(win.observes_coprocessor for _, _, win in read)))
             self._forget_polls()
             hart.request_stop()
             return
@@ -454,13 +437,26 @@ class Core:
     def saw_write(self) -> None:
         self._io[IO_WRITES] += 1
 
+    def park(self, wait: Wait) -> None:
+        """Wait for a write to ``wait.watch`` (or the coprocessor)."""
+        if self.state == PARKED:
+            self.watchers.remove(self)
+        self.wait = wait
+        self.state = PARKED
+        self.watchers.add(self)
+
     def stall(self, s: Stall) -> None:
+        if self.state == PARKED:
+            self.watchers.remove(self)
         self.wait = Wait(s.reason, ready=s.ready)
         self.state = STALLED
         self.hart.request_stop()
 
     def wake(self) -> None:
-        if self.state in (PARKED, STALLED):
+        state = self.state
+        if state == PARKED:
+            self.watchers.remove(self)
+        if state == PARKED or state == STALLED:
             self.state = RUNNING
             self.wait = None
 
@@ -492,6 +488,8 @@ class Core:
             sym = self.symbol()
             raise TileError(e.message.expandtabs(1) + (f" <{sym}>" if sym else "")) from None
         if why in (StopReason.EBREAK, StopReason.ECALL, StopReason.WFI):
+            if self.state == PARKED:
+                self.watchers.remove(self)
             self.state = HALTED
             self.wait = Wait(f"stopped at {why.value} (a debug pause on hardware)")
         done = hart.instret - before
