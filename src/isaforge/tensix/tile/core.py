@@ -45,11 +45,11 @@ MAX_STORE_LATCHES = 32
 STORES_BEFORE_LATCH = 8
 
 
-# a read seen at a pc: (the hart's registers as bytes -- None: those of the pc's row of the
+# a read seen at a pc: (the hart's registers as a list -- None: those of the pc's row of the
 # hart's load records --, the value read, the read log's length after it, the core's MMIO
 # writes then); a plain tuple (made on every MMIO read). A load the compiled path logged
 # (Core.load_positions) has none: its row of the load records is the later record.
-_Poll = tuple[bytes | None, int, int, int]
+_Poll = tuple[list[int] | None, int, int, int]
 # a read in the read log: (address, size, window); a load the compiled path logged
 # (Core.load_positions) only its address (4 bytes, through the tile's load_windows)
 _Read = tuple[int, int, Window] | int
@@ -364,11 +364,6 @@ class Core:
         (which only returns ``value``)."""
         self.saw_read(self.tile.load_windows[addr], addr, 4, value)
 
-    def _row_regs(self, k: int) -> bytes:
-        """The registers of the last read kept in row ``k`` of the load records (as
-        ``hart.x``'s bytes)."""
-        return self.hart.load_records[k, 3:35].astype(np.uint32).tobytes()
-
     @property
     def mmio_writes(self) -> int:
         """Writes through windows this core made (latch stores apart: :attr:`.Hart.latched`)."""
@@ -386,7 +381,7 @@ class Core:
             self._forget_polls()
         hart = self.hart
         pc = hart.pc
-        regs = hart.x.tobytes()
+        regs = hart.x.tolist()
         rec = self._polls.get(pc)
         recs = hart.load_records
         pcs = recs[0].tolist()  # pc's row of the load records, or 0 (row 0 lists their pcs)
@@ -398,14 +393,15 @@ class Core:
         io[IO_ROOM] = room
         writes = int(io[IO_WRITES] + io[IO_LATCHED])  # (a latch store is a window write too)
         same = False
+        row: list[int] = []
         if k:  # the last load at pc: its row's, when later than its poll record's
             row = recs[k, :RECORD_ROOM + 1].tolist()
             at = _READ_LOG - row[RECORD_ROOM]  # (the read log's length after it)
             if rec is None or at > rec[2]:
                 rec = (None, row[1], at, row[2])
-        if rec is not None:
+        if rec is not None:  # (no registers in the record: those of the row)
             start = rec[2]
-            same = rec[1] == value and rec[3] == writes and (rec[0] or self._row_regs(k)) == regs
+            same = rec[1] == value and rec[3] == writes and (rec[0] or row[3:35]) == regs
         if same:
             windows = self.tile.load_windows
             read = [(r, 4, windows[r]) if r.__class__ is int else r for r in self._reads[start:]]
