@@ -4,6 +4,7 @@ cycles and rounds, the registers (tests/tensix/switched.py), and shown to be tak
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from isaforge.tensix.tile.scheduler import Scheduler
@@ -80,3 +81,38 @@ def test_a_watch_overlaps_a_latch_exactly_when_a_range_does() -> None:
             seen.add(expect)
         assert seen == ({False} if drop else {False, True})
     assert tile.latch_ranges == []
+
+
+def test_the_watchers_follow_every_park_and_wake_of_add1(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After every scheduler round of add1 (and after each core's run), the tile's
+    Watchers, kept incrementally by Core.park/wake/stall/reset, hold exactly the parked cores
+    with something to watch, and the span of what they watch."""
+    from isaforge.tensix.examples import Add1Device
+    from isaforge.tensix.tile.core import PARKED, Core
+
+    checked = [0]
+
+    def check(tile: object) -> None:
+        w = tile.watchers  # type: ignore[attr-defined]
+        expect = [c for c in tile.cores.values()  # type: ignore[attr-defined]
+                  if c.state == PARKED and c.wait is not None and c.wait.watch]
+        assert sorted(c.name for c in w.parked) == sorted(c.name for c in expect)
+        if expect:
+            assert (w.lo, w.hi) == (min(c.wait.lo for c in expect),
+                                    max(c.wait.hi for c in expect))
+            checked[0] += 1
+
+    run = Core.run
+
+    def spy(self: Core, steps: int) -> int:
+        done = run(self, steps)
+        check(self.tile)
+        return done
+
+    monkeypatch.setattr(Core, "run", spy)
+    dev = Add1Device()
+    x = np.random.default_rng(5).integers(0, 1 << 16, (6, 32, 32), dtype=np.uint16)
+    dev.add1(x)
+    check(dev.tile)
+    assert checked[0] > 10
