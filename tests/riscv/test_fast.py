@@ -550,3 +550,53 @@ def test_a_load_latch_load_left_to_the_hart_reaches_on_latch_load() -> None:
     assert [e for e in ev_e if e[0] == "r"] == ev_q and [e[0] for e in ev_e] == ["w"] + [
         "r"] * len(ev_q)
     assert heard == [_WIN + 0x84] * len(heard) and heard
+
+
+def test_assigning_an_input_of_the_prepared_call_takes_effect_at_the_next_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled path keeps its prepared kernel call while nothing it depends on
+    changes: a new register array and ``.ttinsn`` batching switched on are used by the
+    next run exactly as a fresh hart would."""
+    from isaforge.riscv.machine import fast
+
+    src = """
+    loop:
+        .ttinsn 0x02000001
+        addi a1, a1, 1
+        sw a1, 0(t0)
+        bne a1, a2, loop
+        ebreak
+    """
+    mem = np.zeros(0x2000, np.uint8)
+    code = assemble(src, CODE)
+    mem[CODE:CODE + len(code)] = np.frombuffer(code, np.uint8)
+    space = AddressSpace()
+    space.map_ram(0, mem)
+    h = Hart("m", space, CODE)
+    h.fast = True
+    got: list[int] = []
+    h.on_custom = lambda hart, word: got.append(word)
+    h.x[5], h.x[12] = 0x1800, 3  # t0, a2
+    assert h.run(1000) is StopReason.EBREAK and h.x[11] == 3 and len(got) == 3
+    assert h._fast_call is not None
+    # a new register array: the kernel runs on it
+    x = np.zeros(32, np.uint32)
+    x[5], x[11], x[12] = 0x1800, 10, 13
+    h.x = x
+    h.pc = CODE
+    exits = [0]
+    run = fast.run
+
+    def counted(hart: Hart, n: int) -> tuple[int, int]:
+        exits[0] += 1
+        return run(hart, n)
+
+    monkeypatch.setattr(fast, "run", counted)
+    assert h.run(1000) is StopReason.EBREAK
+    assert x[11] == 13 and int(np.frombuffer(mem[0x1800:0x1804], np.uint32)[0]) == 13
+    without = exits[0]
+    h.batch_custom = True  # kept words: fewer exits, the same words
+    x[11], h.pc = 0, CODE
+    exits[0] = 0
+    assert h.run(1000) is StopReason.EBREAK and x[11] == 13
+    assert exits[0] < without and got == [0x02000001] * 19

@@ -201,22 +201,41 @@ def test_an_unmodelled_register_names_core_pc_instruction_and_address() -> None:
                           f"offset {addr - T('RISCV_DEBUG_REGS_START_ADDR'):#x} is not modelled")
 
 
-def test_a_write_wakes_exactly_the_parked_cores_whose_watch_it_overlaps() -> None:
-    """Scheduler.wrote (it inlines Core.watches) against Core.watches itself: random watch
-    lists and writes; the writer itself and cores not parked are never woken."""
+@pytest.mark.parametrize("span", [True, False])
+def test_a_write_wakes_exactly_the_parked_cores_whose_watch_it_overlaps(
+        span: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scheduler.wrote (it inlines Core.watches; with ``watch_span`` it looks at the
+    tile's Watchers) against Core.watches itself: random watch lists (empty and zero-sized
+    ranges too), states and waits (assigned directly, then Watchers.sync; or through
+    Core.park), and writes; the writer itself and cores not parked are never woken."""
     import random
 
     from isaforge.tensix.tile.core import PARKED, RUNNING, STALLED, Wait
+    from isaforge.tensix.tile.scheduler import Scheduler
 
+    monkeypatch.setattr(Scheduler, "watch_span", span)
     rng = random.Random(5)
     tile = Tile()
     cores = list(tile.cores.values())
     woken = 0
     for _ in range(300):
         for c in cores:
-            c.state = rng.choice([PARKED, PARKED, RUNNING, STALLED])
-            c.wait = None if rng.random() < 0.1 else Wait("test", [
-                (rng.randrange(0, 64), rng.choice([1, 2, 4])) for _ in range(rng.randrange(4))])
+            state = rng.choice([PARKED, PARKED, RUNNING, STALLED])
+            wait = None if rng.random() < 0.1 else Wait("test", [
+                (rng.randrange(0, 64), rng.choice([0, 1, 2, 4]))
+                for _ in range(rng.randrange(4))])
+            if state == PARKED and wait is not None and rng.random() < 0.5:
+                c.park(wait)
+            else:
+                c.state, c.wait = state, wait
+                tile.watchers.sync()
+        w = tile.watchers  # the parked cores
+        assert {c.name for c in w.parked} == {c.name for c in cores if c.state == PARKED
+                                               and c.wait is not None and c.wait.watch}
+        assert len(w.parked) == len({c.name for c in w.parked})
+        if w.parked:
+            assert (w.lo, w.hi) == (min(c.wait.lo for c in w.parked),
+                                    max(c.wait.hi for c in w.parked))
         addr, size, by = rng.randrange(0, 64), rng.choice([1, 2, 4]), rng.choice(cores + [None])
         expect = {c.name for c in cores
                   if c.state == PARKED and c is not by and c.watches(addr, size)}

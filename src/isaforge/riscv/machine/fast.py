@@ -74,9 +74,11 @@ STORE_ROWS = 64
 PUSH_BUFFER = 1024
 MAX_RAMS = 4
 PREDECODE_WORDS = 64  # words decoded per DECODE exit
-#: rows and columns of :attr:`.Hart.load_records`
+#: rows and columns of :attr:`.Hart.load_records`; the column where the kernel leaves
+#: ``io[IO_ROOM]`` after a load it logged
 RECORD_ROWS = 65
 RECORD_COLS = 65
+RECORD_ROOM = 35
 
 # a hart's control buffer (int64; one kernel argument instead of six arrays, which matters
 # for the cost of a call with cold caches): io, the load records, the load log, the store
@@ -169,11 +171,14 @@ def predecode(hart: Any, count: int = PREDECODE_WORDS) -> None:
         return
     words = r.array.view(np.uint32)
     first = (hart.pc - r.base) >> 2
-    for i in range(first, min(first + count, words.size)):
-        w = int(words[i])
-        if r.dec[2 * i] != w:
-            r.dec[2 * i + 1] = pack(w)
-            r.dec[2 * i] = w
+    end = min(first + count, words.size)
+    ws = words[first:end]
+    at = np.flatnonzero(r.dec[2 * first:2 * end:2] != ws)  # the words decoded for none
+    if at.size:
+        new = ws[at].tolist()
+        at = 2 * (at + first)
+        r.dec[at + 1] = [pack(w) for w in new]
+        r.dec[at] = new
 
 
 def control_buffer() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -196,10 +201,11 @@ def run(hart: Any, max_steps: int) -> tuple[int, int]:
     seen the difference (the owner of ``on_custom`` asks for this only when that holds). A ``sw``
     to ``hart.custom_store`` (an address outside RAM) is kept the same way: its owner says
     such a store is a ``.ttinsn`` of the stored word."""
-    space = hart.space
-    key = (space.version, hart.batch_custom and hart.on_custom is not None, hart.custom_store,
-           hart.on_loads is not None, hart.on_store is not None)
-    call = hart.__dict__.get("_fast_call")
+    # (hart._fast_call, not hart.__dict__: a materialized instance dictionary makes every
+    # attribute read of the hart slower)
+    call = hart._fast_call
+    key = (hart.space.version, hart.batch_custom and hart.on_custom is not None,
+           hart.custom_store, hart.on_loads is not None, hart.on_store is not None)
     if call is None or call[0] != key or call[2] is not hart.x:
         call = hart._fast_call = _prepare(hart, key, max_steps)
     status, n, pc, logged, kept, stored = call[3](hart.x, hart.pc, max_steps, *call[1])
@@ -656,6 +662,7 @@ def _kernel(x: Any, pc: int, limit: int, ctl: Any, push_store: int, m0: Any, m1:
                                     log[row, 4 + j] = x[j]
                                 io[IO_LOGGED] = row + 1
                                 io[IO_ROOM] -= 1
+                                recs[k, RECORD_ROOM] = io[IO_ROOM]
                                 x[rd] = v
                                 x[0] = 0
                                 pc = npc & M

@@ -75,6 +75,11 @@ WARMUP_STEPS = 50_000
 _warmup = [0]  # exact-path instructions run so far by "auto" harts, process-wide
 #: rows of :attr:`Hart.load_records`
 LOAD_RECORDS = fast.RECORD_ROWS - 1
+# the compiled path's statuses and io record fields, as globals of this module
+_LIMIT, _DECODE, _MMIO = fast.LIMIT, fast.DECODE, fast.MMIO
+_IO_ADDR, _IO_END = fast.IO_ADDR, fast.IO_VALUE + 1
+_IO_STORE, _IO_LOAD_LATCHED, _IO_LOAD_SIGNED = fast.IO_STORE, fast.IO_LOAD_LATCHED, \
+    fast.IO_LOAD_SIGNED
 
 
 class Hart:
@@ -114,7 +119,9 @@ class Hart:
         #: the rows of the loads it logs): row 0 column 0 the number of rows and column k the
         #: pc of row k (so that a search reads one row), then rows of (pc, value, count of
         #: writes then (``io[IO_WRITES]`` + :attr:`latched` + words kept and stores deferred,
-        #: not yet handed over), x0..x31 before the load; the columns after them are unused).
+        #: not yet handed over), x0..x31 before the load, then ``io[IO_ROOM]`` after a load
+        #: the compiled path logged (:data:`.fast.RECORD_ROOM`; the owner may keep its own
+        #: there); the columns after them are unused).
         #: A load at a pc with a row of the same value, count and registers (a loop that may
         #: be idle), at a pc with no row once the table is full, or with no ``io[IO_ROOM]``
         #: left, goes through its window. Change both in place (they are views of the
@@ -150,6 +157,8 @@ class Hart:
         self._reservation: int | None = None
         self._stop_requested = False
         self._decoded: dict[int, tuple[Any, dict[str, int], _Exec]] = {}
+        #: the compiled path's prepared kernel call (see :func:`.fast.run`), or None
+        self._fast_call: tuple | None = None
 
     # -- registers and memory, as Unicorn has them --------------------------------------------
     def reg_read(self, reg: int | str) -> int:
@@ -242,22 +251,24 @@ class Hart:
         self._stop_requested = False
         done = 0
         use_fast = self._use_fast()
+        fast_run = fast.run
         while done < max_steps:
             # lr..sc runs exactly (its stores break the reservation); a hook added by a
             # callback during the run takes effect at once
             if use_fast and self._reservation is None and not self._hooked:
-                status, n = fast.run(self, max_steps - done)
+                status, n = fast_run(self, max_steps - done)
                 done += n
-                if status == fast.LIMIT or done >= max_steps:
+                if status == _LIMIT or done >= max_steps:
                     break
-                if status == fast.DECODE:
+                if status == _MMIO:
+                    if not self._hooked:
+                        self._access()  # what step() does for this load or store
+                        done += 1
+                        if self._stop_requested:
+                            return StopReason.REQUESTED
+                        continue
+                elif status == _DECODE:
                     fast.predecode(self)
-                    continue
-                if status == fast.MMIO and not self._hooked:
-                    self._access()  # what step() does for this load or store
-                    done += 1
-                    if self._stop_requested:
-                        return StopReason.REQUESTED
                     continue
             why = self.step()
             if why is StopReason.ECALL or why is StopReason.EBREAK:
@@ -311,17 +322,17 @@ class Hart:
         """The load or store through a window the compiled path stopped at (its ``io``
         record): the access, registers, pc and count exactly as :meth:`step` makes them."""
         pc = self.pc
-        addr, size, kind, rd, value = self.io[fast.IO_ADDR:fast.IO_VALUE + 1].tolist()
+        addr, size, kind, rd, value = self.io[_IO_ADDR:_IO_END].tolist()
         try:
-            if kind == fast.IO_STORE:
+            if kind == _IO_STORE:
                 self.space.write(addr, size, value)
             else:
-                if kind == fast.IO_LOAD_LATCHED and self.on_latch_load is not None:
+                if kind == _IO_LOAD_LATCHED and self.on_latch_load is not None:
                     v = value  # (all the window's read would do is return it)
                     self.on_latch_load(self, addr, v)
                 else:
                     v = self.space.read(addr, size)
-                if kind == fast.IO_LOAD_SIGNED and v >> (8 * size - 1):
+                if kind == _IO_LOAD_SIGNED and v >> (8 * size - 1):
                     v -= 1 << (8 * size)
                 self.x[rd] = v & M32
         except MemoryAccessError as e:

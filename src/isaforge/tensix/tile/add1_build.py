@@ -71,7 +71,10 @@ def table() -> dict:
     return json.loads(text)
 
 
+@cache
 def _words(hexstr: str) -> bytes:
+    """The little-endian bytes of ``hexstr``'s 32-bit words (the same each time: a kernel
+    image is made again at every add1 call)."""
     return b"".join(int(hexstr[i:i + 8], 16).to_bytes(4, "little")
                     for i in range(0, len(hexstr), 8))
 

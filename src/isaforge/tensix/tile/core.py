@@ -28,7 +28,7 @@ import numpy as np
 
 from ...core.errors import DecodeError
 from ...riscv import AddressSpace, Hart, MemoryAccessError, RiscvError, StopReason, decode
-from ...riscv.machine.fast import IO_LATCHED, IO_ROOM, IO_WRITES
+from ...riscv.machine.fast import IO_LATCHED, IO_ROOM, IO_WRITES, RECORD_ROOM
 from ...riscv.machine.memory import LATCH_NOTE
 from ..decode import decode_word
 from .errors import TileError
@@ -45,10 +45,14 @@ MAX_STORE_LATCHES = 32
 STORES_BEFORE_LATCH = 8
 
 
-# a read seen at a pc: (the hart's registers as bytes -- None: those of the pc's row of the
+# a read seen at a pc: (the hart's registers as a list -- None: those of the pc's row of the
 # hart's load records --, the value read, the read log's length after it, the core's MMIO
-# writes then); a plain tuple (made on every MMIO read)
-_Poll = tuple[bytes | None, int, int, int]
+# writes then); a plain tuple (made on every MMIO read). A load the compiled path logged
+# (Core.load_positions) has none: its row of the load records is the later record.
+_Poll = tuple[list[int] | None, int, int, int]
+# a read in the read log: (address, size, window); a load the compiled path logged
+# (Core.load_positions) only its address (4 bytes, through the tile's load_windows)
+_Read = tuple[int, int, Window] | int
 
 
 @dataclass
@@ -63,8 +67,9 @@ class Wait:
     def __post_init__(self) -> None:
         #: the span of every watched range (``[lo, hi)``; empty without any): a write outside
         #: it wakes nobody, found in two comparisons
-        self.lo = min((a for a, _ in self.watch), default=0)
-        self.hi = max((a + s for a, s in self.watch), default=0)
+        watch = self.watch
+        self.lo = min([a for a, _ in watch]) if watch else 0
+        self.hi = max([a + s for a, s in watch]) if watch else 0
 
     @property
     def reason(self) -> str:
@@ -76,6 +81,53 @@ class Wait:
         return why
 
 
+class Watchers:
+    """The parked cores of a tile with something to watch, and the span of everything they
+    watch (``[lo, hi)``; empty without any): a write outside it wakes nobody, found in two
+    comparisons (:meth:`.Scheduler.wrote`). Kept current by the cores' methods that park
+    and wake them (:meth:`Core.park`, :meth:`Core.wake`, ...); code that assigns a core's
+    ``state`` or ``wait`` itself calls :meth:`sync` after."""
+
+    def __init__(self) -> None:
+        self.cores: list[Core] = []  # every core of the tile, in processor order
+        self.parked: tuple[Core, ...] = ()  # (in the order they parked)
+        self.lo = self.hi = 0
+
+    def add(self, core: Core) -> None:
+        """``core`` parked: watched when its wait has ranges."""
+        wait = core.wait
+        if wait is None or not wait.watch:
+            return
+        if self.parked:
+            self.lo, self.hi = min(self.lo, wait.lo), max(self.hi, wait.hi)
+        else:
+            self.lo, self.hi = wait.lo, wait.hi
+        self.parked += (core,)
+
+    def remove(self, core: Core) -> None:
+        """``core`` leaves its parking."""
+        parked = self.parked
+        if core not in parked:
+            return
+        if len(parked) == 1:
+            self.parked = ()
+            self.lo = self.hi = 0
+            return
+        k = parked.index(core)
+        self.parked = parked = parked[:k] + parked[k + 1:]
+        waits = [c.wait for c in parked]
+        self.lo = min([w.lo for w in waits])
+        self.hi = max([w.hi for w in waits])
+
+    def sync(self) -> None:
+        """Look at every core again (after assignments to ``state`` or ``wait``)."""
+        self.parked = ()
+        self.lo = self.hi = 0
+        for core in self.cores:
+            if core.state == PARKED:
+                self.add(core)
+
+
 def _polling(tile: TileView, watch: list[tuple[int, int]], value: int) -> str:
     """The reason of a core parked polling ``watch`` (it read ``value``)."""
     what = ", ".join(sorted({tile.describe(a) for a, _ in watch}))
@@ -85,6 +137,9 @@ def _polling(tile: TileView, watch: list[tuple[int, int]], value: int) -> str:
 class Core:
     def __init__(self, tile: TileView, info: CoreInfo) -> None:
         self.tile = tile
+        #: the tile's parked cores (shared by its cores; the scheduler reads it)
+        self.watchers: Watchers = tile.watchers
+        self.watchers.cores.append(self)
         self.info = info
         self.name = info.name
         mm = tile.mm
@@ -126,13 +181,17 @@ class Core:
         # a load latch's load the compiled path left (its loop may be idle): as saw_read of
         # the window's read, which would only have returned the word
         self.hart.on_latch_load = self._latch_load
+        #: RESET, RUNNING, PARKED, STALLED or HALTED; and what a parked, stalled or halted
+        #: core waits for (a Wait), or None (assigned through this class's methods: they keep
+        #: the tile's Watchers)
         self.state = RESET
         self.wait: Wait | None = None
         self.instructions = 0
         self._io = self.hart.io  # (the write count lives there: the compiled path reads it)
         self._polls: dict[int, _Poll] = {}
-        self._reads: list[tuple[int, int, Window]] = []
-        self._rows: dict[int, int] = {}  # pc -> its row of hart.load_records
+        self._reads: list[_Read] = []
+        #: the tile's latch_ranges as last seen, their number then, and their span
+        self._latch_span: tuple[Any, int, int, int] = (None, 0, 0, 0)
         self._forget_polls()
 
     # -- address-space callbacks -------------------------------------------------------------
@@ -158,7 +217,10 @@ class Core:
         w = self.push_window
         if w.push_many(self.info, words):  # every word a plain push to one thread: at once
             self._io[IO_WRITES] += len(words)  # (saw_write of each)
-            self.tile.scheduler.wrote(w.base, 4, by=self)
+            sched = self.tile.scheduler
+            span = self.watchers  # (Scheduler.wrote's first test, inline)
+            if not sched.watch_span or span.lo < w.base + 4 and w.base < span.hi:
+                sched.wrote(w.base, 4, by=self)
             return
         try:
             for word in words:
@@ -227,7 +289,10 @@ class Core:
         """A store the compiled path noted (made already: wake the cores watching it, as
         :meth:`.Tile.mmio_write` would) or deferred (made now, through its window)."""
         if kind == LATCH_NOTE:
-            self.tile.scheduler.wrote(addr, 4, by=self)
+            sched = self.tile.scheduler
+            span = self.watchers  # (Scheduler.wrote's first test, inline)
+            if not sched.watch_span or span.lo < addr + 4 and addr < span.hi:
+                sched.wrote(addr, 4, by=self)
         else:
             self.tile.mmio_write(self, self._store_windows[addr], addr, 4, value)
 
@@ -237,11 +302,15 @@ class Core:
         """Leave soft reset: GPRs zero, ``pc`` the reset PC (tt-isa-documentation)."""
         self.hart.x[:] = 0
         self.hart.pc = pc & 0xFFFFFFFF
+        if self.state == PARKED:
+            self.watchers.remove(self)
         self.state = RUNNING
         self.wait = None
         self._forget_polls()
 
     def enter_reset(self) -> None:
+        if self.state == PARKED:
+            self.watchers.remove(self)
         self.state = RESET
         self.wait = None
         self.hart.request_stop()
@@ -251,51 +320,49 @@ class Core:
     def _forget_polls(self) -> None:
         self._polls.clear()
         self._reads.clear()
-        self._rows.clear()
         self.hart.load_records[0, 0] = 0
         self._io[IO_ROOM] = _READ_LOG
 
-    def _record(self, pc: int, value: int, writes: int) -> None:
+    def _record(self, pc: int, value: int, writes: int, k: int, room: int) -> None:
         """Keep the read at ``pc`` in the compiled path's load records too (its next load
-        there comes back here when it repeats this one: the loop may be idle)."""
+        there comes back here when it repeats this one: the loop may be idle); ``k``: the
+        row of ``pc``, or 0; ``room``: ``io[IO_ROOM]`` after it."""
         recs = self.hart.load_records
-        k = self._rows.get(pc)
-        if k is None:
-            k = len(self._rows) + 1
+        if not k:
+            k = int(recs[0, 0]) + 1
             if k >= recs.shape[0]:
                 return  # full: the compiled path sends a load at pc here
-            self._rows[pc] = k
             recs[0, 0] = k
             recs[0, k] = pc
         row = recs[k]
-        row[0] = pc
-        row[1] = value
-        row[2] = writes
+        row[:3] = (pc, value, writes)
         row[3:35] = self.hart.x
+        row[RECORD_ROOM] = room  # (the read log's length after it, as room)
+
+    #: a load the compiled path logged is kept as its address in the read log only: its
+    #: value, count, registers and place in the log are in its row of the load records (False:
+    #: a poll record each, as for a read through the window; tests compare)
+    load_positions = True
 
     def _loads_seen(self, hart: Any, rows: np.ndarray) -> None:
         """Reads the compiled path made itself (from load latches): what :meth:`saw_read`
         does for each of them, none of which parks (it checked, and kept its load records
         as :meth:`_record` would; ``io[IO_ROOM]`` kept the read log from filling). The
-        registers of the last load at each pc stay in its row of the load records."""
+        last load at each pc stays in its row of the load records."""
+        if self.load_positions:
+            self._reads.extend(rows[:, 1].tolist())
+            return
         windows = self.tile.load_windows
-        reads, polls, recs = self._reads, self._polls, self._rows
+        reads, polls = self._reads, self._polls
         writes = int(self._io[IO_WRITES])
         for pc, addr, value, made in rows[:, :4].tolist():  # (made: latch stores, pushes)
             reads.append((addr, 4, windows[addr]))
             polls[pc] = (None, value, len(reads), writes + made)
-            if pc not in recs:
-                recs[pc] = len(recs) + 1
 
     def _latch_load(self, hart: Any, addr: int, value: int) -> None:
         """What :meth:`.Tile.mmio_read` does after the window's read of load latch ``addr``
         (which only returns ``value``)."""
         self.saw_read(self.tile.load_windows[addr], addr, 4, value)
-
-    def _row_regs(self, pc: int) -> bytes:
-        """The registers of the last read at ``pc``, kept in its row of the load records
-        (as ``hart.x``'s bytes)."""
-        return self.hart.load_records[self._rows[pc], 3:35].astype(np.uint32).tobytes()
 
     @property
     def mmio_writes(self) -> int:
@@ -314,30 +381,51 @@ class Core:
             self._forget_polls()
         hart = self.hart
         pc = hart.pc
-        regs = hart.x.tobytes()
+        regs = hart.x.tolist()
         rec = self._polls.get(pc)
+        recs = hart.load_records
+        pcs = recs[0].tolist()  # pc's row of the load records, or 0 (row 0 lists their pcs)
+        pcs = pcs[1:pcs[0] + 1]
+        k = pcs.index(pc) + 1 if pc in pcs else 0
         self._reads.append((addr, size, w))
         io = self._io
-        io[IO_ROOM] = _READ_LOG - len(self._reads)
+        room = _READ_LOG - len(self._reads)
+        io[IO_ROOM] = room
         writes = int(io[IO_WRITES] + io[IO_LATCHED])  # (a latch store is a window write too)
-        if rec is not None and rec[1] == value and rec[3] == writes \
-                and (rec[0] or self._row_regs(pc)) == regs:
-            read = self._reads[rec[2]:]
+        same = False
+        row: list[int] = []
+        if k:  # the last load at pc: its row's, when later than its poll record's
+            row = recs[k, :RECORD_ROOM + 1].tolist()
+            at = _READ_LOG - row[RECORD_ROOM]  # (the read log's length after it)
+            if rec is None or at > rec[2]:
+                rec = (None, row[1], at, row[2])
+        if rec is not None:  # (no registers in the record: those of the row)
+            start = rec[2]
+            same = rec[1] == value and rec[3] == writes and (rec[0] or row[3:35]) == regs
+        if same:
+            windows = self.tile.load_windows
+            read = [(r, 4, windows[r]) if r.__class__ is int else r for r in self._reads[start:]]
             watch = sorted({(a, s) for a, s, _ in read})
             if any(self._latched(a, s) for a, s in watch):
                 self.tile.drop_latches()  # its wake-up needs every store to that register
-            self.wait = Wait(partial(_polling, self.tile, watch, value), watch,
-                             coprocessor=any(win.observes_coprocessor for _, _, win in read))
-            self.state = PARKED
+            self.park(Wait(partial(_polling, self.tile, watch, value), watch,
+                           coprocessor=any(win.observes_coprocessor for _, _, win in read)))
             self._forget_polls()
             hart.request_stop()
             return
         self._polls[pc] = (regs, value, len(self._reads), writes)
-        self._record(pc, value, writes)
+        self._record(pc, value, writes, k, room)
 
     def _latched(self, addr: int, size: int) -> bool:
         """Whether ``[addr, addr + size)`` overlaps a latch register."""
-        for b, n, _ in self.tile.latch_ranges:
+        ranges = self.tile.latch_ranges
+        span = self._latch_span
+        if span[0] is not ranges or span[1] != len(ranges):  # (the span of the ranges)
+            span = self._latch_span = (ranges, len(ranges), min((b for b, _, _ in ranges),
+                                       default=0), max((b + n for b, n, _ in ranges), default=0))
+        if addr >= span[3] or addr + size <= span[2]:
+            return False
+        for b, n, _ in ranges:
             if addr < b + n and b < addr + size:
                 return True
         return False
@@ -345,13 +433,26 @@ class Core:
     def saw_write(self) -> None:
         self._io[IO_WRITES] += 1
 
+    def park(self, wait: Wait) -> None:
+        """Wait for a write to ``wait.watch`` (or the coprocessor)."""
+        if self.state == PARKED:
+            self.watchers.remove(self)
+        self.wait = wait
+        self.state = PARKED
+        self.watchers.add(self)
+
     def stall(self, s: Stall) -> None:
+        if self.state == PARKED:
+            self.watchers.remove(self)
         self.wait = Wait(s.reason, ready=s.ready)
         self.state = STALLED
         self.hart.request_stop()
 
     def wake(self) -> None:
-        if self.state in (PARKED, STALLED):
+        state = self.state
+        if state == PARKED:
+            self.watchers.remove(self)
+        if state == PARKED or state == STALLED:
             self.state = RUNNING
             self.wait = None
 
@@ -383,6 +484,8 @@ class Core:
             sym = self.symbol()
             raise TileError(e.message.expandtabs(1) + (f" <{sym}>" if sym else "")) from None
         if why in (StopReason.EBREAK, StopReason.ECALL, StopReason.WFI):
+            if self.state == PARKED:
+                self.watchers.remove(self)
             self.state = HALTED
             self.wait = Wait(f"stopped at {why.value} (a debug pause on hardware)")
         done = hart.instret - before
@@ -435,4 +538,4 @@ def _tensix_text(word: int) -> tuple[str, str] | None:
     return ins.mnemonic, ins.op_str
 
 
-__all__ = ["HALTED", "PARKED", "RESET", "RUNNING", "STALLED", "Core", "Wait"]
+__all__ = ["HALTED", "PARKED", "RESET", "RUNNING", "STALLED", "Core", "Wait", "Watchers"]

@@ -44,6 +44,9 @@ class DevMsgs:
         self.structs = {
             name: (int(s["size"]), {f: Field(f, **v) for f, v in s["fields"].items()})
             for name, s in table["structs"].items()}
+        #: :meth:`locate`'s answers by (path, struct) (the structs never change; the host
+        #: locates the go signal at every scheduler round)
+        self._located: dict[tuple[str, str], tuple[int, int]] = {}
 
     def const(self, name: str) -> int:
         try:
@@ -62,6 +65,13 @@ class DevMsgs:
 
     def locate(self, path: str, struct: str = "mailboxes_t") -> tuple[int, int]:
         """(offset in ``struct``, size) of the member at ``path``."""
+        got = self._located.get((path, struct))
+        if got is not None:
+            return got
+        got = self._located[(path, struct)] = self._locate(path, struct)
+        return got
+
+    def _locate(self, path: str, struct: str) -> tuple[int, int]:
         offset, size, typ = 0, self.size(struct), struct
         for seg in path.split("."):
             m = _SEGMENT.match(seg)

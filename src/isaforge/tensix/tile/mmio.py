@@ -100,6 +100,7 @@ class TileView(Protocol):
     cores: dict[str, Any]
     symbols: dict[str, Any]
     scheduler: Any
+    watchers: Any  # the parked cores (core.Watchers)
 
     def mmio_read(self, core: Any, window: Window, addr: int, size: int) -> int: ...
 

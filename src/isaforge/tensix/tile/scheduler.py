@@ -45,6 +45,7 @@ class RunResult:
 class Scheduler:
     def __init__(self, tile: TileView, quantum: int) -> None:
         self.tile = tile
+        self.watchers = tile.watchers
         self.quantum = quantum
         self.cycles = 0
         self.rounds = 0
@@ -60,9 +61,27 @@ class Scheduler:
 
     # -- waking -------------------------------------------------------------------------------
 
+    #: a write looks only at the tile's parked cores (:class:`.core.Watchers`), none when
+    #: it misses the span of all they watch (False: at every core, as ``watch_span`` was
+    #: introduced; tests compare)
+    watch_span = True
+
     def wrote(self, addr: int, size: int, by: Core | None) -> None:
         """Someone wrote ``[addr, addr + size)``: wake the cores watching it."""
         end = addr + size
+        if self.watch_span:
+            w = self.watchers
+            if addr >= w.hi or end <= w.lo:
+                return
+            for core in w.parked:  # (parked, with a watch; a wake makes a new tuple)
+                if core is not by:
+                    wait = core.wait
+                    if addr < wait.hi and wait.lo < end:
+                        for a, s in wait.watch:
+                            if a < end and addr < a + s:
+                                core.wake()
+                                break
+            return
         for core in self.tile.cores.values():
             if core.state == PARKED and core is not by:
                 wait = core.wait  # core.watches(addr, size), inlined (called on every write)

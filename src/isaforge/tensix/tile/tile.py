@@ -29,7 +29,7 @@ import numpy as np
 from .. import Coprocessor
 from ..machine.mop import OP_MOP, OP_MOP_CFG
 from .config_regs import ConfigWindow
-from .core import Core
+from .core import Core, Watchers
 from .debug_regs import DebugRegs
 from .devmsgs import DevMsgs, dev_msgs
 from .dst_window import DstWindow
@@ -94,6 +94,8 @@ class Tile:
         self.soft_reset = sum(i.reset_bit for i in infos.values())
         self.symbols: dict[str, Symbols] = {}
         self.windows = self._build_windows()
+        #: the parked cores and what they watch (kept by the cores, read by the scheduler)
+        self.watchers = Watchers()
         self.cores = {name: Core(self, infos[name]) for name in CORE_NAMES}
         self.scheduler = Scheduler(self, quantum)
         #: the NOC this tile's L1 is attached to (its own unless a grid shares one)
@@ -278,7 +280,10 @@ class Tile:
             core.stall(s)
             raise
         core.saw_write()
-        self.scheduler.wrote(addr, size, by=core)
+        sched = self.scheduler
+        w = self.watchers  # (Scheduler.wrote's first test, inline: every window write)
+        if not sched.watch_span or w.lo < addr + size and addr < w.hi:
+            sched.wrote(addr, size, by=core)
         if addr not in core.stores_noted:
             core.note_store(window, addr, size)
 
@@ -344,7 +349,11 @@ class _CoprocessorMemory:
 
     def l1_written(self, addr: int, size: int) -> None:
         """A packer wrote ``[addr, addr + size)``: wake the cores watching it."""
-        self.tile.scheduler.wrote(addr, size, by=None)
+        sched = self.tile.scheduler
+        w = sched.watchers  # (Scheduler.wrote's first test, inline: ~8 packer writes a tile)
+        if sched.watch_span and (addr >= w.hi or addr + size <= w.lo):
+            return
+        sched.wrote(addr, size, by=None)
 
     def write(self, addr: int, size: int, value: int) -> None:
         self.tile.l1.write_int(addr, size, value)
