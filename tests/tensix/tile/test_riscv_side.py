@@ -15,8 +15,7 @@ from ..switched import add1_on_off, setting
 def test_writes_outside_the_parked_cores_span_wake_nobody(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Scheduler.watch_span: a write looks only at the parked cores, and at none when it
-    misses the span of what they watch (most writers test the span before calling
-    Scheduler.wrote); add1 the same with it on and off."""
+    misses the span of what they watch; add1 the same with it on and off."""
     seen = {"missed": 0, "looked": 0, True: 0, False: 0}
     wrote = Scheduler.wrote
 
@@ -30,7 +29,8 @@ def test_writes_outside_the_parked_cores_span_wake_nobody(
     monkeypatch.setattr(Scheduler, "wrote", spy)
     add1_on_off(monkeypatch, setting(monkeypatch, Scheduler, "watch_span"), 38)
     assert seen["missed"] > 20 and seen["looked"] > 20
-    assert seen[True] * 2 < seen[False]  # (the callers' own tests skipped most calls)
+    assert seen["missed"] > 2 * seen["looked"]  # (most writes end at the span test)
+    assert seen[True] == seen[False]  # (the same writes)
 
 
 def test_logged_loads_kept_as_positions_equal_full_poll_records(

@@ -217,10 +217,7 @@ class Core:
         w = self.push_window
         if w.push_many(self.info, words):  # every word a plain push to one thread: at once
             self._io[IO_WRITES] += len(words)  # (saw_write of each)
-            sched = self.tile.scheduler
-            span = self.watchers  # (Scheduler.wrote's first test, inline)
-            if not sched.watch_span or span.lo < w.base + 4 and w.base < span.hi:
-                sched.wrote(w.base, 4, by=self)
+            self.tile.scheduler.wrote(w.base, 4, by=self)
             return
         try:
             for word in words:
@@ -289,10 +286,7 @@ class Core:
         """A store the compiled path noted (made already: wake the cores watching it, as
         :meth:`.Tile.mmio_write` would) or deferred (made now, through its window)."""
         if kind == LATCH_NOTE:
-            sched = self.tile.scheduler
-            span = self.watchers  # (Scheduler.wrote's first test, inline)
-            if not sched.watch_span or span.lo < addr + 4 and addr < span.hi:
-                sched.wrote(addr, 4, by=self)
+            self.tile.scheduler.wrote(addr, 4, by=self)
         else:
             self.tile.mmio_write(self, self._store_windows[addr], addr, 4, value)
 

@@ -280,10 +280,7 @@ class Tile:
             core.stall(s)
             raise
         core.saw_write()
-        sched = self.scheduler
-        w = self.watchers  # (Scheduler.wrote's first test, inline: every window write)
-        if not sched.watch_span or w.lo < addr + size and addr < w.hi:
-            sched.wrote(addr, size, by=core)
+        self.scheduler.wrote(addr, size, by=core)
         if addr not in core.stores_noted:
             core.note_store(window, addr, size)
 
@@ -349,11 +346,7 @@ class _CoprocessorMemory:
 
     def l1_written(self, addr: int, size: int) -> None:
         """A packer wrote ``[addr, addr + size)``: wake the cores watching it."""
-        sched = self.tile.scheduler
-        w = sched.watchers  # (Scheduler.wrote's first test, inline: ~8 packer writes a tile)
-        if sched.watch_span and (addr >= w.hi or addr + size <= w.lo):
-            return
-        sched.wrote(addr, size, by=None)
+        self.tile.scheduler.wrote(addr, size, by=None)
 
     def write(self, addr: int, size: int, value: int) -> None:
         self.tile.l1.write_int(addr, size, value)
