@@ -415,86 +415,93 @@ class Coprocessor:
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
         left = self._rounds_left
         try:
-            done = 0
-            while done < rounds:
-                self._rounds_left = rounds - done
-                self._sfp_extra = 0
-                if self._round(quiet=True) is not False:
-                    return
-                done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
+            if rounds > 0:
+                self._round(quiet=True, rounds=rounds)
         finally:
             if self._defer is not None:
                 self._flush()
             self._run_cap, self._rounds_left = cap, left
 
-    def _round(self, quiet: bool = False) -> bool | None:
+    def _round(self, quiet: bool = False, rounds: int = 0) -> bool | None:
         """One scheduler round of :meth:`step` (some thread has not finished); returns
         whether every thread has finished after it. When no thread could move: None with
-        ``quiet``, else :class:`DeadlockError`."""
-        self.rounds += 1
-        moved = False
+        ``quiet``, else :class:`DeadlockError`. With ``rounds`` (a :meth:`burst`'s), round
+        after round until that many have been counted (a run of SFP or PACR instructions
+        counts one each: ``_sfp_extra``; ``_rounds_left`` is what is left before each),
+        then False."""
         latched = self.sync.latched
         words, quick = self._words, (_QUICK if self._inline else -1)
-        # a deferral that starts in this round has looked at the threads after its own
-        defer = self._defer
-        for th in self.threads:
-            if not th.pending:
-                pc, program = th.pc, th.program
-                if pc >= len(program):
-                    continue  # finished
-                word = program[pc]
-                if word >> 24 not in EXPANDED and not th.replay.load_left:
-                    th.pc = pc + 1  # what fill() does with a word both expanders pass
-                    th.pending.append(word)
-                elif not th.fill(self._expander_ub):
-                    continue  # finished
-            if th.blocked_at == th.held.changes:
-                # it waited (Wait Gate latch or its instruction's own wait) and since then
-                # nothing it waits for can have changed (see _hold): it waits still (the
-                # count now, not at the round's start: a lower thread's instruction in this
-                # round may have released it, as step() by step() sees)
-                continue
-            if defer is not None and self._deferred_visit(th, defer):
-                moved = True
-                continue
-            hit = words.get(th.pending[0])
-            if hit is not None and hit[3] <= quick and latched[th.index] is None \
-                    and not self._tracing:
-                # _issue of an instruction without a wait of its own (_QUICK, or _QUIET:
-                # the epoch stays), no latch at the Wait Gate, no insn hook: the same
-                # statements without the call
-                ins, t = hit[0], th.index
-                self._current = (t, ins.text, th.pc - 1)
-                th.blocked = None
-                th.blocked_at = -1
-                th.pending.popleft()
-                hit[1](t, ins.fields)
-                if hit[3]:  # (not _QUIET)
-                    self._epoch.changes += 1
-                sfpu = self._sfpu
-                if sfpu.macros.pending or sfpu._landing:
-                    sfpu.idle_cycle(t)
-                th.executed += 1
-                self.steps += 1
-                moved = True
-            elif self._issue(th, hit):
-                moved = True
-        for th in self.threads:  # (self.finished)
-            if th.pending or th.pc < len(th.program):
-                finished = False
-                break
-        else:
-            finished = True
-            if self._sfpu.scheduled:  # SFPLOADMACRO's last instructions
-                self._sfpu.drain()
-        if not moved and not finished:
-            if quiet:
-                return None
-            reasons = {th.index: str(th.blocked or "?") for th in self.threads
-                       if not th.finished}
-            lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
-            raise DeadlockError(f"deadlock: no thread can make progress ({lines})", reasons)
-        return finished
+        threads = self.threads
+        while True:
+            if rounds:
+                self._rounds_left = rounds
+                self._sfp_extra = 0
+            self.rounds += 1
+            moved = False
+            # a deferral that starts in this round has looked at the threads after its own
+            defer = self._defer
+            for th in threads:
+                if not th.pending:
+                    pc, program = th.pc, th.program
+                    if pc >= len(program):
+                        continue  # finished
+                    word = program[pc]
+                    if word >> 24 not in EXPANDED and not th.replay.load_left:
+                        th.pc = pc + 1  # what fill() does with a word both expanders pass
+                        th.pending.append(word)
+                    elif not th.fill(self._expander_ub):
+                        continue  # finished
+                if th.blocked_at == th.held.changes:
+                    # it waited (Wait Gate latch or its instruction's own wait) and since
+                    # then nothing it waits for can have changed (see _hold): it waits still
+                    # (the count now, not at the round's start: a lower thread's instruction
+                    # in this round may have released it, as step() by step() sees)
+                    continue
+                if defer is not None and self._deferred_visit(th, defer):
+                    moved = True
+                    continue
+                hit = words.get(th.pending[0])
+                if hit is not None and hit[3] <= quick and latched[th.index] is None \
+                        and not self._tracing:
+                    # _issue of an instruction without a wait of its own (_QUICK, or _QUIET:
+                    # the epoch stays), no latch at the Wait Gate, no insn hook: the same
+                    # statements without the call
+                    ins, t = hit[0], th.index
+                    self._current = (t, ins.text, th.pc - 1)
+                    th.blocked = None
+                    th.blocked_at = -1
+                    th.pending.popleft()
+                    hit[1](t, ins.fields)
+                    if hit[3]:  # (not _QUIET)
+                        self._epoch.changes += 1
+                    sfpu = self._sfpu
+                    if sfpu.macros.pending or sfpu._landing:
+                        sfpu.idle_cycle(t)
+                    th.executed += 1
+                    self.steps += 1
+                    moved = True
+                elif self._issue(th, hit):
+                    moved = True
+            for th in threads:  # (self.finished)
+                if th.pending or th.pc < len(th.program):
+                    break
+            else:
+                if self._sfpu.scheduled:  # SFPLOADMACRO's last instructions
+                    self._sfpu.drain()
+                return True
+            if not moved:
+                if quiet:
+                    return None
+                reasons = {th.index: str(th.blocked or "?") for th in threads
+                           if not th.finished}
+                lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
+                raise DeadlockError(f"deadlock: no thread can make progress ({lines})",
+                                    reasons)
+            if not rounds:
+                return False
+            rounds -= 1 + self._sfp_extra  # (a run of SFP instructions: one round each)
+            if rounds <= 0:
+                return False
 
     def run(self, max_steps: int | None = 1_000_000) -> RunResult:
         """Run until every thread has finished. ``max_steps`` bounds executed instructions
