@@ -430,7 +430,7 @@ class Coprocessor:
         counts one each: ``_sfp_extra``; ``_rounds_left`` is what is left before each),
         then False."""
         latched = self.sync.latched
-        words, quick = self._words, (_QUICK if self._inline else -1)
+        words, quick = self._words, (_KNOWN if self._inline else -1)
         threads = self.threads
         while True:
             if rounds:
@@ -462,10 +462,12 @@ class Coprocessor:
                     continue
                 hit = words.get(th.pending[0])
                 if hit is not None and hit[3] <= quick and latched[th.index] is None \
-                        and not self._tracing:
+                        and not self._tracing \
+                        and (hit[2] is None or hit[2](th.index, hit[0].fields) is None):
                     # _issue of an instruction without a wait of its own (_QUICK, or _QUIET:
-                    # the epoch stays), no latch at the Wait Gate, no insn hook: the same
-                    # statements without the call
+                    # the epoch stays) or whose wait passes (_KNOWN: held, _issue says why),
+                    # no latch at the Wait Gate, no insn hook: the same statements without
+                    # the call
                     ins, t = hit[0], th.index
                     self._current = (t, ins.text, th.pc - 1)
                     th.blocked = None
@@ -554,7 +556,8 @@ class Coprocessor:
         execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
         kind = (_SFPU if unit == "Sfpu" else
                 _RUNS if ins.opcode in (MVMUL_OPCODE, PACR_OPCODE) else
-                _PLAIN if wait is not None else
+                (_KNOWN if self._wait_reads.get(ins.opcode, (None,))[0] is wait else _PLAIN)
+                if wait is not None else
                 _QUIET if ins.opcode in self._quiet and self._quiet_skip else _QUICK)
         hit = (ins, execute, wait, kind)
         if self._words_table is not self._table or len(self._words) > 4096:
@@ -603,7 +606,7 @@ class Coprocessor:
                 return False
         th.blocked = None
         th.blocked_at = -1
-        if kind <= _PLAIN:  # (or _QUICK, _QUIET)
+        if kind <= _PLAIN:  # (or _KNOWN, _QUICK, _QUIET)
             th.pending.popleft()
             execute(t, ins.fields)
             if kind:  # (not _QUIET)
@@ -1011,9 +1014,10 @@ class Coprocessor:
 
 #: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word): a quiet one
 #: (:meth:`~.dispatch.Unit.quiet`: the epoch stays), any other instruction without a wait of
-#: its own (a round issues both itself), any other, MVMUL or PACR (runs of them), the Vector
-#: Unit's
-_QUIET, _QUICK, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3, 4
+#: its own, one whose wait a unit lists in Unit.wait_reads (it reads only what that says
+#: and reports nothing: a round issues these three itself), any other, MVMUL or PACR (runs
+#: of them), the Vector Unit's
+_QUIET, _QUICK, _KNOWN, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3, 4, 5
 #: a decoded word: (the instruction, its execute, its own wait or None, its kind)
 _Word = tuple[Decoded, Execute, Any, int]
 

@@ -53,7 +53,8 @@ class Unit:
 
     def wait_reads(self) -> Mapping[str, Changes]:
         """Instruction name -> the :class:`Changes` that moves with every change to what its
-        wait (:meth:`waits`) reads (every writer, instruction or not, bumps it). A wait not
+        wait (:meth:`waits`) reads (every writer, instruction or not, bumps it); a wait listed
+        here reads nothing else (but the instruction's fields) and reports nothing. A wait not
         listed is asked again after any instruction that may change anything."""
         return {}
 
