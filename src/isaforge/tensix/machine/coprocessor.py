@@ -431,7 +431,8 @@ class Coprocessor:
         then False."""
         latched = self.sync.latched
         words, quick = self._words, (_KNOWN if self._inline else -1)
-        threads = self.threads
+        threads, sfpu = self.threads, self._sfpu
+        macros = sfpu.macros  # (SFPLOADMACRO's scheduler: sfpu.scheduled)
         while True:
             if rounds:
                 self._rounds_left = rounds
@@ -476,8 +477,7 @@ class Coprocessor:
                     hit[1](t, ins.fields)
                     if hit[3]:  # (not _QUIET)
                         self._epoch.changes += 1
-                    sfpu = self._sfpu
-                    if sfpu.macros.pending or sfpu._landing:
+                    if macros.pending or sfpu._landing:
                         sfpu.idle_cycle(t)
                     th.executed += 1
                     self.steps += 1
@@ -488,8 +488,8 @@ class Coprocessor:
                 if th.pending or th.pc < len(th.program):
                     break
             else:
-                if self._sfpu.scheduled:  # SFPLOADMACRO's last instructions
-                    self._sfpu.drain()
+                if macros.pending or sfpu._landing:  # SFPLOADMACRO's last instructions
+                    sfpu.drain()
                 return True
             if not moved:
                 if quiet:
@@ -838,7 +838,8 @@ class Coprocessor:
         rounds are the same. Not with SFPLOADMACRO work scheduled (it advances per
         instruction). ``writes_l1``: the run writes L1 (PACRs), so a thread whose own wait
         reads L1 (ATCAS, ATINCGETPTR) may move."""
-        if self.units.sfpu.scheduled:
+        sfpu = self._sfpu
+        if sfpu.macros.pending or sfpu._landing:  # (sfpu.scheduled)
             return False
         for th in self.threads:
             if th.index == t or (not th.pending and th.pc >= len(th.program)):
