@@ -16,6 +16,8 @@ from isaforge.tensix import Coprocessor, assemble
 from isaforge.tensix.machine.regfiles import SrcClient
 from isaforge.tensix.machine.state import DeadlockError
 
+from ..switched import add1_on_off, counting, matmul_on_off, setting
+
 BUSY = ["ttadddmareg 1,5,1,5"] * 5  # (not quiet: the epoch moves, a GPR write for hooks)
 GIVE_A = "TTI_UNPACR_NOP(0, 0, 0, 0, 0, 0, 0, 1, 3)"  # SETDVALID form: SrcA to the Matrix Unit
 ZEROSRC_A = "TTI_UNPACR_NOP(0, 0, 0, 0, 0, 0, 0, 0, 1)"  # waits for the Matrix Unit's bank
@@ -160,3 +162,14 @@ def test_deadlock_reports_and_stays(burst: int) -> None:
                  stamped=burst > 1)
     if not burst:
         assert seen[-1][0] == "deadlock" and "ttmova2d" in seen[-1][1]
+
+
+def test_add1_and_matmul_with_and_without(monkeypatch: pytest.MonkeyPatch,
+                                          made: tuple[list, list]) -> None:
+    """add1 (the tile's firmware: MOVA2D, UNPACR, UNPACR_NOP, STALLWAIT and SEMWAIT held)
+    and a matmul (MVMUL's waits) give the same outputs and counts, asking less often."""
+    calls = counting(monkeypatch, Coprocessor, "_issue")
+    on, off = add1_on_off(monkeypatch, setting(monkeypatch, Coprocessor, "_wait_stamps"), 41,
+                          [calls], sizes=(1, 5))
+    assert on[0] < off[0]
+    matmul_on_off(setting(monkeypatch, Coprocessor, "_wait_stamps"), 42, made)

@@ -21,10 +21,12 @@ mutexes), :class:`~.adc.AdcUnit`, :class:`~.scalar.ScalarUnit`, :class:`~.matrix
 Waiting threads are not asked again when nothing they wait for can have changed: an epoch
 moves with every instruction except the Vector Unit's and the quiet ones
 (:meth:`~.dispatch.Unit.quiet`), with every call from outside and every hook; a thread held
-by a SEMWAIT latch is held still while :attr:`~.sync.SyncUnit.changes` stays. The counts,
-reports and blocked objects are those of asking every round (class switches
-``_gate_stamps``, ``_quiet_skip``, ``_inline`` turn the shortcuts off, as
-tests compare).
+by a SEMWAIT latch is held still while :attr:`~.sync.SyncUnit.changes` stays, one held by a
+STALLWAIT latch or by a wait a unit lists in :meth:`~.dispatch.Unit.wait_reads` (the Src
+banks' owners: MOVA2D, UNPACR...) while that :class:`~.dispatch.Changes` stays (its
+writers bump it; so does every call from outside and every hook). The counts, reports and
+blocked objects are those of asking every round (class switches ``_gate_stamps``,
+``_wait_stamps``, ``_quiet_skip``, ``_inline`` turn the shortcuts off, as tests compare).
 
 A loop of SFP instructions a thread issues while other threads move is deferred
 (``_sfp_defer``): its instructions are issued one a round as usual (counts, rounds) and
@@ -180,8 +182,9 @@ class Coprocessor:
     #: Wait Gate is not tried again after one (False: every instruction bumps it; tests
     #: compare; read when a word is first decoded)
     _quiet_skip = True
-    #: a round issues an instruction without a wait of its own itself (no latch at the Wait
-    #: Gate, no insn hook) instead of calling _issue (False: _issue; tests compare)
+    #: a round issues an instruction without a wait of its own, or whose wait a unit lists in
+    #: Unit.wait_reads once it passes, itself (no latch at the Wait Gate, no insn hook)
+    #: instead of calling _issue (False: _issue; tests compare)
     _inline = True
     #: a loop of SFP instructions a thread issues while other threads move waits (deferred,
     #: :class:`~.sfp_defer.Deferred`) to run as one pass, while those threads' instructions
