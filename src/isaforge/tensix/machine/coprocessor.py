@@ -435,6 +435,7 @@ class Coprocessor:
         latched = self.sync.latched
         words, quick = self._words, (_KNOWN if self._inline else -1)
         threads, sfpu = self.threads, self._sfpu
+        last_first = threads[::-1]  # (the packer's thread, the last to finish, first)
         macros = sfpu.macros  # (SFPLOADMACRO's scheduler: sfpu.scheduled)
         while True:
             if rounds:
@@ -487,7 +488,7 @@ class Coprocessor:
                     moved = True
                 elif self._issue(th, hit):
                     moved = True
-            for th in threads:  # (self.finished)
+            for th in last_first:  # (self.finished)
                 if th.pending or th.pc < len(th.program):
                     break
             else:
