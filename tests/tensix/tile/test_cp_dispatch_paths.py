@@ -21,6 +21,7 @@ SWITCHES: dict[str, tuple[type, str, object, str]] = {
     "STOREREG window cache": (_CoprocessorMemory, "cache_windows", Tile, "window_at"),
     "SETADCXY/ZW blocks": (AdcUnit, "blocks", adc, "set_pair"),
     "Wait Gate stamps": (Coprocessor, "_gate_stamps", SyncUnit, "latched_holds"),
+    "waits stamped by what they read": (Coprocessor, "_wait_stamps", Coprocessor, "_issue"),
     "rounds issue plain instructions": (Coprocessor, "_inline", Coprocessor, "_issue"),
     "quiet instructions keep the epoch": (Coprocessor, "_quiet_skip", Coprocessor, "_issue"),
 }

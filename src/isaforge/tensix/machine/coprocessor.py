@@ -21,10 +21,12 @@ mutexes), :class:`~.adc.AdcUnit`, :class:`~.scalar.ScalarUnit`, :class:`~.matrix
 Waiting threads are not asked again when nothing they wait for can have changed: an epoch
 moves with every instruction except the Vector Unit's and the quiet ones
 (:meth:`~.dispatch.Unit.quiet`), with every call from outside and every hook; a thread held
-by a SEMWAIT latch is held still while :attr:`~.sync.SyncUnit.changes` stays. The counts,
-reports and blocked objects are those of asking every round (class switches
-``_gate_stamps``, ``_quiet_skip``, ``_inline`` turn the shortcuts off, as
-tests compare).
+by a SEMWAIT latch is held still while :attr:`~.sync.SyncUnit.changes` stays, one held by a
+STALLWAIT latch or by a wait a unit lists in :meth:`~.dispatch.Unit.wait_reads` (the Src
+banks' owners: MOVA2D, UNPACR...) while that :class:`~.dispatch.Changes` stays (its
+writers bump it; so does every call from outside and every hook). The counts, reports and
+blocked objects are those of asking every round (class switches ``_gate_stamps``,
+``_wait_stamps``, ``_quiet_skip``, ``_inline`` turn the shortcuts off, as tests compare).
 
 A loop of SFP instructions a thread issues while other threads move is deferred
 (``_sfp_defer``): its instructions are issued one a round as usual (counts, rounds) and
@@ -72,7 +74,7 @@ from ..isa import ops
 from ..program import Program, parse_program
 from .adc import AdcUnit
 from .config import ConfigUnit
-from .dispatch import Entry, Execute, Fields, Unit, build
+from .dispatch import Changes, Entry, Execute, Fields, Unit, build
 from .frontend import EXPANDED, FrontendUnit, Thread
 from .l1 import L1Memory
 from .matrix import IMPLIED_CODE, MVMUL_OPCODE, MatrixUnit, thread_cfg
@@ -172,12 +174,17 @@ class Coprocessor:
     #: while SyncUnit.changes says nothing it reads changed (False: it looks each time; tests
     #: compare)
     _gate_stamps = True
+    #: a thread held by a STALLWAIT latch or by its instruction's own wait whose reads a unit
+    #: lists (Unit.wait_reads: the Src banks' owners) is held still while their Changes
+    #: stays (False: it looks again after any instruction; tests compare)
+    _wait_stamps = True
     #: quiet instructions (Unit.quiet) leave the epoch alone, so that a thread waiting at the
     #: Wait Gate is not tried again after one (False: every instruction bumps it; tests
     #: compare; read when a word is first decoded)
     _quiet_skip = True
-    #: a round issues an instruction without a wait of its own itself (no latch at the Wait
-    #: Gate, no insn hook) instead of calling _issue (False: _issue; tests compare)
+    #: a round issues an instruction without a wait of its own, or whose wait a unit lists in
+    #: Unit.wait_reads once it passes, itself (no latch at the Wait Gate, no insn hook)
+    #: instead of calling _issue (False: _issue; tests compare)
     _inline = True
     #: a loop of SFP instructions a thread issues while other threads move waits (deferred,
     #: :class:`~.sfp_defer.Deferred`) to run as one pass, while those threads' instructions
@@ -187,8 +194,10 @@ class Coprocessor:
     def __init__(self, ub: str = "stop", memory: Memory | None = None) -> None:
         self.memory: Memory = memory if memory is not None else L1Memory()
         self.dst = Dst()
-        self.srca = SrcRegs("SrcA")
-        self.srcb = SrcRegs("SrcB")
+        #: moves with every change to the Src banks' owners and indices (SrcRegs.owners)
+        self._src_owners = Changes()
+        self.srca = SrcRegs("SrcA", self._src_owners)
+        self.srcb = SrcRegs("SrcB", self._src_owners)
         self.rwc = RWCs()
         self.thread_config = ThreadConfig()
         self.config = Config()
@@ -205,9 +214,10 @@ class Coprocessor:
         self.steps = 0
         self.rounds = 0
         #: bumped by anything that may change what a waiting thread waits for (every
-        #: executed instruction but the Vector Unit's, every entry from outside); a thread
-        #: blocked at this epoch is not tried again until it moves (see _round)
-        self._epoch = 0
+        #: executed instruction but the Vector Unit's and the quiet ones, every entry from
+        #: outside); a thread blocked at this epoch is not tried again until it moves (see
+        #: _round and _hold)
+        self._epoch = Changes()
         report = self.report_ub
         self.sync = SyncUnit(self.srca, self.srcb, report)
         matrix = MatrixUnit(self.dst, self.srca, self.srcb, self.rwc, self.config,
@@ -234,6 +244,13 @@ class Coprocessor:
         #: _quiet_skip to False)
         self._quiet = frozenset(ops()[name].opcode for unit in self.units.all()
                                 for name in unit.quiet() if name in unit.handlers())
+        #: opcode -> (its wait, the Changes of what that wait reads: Unit.wait_reads)
+        self._wait_reads: dict[int, tuple[Any, Changes]] = {}
+        for unit in self.units.all():
+            for name, changes in unit.wait_reads().items():
+                entry = self._table[ops()[name].opcode]
+                if entry is not None and entry.wait is not None:
+                    self._wait_reads[ops()[name].opcode] = (entry.wait, changes)
         #: opcode -> runs of it executed at once (MVMUL, PACR) by a thread running alone
         self._runners: dict[int, Callable[[int, Collection[int], int], int]] = {
             MVMUL_OPCODE: self.units.matrix.mvmul_run, PACR_OPCODE: self.units.pack.pacr_run}
@@ -319,8 +336,7 @@ class Coprocessor:
 
     def _reg_written(self, space: str, thread: int, reg: int, value: int,
                      bank: int | None) -> None:
-        self.sync.changes += 1  # (a hook may change anything)
-        self._epoch += 1
+        self._anything_changed()  # (a hook may change anything)
         self.hooks.fire("reg_write", self, reg, value, RegWrite(space, thread, bank))
 
     def load_program(self, program: str | Program | Mapping[int, Iterable[int]],
@@ -380,8 +396,7 @@ class Coprocessor:
         thread could move and some have not finished."""
         if self.finished:
             return False
-        self._epoch += 1
-        self.sync.changes += 1  # (anything may have changed since the last call)
+        self._anything_changed()  # (since the last call)
         # runs of MVMULs (and of PACRs by a thread alone) as run() allows them: the caller
         # steps round by round, and a run is one round's worth of the same result
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
@@ -399,100 +414,107 @@ class Coprocessor:
         unblock them later)."""
         if self.finished:
             return
-        self._epoch += 1
-        self.sync.changes += 1
+        self._anything_changed()
         cap, self._run_cap = self._run_cap, self._run_cap or (1 << 62)
         left = self._rounds_left
         try:
-            done = 0
-            while done < rounds:
-                self._rounds_left = rounds - done
-                self._sfp_extra = 0
-                if self._round(quiet=True) is not False:
-                    return
-                done += 1 + self._sfp_extra  # a run of SFP instructions: one round each
+            if rounds > 0:
+                self._round(quiet=True, rounds=rounds)
         finally:
             if self._defer is not None:
                 self._flush()
             self._run_cap, self._rounds_left = cap, left
 
-    def _round(self, quiet: bool = False) -> bool | None:
+    def _round(self, quiet: bool = False, rounds: int = 0) -> bool | None:
         """One scheduler round of :meth:`step` (some thread has not finished); returns
         whether every thread has finished after it. When no thread could move: None with
-        ``quiet``, else :class:`DeadlockError`."""
-        self.rounds += 1
-        moved = False
+        ``quiet``, else :class:`DeadlockError`. With ``rounds`` (a :meth:`burst`'s), round
+        after round until that many have been counted (a run of SFP or PACR instructions
+        counts one each: ``_sfp_extra``; ``_rounds_left`` is what is left before each),
+        then False."""
         latched = self.sync.latched
-        words, quick = self._words, (_QUICK if self._inline else -1)
-        # a deferral that starts in this round has looked at the threads after its own
-        defer = self._defer
-        for th in self.threads:
-            if not th.pending:
-                pc, program = th.pc, th.program
-                if pc >= len(program):
-                    continue  # finished
-                word = program[pc]
-                if word >> 24 not in EXPANDED and not th.replay.load_left:
-                    th.pc = pc + 1  # what fill() does with a word both expanders pass
-                    th.pending.append(word)
-                elif not th.fill(self._expander_ub):
-                    continue  # finished
-            if th.blocked_at == self._epoch:
-                # it waited (Wait Gate latch or its instruction's own wait) and since then
-                # only Vector Unit instructions ran, which change none of what those wait
-                # for (semaphores, Src bank ownership, mutexes, L1, GPRs): it waits still
-                # (the epoch now, not at the round's start: a lower thread's instruction in
-                # this round may have released it, as step() by step() sees)
-                continue
-            if defer is not None and self._deferred_visit(th, defer):
-                moved = True
-                continue
-            hit = words.get(th.pending[0])
-            if hit is not None and hit[3] <= quick and latched[th.index] is None \
-                    and not self._tracing:
-                # _issue of an instruction without a wait of its own (_QUICK, or _QUIET:
-                # the epoch stays), no latch at the Wait Gate, no insn hook: the same
-                # statements without the call
-                ins, t = hit[0], th.index
-                self._current = (t, ins.text, th.pc - 1)
-                th.blocked = None
-                th.blocked_at = -1
-                th.pending.popleft()
-                hit[1](t, ins.fields)
-                if hit[3]:  # (not _QUIET)
-                    self._epoch += 1
-                sfpu = self._sfpu
-                if sfpu.macros.pending or sfpu._landing:
-                    sfpu.idle_cycle(t)
-                th.executed += 1
-                self.steps += 1
-                moved = True
-            elif self._issue(th, hit):
-                moved = True
-        for th in self.threads:  # (self.finished)
-            if th.pending or th.pc < len(th.program):
-                finished = False
-                break
-        else:
-            finished = True
-            if self._sfpu.scheduled:  # SFPLOADMACRO's last instructions
-                self._sfpu.drain()
-        if not moved and not finished:
-            if quiet:
-                return None
-            reasons = {th.index: str(th.blocked or "?") for th in self.threads
-                       if not th.finished}
-            lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
-            raise DeadlockError(f"deadlock: no thread can make progress ({lines})", reasons)
-        return finished
+        words, quick = self._words, (_KNOWN if self._inline else -1)
+        threads, sfpu = self.threads, self._sfpu
+        last_first = threads[::-1]  # (the packer's thread, the last to finish, first)
+        macros = sfpu.macros  # (SFPLOADMACRO's scheduler: sfpu.scheduled)
+        while True:
+            if rounds:
+                self._rounds_left = rounds
+                self._sfp_extra = 0
+            self.rounds += 1
+            moved = False
+            # a deferral that starts in this round has looked at the threads after its own
+            defer = self._defer
+            for th in threads:
+                if not th.pending:
+                    pc, program = th.pc, th.program
+                    if pc >= len(program):
+                        continue  # finished
+                    word = program[pc]
+                    if word >> 24 not in EXPANDED and not th.replay.load_left:
+                        th.pc = pc + 1  # what fill() does with a word both expanders pass
+                        th.pending.append(word)
+                    elif not th.fill(self._expander_ub):
+                        continue  # finished
+                if th.blocked_at == th.held.changes:
+                    # it waited (Wait Gate latch or its instruction's own wait) and since
+                    # then nothing it waits for can have changed (see _hold): it waits still
+                    # (the count now, not at the round's start: a lower thread's instruction
+                    # in this round may have released it, as step() by step() sees)
+                    continue
+                if defer is not None and self._deferred_visit(th, defer):
+                    moved = True
+                    continue
+                hit = words.get(th.pending[0])
+                if hit is not None and hit[3] <= quick and latched[th.index] is None \
+                        and not self._tracing \
+                        and (hit[2] is None or hit[2](th.index, hit[0].fields) is None):
+                    # _issue of an instruction without a wait of its own (_QUICK, or _QUIET:
+                    # the epoch stays) or whose wait passes (_KNOWN: held, _issue says why),
+                    # no latch at the Wait Gate, no insn hook: the same statements without
+                    # the call
+                    ins, t = hit[0], th.index
+                    self._current = (t, ins.text, th.pc - 1)
+                    th.blocked = None
+                    th.blocked_at = -1
+                    th.pending.popleft()
+                    hit[1](t, ins.fields)
+                    if hit[3]:  # (not _QUIET)
+                        self._epoch.changes += 1
+                    if macros.pending or sfpu._landing:
+                        sfpu.idle_cycle(t)
+                    th.executed += 1
+                    self.steps += 1
+                    moved = True
+                elif self._issue(th, hit):
+                    moved = True
+            for th in last_first:  # (self.finished)
+                if th.pending or th.pc < len(th.program):
+                    break
+            else:
+                if macros.pending or sfpu._landing:  # SFPLOADMACRO's last instructions
+                    sfpu.drain()
+                return True
+            if not moved:
+                if quiet:
+                    return None
+                reasons = {th.index: str(th.blocked or "?") for th in threads
+                           if not th.finished}
+                lines = "; ".join(f"thread {t}: {r}" for t, r in reasons.items())
+                raise DeadlockError(f"deadlock: no thread can make progress ({lines})",
+                                    reasons)
+            if not rounds:
+                return False
+            rounds -= 1 + self._sfp_extra  # (a run of SFP instructions: one round each)
+            if rounds <= 0:
+                return False
 
     def run(self, max_steps: int | None = 1_000_000) -> RunResult:
         """Run until every thread has finished. ``max_steps`` bounds executed instructions
         (:class:`StepLimitError` beyond it); ``None`` means no bound."""
         start = self.steps
         done = self.finished
-        self._epoch += 1
-        self.sync.changes += 1
+        self._anything_changed()
         # a thread running alone may execute MVMULs and PACRs in runs (MatrixUnit.mvmul_run,
         # Packer.pacr_run), never beyond the step at which the limit below is noticed
         self._run_cap = start + max_steps + 1 if max_steps is not None else 1 << 62
@@ -517,8 +539,7 @@ class Coprocessor:
         if self._defer is not None:  # (the deferred SFP instructions came first)
             self._flush()
         t, name, address = self._current
-        self._epoch += 1  # (a hook may change anything)
-        self.sync.changes += 1
+        self._anything_changed()  # (a hook may change anything)
         ev = UBEvent(t, name, message)
         self.hooks.fire("ub", self, address, message, ev)
         self.ub.record(ev)
@@ -539,7 +560,8 @@ class Coprocessor:
         execute, wait, _, unit = self._table[ins.opcode]  # type: ignore[misc]
         kind = (_SFPU if unit == "Sfpu" else
                 _RUNS if ins.opcode in (MVMUL_OPCODE, PACR_OPCODE) else
-                _PLAIN if wait is not None else
+                (_KNOWN if self._wait_reads.get(ins.opcode, (None,))[0] is wait else _PLAIN)
+                if wait is not None else
                 _QUIET if ins.opcode in self._quiet and self._quiet_skip else _QUICK)
         hit = (ins, execute, wait, kind)
         if self._words_table is not self._table or len(self._words) > 4096:
@@ -561,27 +583,20 @@ class Coprocessor:
         sync = self.sync
         latched = sync.latched[t]
         if latched is not None:  # (sync.gate_blocks, one call fewer)
-            b = th.blocked
-            if type(b) is _GateBlocked and b.ins is ins and b.latch is latched \
-                    and b.changes == sync.changes and self._gate_stamps:
-                # held by a SEMWAIT latch before, and since then neither the semaphores nor
-                # the latch can have changed (see SyncUnit.changes): held still
-                th.blocked_at = self._epoch
-                return False
             if not sync.latched_holds(t):
                 sync.latched[t] = None  # a satisfied latch is forgotten
+                latched = None
             else:
                 mask = latched.block_mask
                 # a retry of the same instruction under the same mask is held still
                 # (is_blocked depends on those two only) and keeps its blocked object
+                b = th.blocked
                 if type(b) is _GateBlocked and b.ins is ins and b.mask == mask:
-                    b.stamp(latched)
-                    th.blocked_at = self._epoch
+                    self._hold(th, latched, ins, None)
                     return False
                 if is_blocked(ins.name, mask):
-                    b = th.blocked = _GateBlocked(sync, t, ins, mask)  # named when asked
-                    b.stamp(latched)
-                    th.blocked_at = self._epoch
+                    th.blocked = _GateBlocked(sync, t, ins, mask)  # named when asked
+                    self._hold(th, latched, ins, None)
                     return False
         address = th.pc - 1  # every pending word came from the last stream word expanded
         self._current = (t, ins.text, address)
@@ -591,15 +606,15 @@ class Coprocessor:
                 b = th.blocked  # (a retry blocked for the same reason keeps its own)
                 if type(b) is not _WaitBlocked or b.ins is not ins or b.reason is not reason:
                     th.blocked = _WaitBlocked(ins, reason)
-                th.blocked_at = self._epoch
+                self._hold(th, latched, ins, wait)
                 return False
         th.blocked = None
         th.blocked_at = -1
-        if kind <= _PLAIN:  # (or _QUICK, _QUIET)
+        if kind <= _PLAIN:  # (or _KNOWN, _QUICK, _QUIET)
             th.pending.popleft()
             execute(t, ins.fields)
             if kind:  # (not _QUIET)
-                self._epoch += 1
+                self._epoch.changes += 1
             sfpu = self._sfpu
             if sfpu.macros.pending or sfpu._landing:  # (sfpu.scheduled): a cycle for
                 sfpu.idle_cycle(t)  # SFPLOADMACRO's work
@@ -620,18 +635,46 @@ class Coprocessor:
             th.pending.popleft()
             execute(t, ins.fields)
             if kind != _SFPU:
-                self._epoch += 1
+                self._epoch.changes += 1
                 sfpu = self._sfpu
                 if sfpu.macros.pending or sfpu._landing:
                     sfpu.idle_cycle(t)
         th.executed += 1
         self.steps += 1
         if self._tracing:  # (a hook may change anything)
-            self._epoch += 1
-            self.sync.changes += 1
+            self._anything_changed()
             ev = Executed(self.steps, t, ins, self.rwc.text(t), address)
             self.hooks.fire("insn", self, address, 4, ev)
         return True
+
+    def _hold(self, th: Thread, latched: Any, ins: Decoded, wait: Any) -> None:
+        """Thread ``th`` waits with ``ins``: held by ``latched`` (its Wait Gate latch,
+        ``wait`` None) or by the instruction's own ``wait`` (``latched``: its latch that does
+        not hold it, or None). Records what must move before it is asked again
+        (``th.held``, ``th.blocked_at``): the Changes of everything that wait reads, when
+        known (a SEMWAIT's: the semaphores, SyncUnit.changes; a STALLWAIT's conditions: the
+        Src banks' owners; a wait a unit lists in Unit.wait_reads, without a latch that a
+        semaphore could satisfy meanwhile), else the epoch (any instruction but the quiet
+        ones and the Vector Unit's)."""
+        held = self._epoch
+        if wait is None:
+            if latched.opcode == "SEMWAIT":
+                if self._gate_stamps:
+                    held = self.sync
+            elif self._wait_stamps:
+                held = self._src_owners  # (latched_holds: C5..C8 read those only)
+        elif latched is None and self._wait_stamps:
+            reads = self._wait_reads.get(ins.opcode)
+            if reads is not None and reads[0] is wait:  # (the table's wait, not replaced)
+                held = reads[1]
+        th.held = held
+        th.blocked_at = held.changes
+
+    def _anything_changed(self) -> None:
+        """Code from outside may have run (a call, a hook): every wait is asked again."""
+        self._epoch.changes += 1
+        self.sync.changes += 1
+        self._src_owners.changes += 1
 
     def _runs(self, th: Thread, t: int, ins: Decoded) -> bool:
         """A run of MVMULs or PACRs from ``ins`` (thread ``th``'s first pending instruction,
@@ -649,7 +692,7 @@ class Coprocessor:
                 th.executed += n
                 self.steps += n
                 self.rounds += n - 1
-                self._epoch += 1
+                self._epoch.changes += 1
                 return True
         if ins.opcode == PACR_OPCODE and self._pacr_runs and self._rounds_left > 1 \
                 and self._run_cap > self.steps + 1 and not self._tracing \
@@ -665,7 +708,7 @@ class Coprocessor:
                 self.steps += n
                 self.rounds += n - 1
                 self._sfp_extra += n - 1
-                self._epoch += 1
+                self._epoch.changes += 1
                 return True
         return False
 
@@ -693,7 +736,7 @@ class Coprocessor:
         t = th.index
         pending, sync, table = th.pending, self.sync, self._table
         limit = min(self._rounds_left, self._run_cap - self.steps - 1)
-        epoch = self._epoch
+        epoch = self._epoch.changes
         issued = 0
         words, loops = self._sfp_loops(th, limit)
         i = 0  # the index in ``words`` of ``ins``
@@ -719,7 +762,7 @@ class Coprocessor:
                     th.executed += 1
                     self.steps += 1
                 i += n
-                if issued >= limit or self._epoch != epoch or not self._next_sfp(th, 0):
+                if issued >= limit or self._epoch.changes != epoch or not self._next_sfp(th, 0):
                     return
                 if not pending:  # what fill() does with a word the expanders pass through
                     pending.append(th.program[th.pc])
@@ -799,7 +842,8 @@ class Coprocessor:
         rounds are the same. Not with SFPLOADMACRO work scheduled (it advances per
         instruction). ``writes_l1``: the run writes L1 (PACRs), so a thread whose own wait
         reads L1 (ATCAS, ATINCGETPTR) may move."""
-        if self.units.sfpu.scheduled:
+        sfpu = self._sfpu
+        if sfpu.macros.pending or sfpu._landing:  # (sfpu.scheduled)
             return False
         for th in self.threads:
             if th.index == t or (not th.pending and th.pc >= len(th.program)):
@@ -810,14 +854,13 @@ class Coprocessor:
             hit = self._words.get(word)
             if hit is None:
                 hit = self._word(th.index, th, word)
+            held = th.held
+            if held is not self._epoch and th.blocked_at == held.changes:
+                continue  # (held still by what it waits for, as _round knows: see _hold)
             ins, _, wait, _ = hit
             sync = self.sync
             latched = sync.latched[th.index]
             if latched is not None:
-                b = th.blocked
-                if type(b) is _GateBlocked and b.ins is ins and b.latch is latched \
-                        and b.changes == sync.changes and self._gate_stamps:
-                    continue  # (held still, as _issue knows)
                 if sync.latched_holds(th.index) and is_blocked(ins.name, latched.block_mask):
                     continue
             if wait is None or (writes_l1 and self._table[ins.opcode][3] == "ScalarMemoryUnit") \
@@ -976,9 +1019,10 @@ class Coprocessor:
 
 #: the kinds of instruction :meth:`Coprocessor._issue` tells apart (see _Word): a quiet one
 #: (:meth:`~.dispatch.Unit.quiet`: the epoch stays), any other instruction without a wait of
-#: its own (a round issues both itself), any other, MVMUL or PACR (runs of them), the Vector
-#: Unit's
-_QUIET, _QUICK, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3, 4
+#: its own, one whose wait a unit lists in Unit.wait_reads (it reads only what that says
+#: and reports nothing: a round issues these three itself), any other, MVMUL or PACR (runs
+#: of them), the Vector Unit's
+_QUIET, _QUICK, _KNOWN, _PLAIN, _RUNS, _SFPU = 0, 1, 2, 3, 4, 5
 #: a decoded word: (the instruction, its execute, its own wait or None, its kind)
 _Word = tuple[Decoded, Execute, Any, int]
 
@@ -999,24 +1043,11 @@ class _GateBlocked:
     (``str``): the wait's unmet conditions as they are then (a report is read when nothing
     has moved since)."""
 
-    __slots__ = ("sync", "t", "ins", "mask", "latch", "changes")
+    __slots__ = ("sync", "t", "ins", "mask")
 
     def __init__(self, sync: Any, t: int, ins: Decoded, mask: int) -> None:
         self.sync, self.t, self.ins = sync, t, ins
         self.mask = mask  # the latched wait's block mask that held ``ins`` (for retries)
-        #: the SEMWAIT latch that held ``ins`` and ``sync.changes`` then (-1: not one)
-        self.latch: Any = None
-        self.changes = -1
-
-    def stamp(self, latch: Any) -> None:
-        """``latch`` (the thread's latched wait) holds ``ins`` now. A SEMWAIT's conditions
-        read the semaphores only, so it holds ``ins`` still while the latch is the same
-        object and ``sync.changes`` is what it is now; a STALLWAIT's read Src bank owners,
-        which many instructions change: never assumed."""
-        if latch.opcode == "SEMWAIT":
-            self.latch, self.changes = latch, self.sync.changes
-        else:
-            self.latch, self.changes = None, -1
 
     def __str__(self) -> str:
         w, unmet = self.sync.latched[self.t], self.sync.latched_unmet(self.t)

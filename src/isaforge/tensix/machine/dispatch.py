@@ -29,6 +29,17 @@ Wait = Callable[[int, Fields], "str | None"]
 Report = Callable[[str], None]
 
 
+class Changes:
+    """A count that moves (``changes += 1``) with every change to the state it stands for
+    (the Src banks' owners, the semaphores...): a thread held by a wait that reads only that
+    state is not asked again while the count stays (see :meth:`Unit.wait_reads`)."""
+
+    __slots__ = ("changes",)
+
+    def __init__(self) -> None:
+        self.changes = 0
+
+
 class Unit:
     """A functional unit: the instructions it executes and the waits it imposes."""
 
@@ -38,6 +49,13 @@ class Unit:
 
     def waits(self) -> Mapping[str, Wait]:
         """Instruction name -> its own Wait Gate condition (most instructions have none)."""
+        return {}
+
+    def wait_reads(self) -> Mapping[str, Changes]:
+        """Instruction name -> the :class:`Changes` that moves with every change to what its
+        wait (:meth:`waits`) reads (every writer, instruction or not, bumps it); a wait listed
+        here reads nothing else (but the instruction's fields) and reports nothing. A wait not
+        listed is asked again after any instruction that may change anything."""
         return {}
 
     def quiet(self) -> Collection[str]:
@@ -82,4 +100,4 @@ def build(units: Iterable[Unit], missing: Callable[[str], Execute]) -> list[Entr
     return table
 
 
-__all__ = ["Entry", "Execute", "Fields", "Report", "Unit", "Wait", "build"]
+__all__ = ["Changes", "Entry", "Execute", "Fields", "Report", "Unit", "Wait", "build"]

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .dispatch import Execute, Fields, Report, Unit
+from .dispatch import Changes, Execute, Fields, Report, Unit
 from .mop import OP_MOP, OP_MOP_CFG, MopExpander
 from .replay import OP_REPLAY, ReplayExpander
 
@@ -47,8 +47,12 @@ class Thread:
     #: why the thread's next instruction waits at the Wait Gate (its ``str``), or None
     blocked: object | None = None
     executed: int = 0
-    #: the coprocessor's epoch when the thread last waited at the Wait Gate (-1: it moved)
+    #: ``held.changes`` when the thread last waited at the Wait Gate (-1: it moved): while
+    #: they are equal, it waits still
     blocked_at: int = -1
+    #: what moves when the thread's wait may have changed: the coprocessor's epoch, or the
+    #: :class:`~.dispatch.Changes` of all its wait reads (see Coprocessor._hold)
+    held: Changes = field(default_factory=Changes)
 
     @property
     def finished(self) -> bool:

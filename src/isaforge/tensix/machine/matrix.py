@@ -45,7 +45,7 @@ from ..decode import decode
 from ..isa import config_fields, thread_config_fields
 from . import formats as F
 from . import fpu, fpu_jit
-from .dispatch import Execute, Fields, Report, Unit, Wait
+from .dispatch import Changes, Execute, Fields, Report, Unit, Wait
 from .regfiles import Dst, SrcClient, SrcRegs
 from .rwc import addr_mod_index, apply_addr_mod, incrwc, setrwc
 from .state import (
@@ -308,6 +308,12 @@ class MatrixUnit(Unit):
         waits.update(dict.fromkeys(NEEDS_SRCB, srcb))
         waits["UNPACR_NOP"] = self.unpacr_nop_wait
         return waits
+
+    def wait_reads(self) -> Mapping[str, Changes]:
+        # every wait above reads the Src banks' owners and indices only (and its fields)
+        if self.srca.owners is not self.srcb.owners:
+            return {}
+        return dict.fromkeys(self.waits(), self.srca.owners)
 
     def cfg(self, t: int, name: str) -> int:
         return thread_cfg(self.config, self.thread_config, t, name)
@@ -841,6 +847,7 @@ class MatrixUnit(Unit):
         if reset & 1:
             self.report_ub("CLEARDVALID Reset is unsupported functionality")
             for src in (self.srca, self.srcb):
+                src.owners.changes += 1
                 src.matrix_bank = src.unpacker_bank = 0
                 src.allowed_client = [SrcClient.UNPACKERS, SrcClient.UNPACKERS]
                 src.implied_fmt[:] = 0

@@ -27,6 +27,7 @@ import numpy as np
 
 from ...core.errors import IsaforgeError
 from . import formats as F
+from .dispatch import Changes
 
 ROWS16 = 1024
 ROWS32 = 512
@@ -261,10 +262,14 @@ class SrcRegs:
         unpacker_bank: ``Unpackers[0 or 1]::SrcBank``.
         unpacker_row: ``(3,) uint8``: ``Unpackers[i]::SrcRow[thread]``.
         implied_fmt: ``(2,) uint8``: Blackhole's implied data format per bank.
+        owners: a :class:`~.dispatch.Changes` (SrcA and SrcB of one machine share one) that
+            moves with every change to ``allowed_client``, ``matrix_bank`` or
+            ``unpacker_bank``: whoever writes those bumps it (the methods below do).
     """
 
-    def __init__(self, name: str = "SrcA") -> None:
+    def __init__(self, name: str = "SrcA", owners: Changes | None = None) -> None:
         self.name = name
+        self.owners = owners if owners is not None else Changes()
         self.cells = np.zeros((SRC_BANKS, SRC_ROWS, COLS), dtype=np.uint32)
         self.allowed_client = [SrcClient.UNPACKERS, SrcClient.UNPACKERS]
         self.matrix_bank = 0
@@ -319,6 +324,7 @@ class SrcRegs:
         """SETDVALID / UNPACR_NOP: the unpacker's bank goes to the Matrix Unit, the unpacker
         moves to the other bank and its row cursor for ``thread`` restarts at
         ``set_base << 4`` (SRCA_SET_Base / SRCB_SET_Base)."""
+        self.owners.changes += 1
         self.allowed_client[self.unpacker_bank] = SrcClient.MATRIX_UNIT
         self.unpacker_bank ^= 1
         self.unpacker_row[thread] = (set_base << 4) & 0x3F
@@ -327,6 +333,7 @@ class SrcRegs:
         """CLEARDVALID / SETRWC clear / MVMUL flip: the Matrix Unit's bank goes back to the
         unpackers (unless ``release`` is False, e.g. CLR_DVALID_*_Disable) and the Matrix Unit
         moves to the other bank (unless ``flip`` is False, e.g. KeepReadingSameSrc)."""
+        self.owners.changes += 1
         if release:
             self.allowed_client[self.matrix_bank] = SrcClient.UNPACKERS
         if flip:

@@ -51,7 +51,7 @@ import numpy as np
 from ..isa import thread_config_fields
 from . import fpu, fpu_jit
 from . import l1formats as L
-from .dispatch import Execute, Fields, Report, Unit, Wait
+from .dispatch import Changes, Execute, Fields, Report, Unit, Wait
 from .l1 import L1Source, Refused
 from .regfiles import Dst, SrcClient, SrcRegs
 from .state import (
@@ -305,6 +305,11 @@ class Unpackers(Unit):
 
     def waits(self) -> Mapping[str, Wait]:
         return {"UNPACR": self.unpacr_wait}
+
+    def wait_reads(self) -> Mapping[str, Changes]:
+        # unpacr_wait reads its Src bank's owner and the unpacker's bank index only
+        a, b = self.src
+        return {"UNPACR": a.owners} if a.owners is b.owners else {}
 
     def regs(self, t: int, which: int, multi: bool, context: int) -> UnpackRegs:
         """The :class:`UnpackRegs`, read again only after a configuration write."""
