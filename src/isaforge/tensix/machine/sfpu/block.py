@@ -70,6 +70,7 @@ from .convert import (
     store_table_bf16,
 )
 from .fma import compiled, fma
+from .fma_jit import ADD_FAST
 from .lregs import LANES, N_WRITABLE, all_true, all_zero
 from .ops import Op, parse, sfp_names
 
@@ -208,6 +209,10 @@ class SfpBlocks:
     #: a pass of SFPLOAD, a MAD and SFPSTORE of its result (add1's loop) in one compiled
     #: call when the compiled multiply-add is loaded (False: numpy, one body step at a time)
     fused = True
+    #: in that call, the elements whose product is exact (a factor is +-1.0: add1's SFPADD)
+    #: add in the machine's FP32 where that gives the model's bits (:data:`.fma_jit.ADD_FAST`;
+    #: False: every element by the model's integer steps)
+    fused_add = True
     #: a single SFPLOAD/SFPSTORE's BF16 cells by a compiled call when it is loaded (False:
     #: through the conversion tables)
     compiled_bf16 = True
@@ -603,8 +608,8 @@ class SfpBlocks:
                 vd, mad, sel, xb, xc, at_load, at_store = plan.fused
                 last_v = np.empty(LANES, dtype=np.uint32)
                 last_d = np.empty(LANES, dtype=np.uint32)
-                kernel(flat, at_load, at_store, lreg[mad.va], lreg[mad.b], lreg[mad.c], sel,
-                       xb, xc, last_v, last_d)
+                kernel(flat, at_load, at_store, lreg[mad.va], lreg[mad.b], lreg[mad.c],
+                       sel | ADD_FAST if self.fused_add else sel, xb, xc, last_v, last_d)
                 lreg[vd] = last_v  # (what a pass leaves: the last iteration's values)
                 lreg[mad.vd] = last_d
                 if plan.stored.size:

@@ -63,10 +63,21 @@ def _fma1(x: int, y: int, z: int) -> int:
     rm = (zt + pt + (1 if ps != zs else 0)) & 0xFFFFFFFF
     if rm == 0:
         return zs & ps
-    blen = 0
+    blen = 1  # (the bit length of rm, 0 < rm < 2**32, in five halvings)
     t = rm
-    while t:
-        t >>= 1
+    if t >> 16:
+        t >>= 16
+        blen += 16
+    if t >> 8:
+        t >>= 8
+        blen += 8
+    if t >> 4:
+        t >>= 4
+        blen += 4
+    if t >> 2:
+        t >>= 2
+        blen += 2
+    if t >> 1:
         blen += 1
     n = blen - 27
     re += n
@@ -95,9 +106,15 @@ def _fma_lanes(x: np.ndarray, y: np.ndarray, z: np.ndarray, out: np.ndarray) -> 
         out[i] = _fma1(np.int64(x[i % nx]), np.int64(y[i % ny]), np.int64(z[i % nz]))
 
 
+#: ``sel`` bit of :func:`_load_mad_store`: an element whose product is exact (a factor is
+#: +-1.0) adds in the machine's FP32 when that gives the model's bits (see there)
+ADD_FAST = 8
+_SIGN = 0x80000000
+
+
 def _load_mad_store(flat: np.ndarray, at_load: np.ndarray, at_store: np.ndarray,
                     ra: np.ndarray, rb: np.ndarray, rc: np.ndarray, sel: int, xb: int,
-                    xc: int, last_v: np.ndarray, last_d: np.ndarray) -> None:
+                    xc: int, last_v: np.ndarray, last_d: np.ndarray) -> int:
     """A loop of SFPLOAD (BF16), a MAD, SFPSTORE (BF16, of the MAD's result), element by
     element: element ``i`` loads DstBits ``flat[at_load[i]]``, multiplies-adds (the operands
     whose bit in ``sel`` is set (1 VA, 2 VB, 4 VC) are the loaded word, the others the LReg
@@ -107,22 +124,74 @@ def _load_mad_store(flat: np.ndarray, at_load: np.ndarray, at_store: np.ndarray,
     :func:`.convert.load_convert` and :func:`.convert.store_convert` in mode BF16, as
     arithmetic (their tables are large, and cold in a long program's cache;
     ``tests/tensix/machine/test_sfp_fast.py`` compares every cell). (The caller makes sure
-    no element reads a cell another one writes.)"""
+    no element reads a cell another one writes.)
+
+    With :data:`ADD_FAST` in ``sel`` (add1's SFPADD: a factor is 1.0), an element whose
+    product is exact (a factor is +-1.0: the product is the other factor, sign flipped by
+    the first's) is added in the machine's FP32 (IEEE, round to nearest even) when both
+    terms are normal numbers and the sum's exponent is 2..253: there the model's sum (3
+    guard bits, a sticky bit, round to nearest even) is the correctly rounded one
+    (``tests/tensix/machine/test_sfp_fast.py`` compares every BF16 cell with many addends).
+    Every other element goes :func:`_fma1`'s way. Returns how many went the short way."""
     n = at_load.shape[0]
     lanes = ra.shape[0]
+    if not sel & ADD_FAST or lanes != 32 or n & 31:
+        for i in range(n):
+            lane = i % lanes
+            cell = np.int64(flat[at_load[i]])  # Dst BF16: sign, man7, exp8
+            v = ((cell & 0x8000) | ((cell & 0xFF) << 7) | ((cell >> 8) & 0x7F)) << 16
+            a = v if sel & 1 else np.int64(ra[lane])
+            b = (v if sel & 2 else np.int64(rb[lane])) ^ xb
+            c = (v if sel & 4 else np.int64(rc[lane])) ^ xc
+            d = _fma1(a, b, c)
+            h = (d if d & 0x7F800000 else d & 0x80000000) >> 16  # (denormals flushed)
+            flat[at_store[i]] = (h & 0x8000) | ((h & 0x7F) << 8) | ((h >> 7) & 0xFF)
+            if i >= n - lanes:
+                last_v[lane] = v
+                last_d[lane] = d
+        return 0
+    words = np.empty(n, dtype=np.uint32)  # the loaded words
+    pb = np.empty(n, dtype=np.uint32)  # the exact products (+0: none)
+    zb = np.empty(n, dtype=np.uint32)  # the addends
+    db = np.empty(n, dtype=np.uint32)  # their FP32 sums
+    pf, zf, df = pb.view(np.float32), zb.view(np.float32), db.view(np.float32)
     for i in range(n):
-        lane = i % lanes
-        cell = np.int64(flat[at_load[i]])  # Dst BF16: sign, man7, exp8
+        lane = i & 31
+        cell = np.int64(flat[at_load[i]])
         v = ((cell & 0x8000) | ((cell & 0xFF) << 7) | ((cell >> 8) & 0x7F)) << 16
+        words[i] = v
         a = v if sel & 1 else np.int64(ra[lane])
         b = (v if sel & 2 else np.int64(rb[lane])) ^ xb
-        c = (v if sel & 4 else np.int64(rc[lane])) ^ xc
-        d = _fma1(a, b, c)
-        h = (d if d & 0x7F800000 else d & 0x80000000) >> 16  # (denormals flushed)
+        p = np.int64(0)
+        if (a & 0x7FFFFFFF) == 0x3F800000:
+            p = b ^ (a & _SIGN)
+        elif (b & 0x7FFFFFFF) == 0x3F800000:
+            p = a ^ (b & _SIGN)
+        pe = (p >> 23) & 0xFF
+        pb[i] = p if pe != 0 and pe != 255 else 0
+        zb[i] = (v if sel & 4 else np.int64(rc[lane])) ^ xc
+    for i in range(n):  # (vectorised)
+        df[i] = pf[i] + zf[i]
+    fast = 0
+    for i in range(n):
+        lane = i & 31
+        pe = (np.int64(pb[i]) >> 23) & 0xFF
+        ze = (np.int64(zb[i]) >> 23) & 0xFF
+        d = np.int64(db[i])
+        de = (d >> 23) & 0xFF
+        if pe != 0 and ze != 0 and ze != 255 and de >= 2 and de <= 253:
+            fast += 1
+        else:
+            v = np.int64(words[i])
+            a = v if sel & 1 else np.int64(ra[lane])
+            b = (v if sel & 2 else np.int64(rb[lane])) ^ xb
+            d = _fma1(a, b, np.int64(zb[i]))
+        h = (d if d & 0x7F800000 else d & 0x80000000) >> 16
         flat[at_store[i]] = (h & 0x8000) | ((h & 0x7F) << 8) | ((h >> 7) & 0xFF)
         if i >= n - lanes:
-            last_v[lane] = v
+            last_v[lane] = words[i]
             last_d[lane] = d
+    return fast
 
 
 def _load_bf16(flat: np.ndarray, at: np.ndarray, out: np.ndarray) -> None:
@@ -165,4 +234,4 @@ def load() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] |
     return _LOADED["lanes"]
 
 
-__all__ = ["load"]
+__all__ = ["ADD_FAST", "load"]
