@@ -168,7 +168,7 @@ def test_add1_on_and_off(monkeypatch: pytest.MonkeyPatch) -> None:
     """add1 (inf, nan and denormal inputs too): the same outputs and counts with the short
     way on and off, and it was taken (the count the call returns)."""
     fma_jit.load()
-    kernel = fma_jit._LOADED["load_mad_store"]
+    kernel = fma_jit._LOADED["load_mad_store_prog"]
     fast = [0]
 
     def counted(*a: object) -> int:
@@ -176,7 +176,7 @@ def test_add1_on_and_off(monkeypatch: pytest.MonkeyPatch) -> None:
         fast[0] += n
         return n
 
-    monkeypatch.setitem(fma_jit._LOADED, "load_mad_store", counted)
+    monkeypatch.setitem(fma_jit._LOADED, "load_mad_store_prog", counted)
     on, off = add1_on_off(monkeypatch, setting(monkeypatch, SfpBlocks, "fused_add"), 7,
                           [fast])
     assert on[0] > 0 and off[0] == 0

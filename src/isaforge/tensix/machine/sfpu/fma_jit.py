@@ -194,6 +194,38 @@ def _load_mad_store(flat: np.ndarray, at_load: np.ndarray, at_store: np.ndarray,
     return fast
 
 
+#: :func:`_load_mad_store_prog`'s header in ``prog``: n, sel, xb, xc, VA, VB, VC, the load's
+#: VD, the MAD's VD, how many Dst rows the stores make valid
+PROG_HEADER = 10
+
+
+def _load_mad_store_prog(flat: np.ndarray, valid: np.ndarray, lreg: np.ndarray,
+                         prog: np.ndarray, add: int) -> int:
+    """:func:`_load_mad_store` with its indices and scalars in one ``int64`` array (a numba
+    call costs per argument; :meth:`.block.SfpBlocks._plan` makes it), the LRegs ``lreg``
+    (``(17, 32)``) read and written as a pass leaves them (the load's VD the last loaded
+    words, then the MAD's VD its last results) and the Dst rows stored marked ``valid``:
+    ``prog`` holds :data:`PROG_HEADER` scalars, then the n load cells, the n store cells
+    and the rows. ``add``: 0 or :data:`ADD_FAST`. Returns the count of the short way."""
+    n = prog[0]
+    o = PROG_HEADER
+    lanes = lreg.shape[1]
+    last_v = np.empty(lanes, dtype=np.uint32)
+    last_d = np.empty(lanes, dtype=np.uint32)
+    fast = _load_mad_store(flat, prog[o:o + n], prog[o + n:o + 2 * n], lreg[prog[4]],
+                           lreg[prog[5]], lreg[prog[6]], prog[1] | add, prog[2], prog[3],
+                           last_v, last_d)
+    vd, md = prog[7], prog[8]
+    for lane in range(lanes):
+        lreg[vd, lane] = last_v[lane]
+    for lane in range(lanes):
+        lreg[md, lane] = last_d[lane]
+    o += 2 * n
+    for k in range(prog[9]):
+        valid[prog[o + k]] = True
+    return fast
+
+
 def _load_bf16(flat: np.ndarray, at: np.ndarray, out: np.ndarray) -> None:
     """SFPLOAD in mode BF16 of the cells ``flat[at]`` into ``out`` (as the loop above)."""
     for i in range(at.shape[0]):
@@ -210,7 +242,7 @@ def _store_bf16(flat: np.ndarray, at: np.ndarray, v: np.ndarray) -> None:
 
 
 _LOADED: dict[str, Callable[..., None] | None] = {}
-_NAMES = ("lanes", "load_mad_store", "load_bf16", "store_bf16")
+_NAMES = ("lanes", "load_mad_store", "load_mad_store_prog", "load_bf16", "store_bf16")
 
 
 def load() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] | None:
@@ -234,4 +266,4 @@ def load() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] |
     return _LOADED["lanes"]
 
 
-__all__ = ["ADD_FAST", "load"]
+__all__ = ["ADD_FAST", "PROG_HEADER", "load"]
