@@ -25,9 +25,10 @@ compares the two on random bodies.
 
 A body of SFPLOAD, a MAD and SFPSTORE of its result in BF16 (add1's) whose stores write the
 cells its loads read (or none of them) runs as one compiled call, element by element
-(:func:`.fma_jit._load_mad_store`). Single instructions issued while another thread runs
-take short ways too (:meth:`SfpBlocks.single`, :meth:`~SfpBlocks.loadi`,
-:meth:`~SfpBlocks.nop`). Each short way has a switch (``SfpBlocks.*``);
+(:func:`.fma_jit._load_mad_store_prog`; exact products, add1's SFPADD, add in the machine's
+FP32 where that gives the model's bits: ``SfpBlocks.fused_add``). Single instructions
+issued while another thread runs take short ways too (:meth:`SfpBlocks.single`,
+:meth:`~SfpBlocks.loadi`, :meth:`~SfpBlocks.nop`). Each short way has a switch (``SfpBlocks.*``);
 ``tests/tensix/machine/test_sfp_fast.py`` compares each on and off.
 """
 

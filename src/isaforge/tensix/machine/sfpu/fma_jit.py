@@ -5,9 +5,10 @@ for 32 lanes cost ~100 us in numpy's per-call overhead. :func:`_fma_lanes` is th
 function, element by element, in exact integers, compiled: ~1 us for 32 lanes. The two agree
 bit for bit (``tests/tensix/test_sfpu_oracle.py`` runs every oracle vector through both).
 :func:`_load_mad_store` is a loop of load, multiply-add and store in one call (add1's loop,
-:class:`~.block.SfpBlocks`); :func:`_load_bf16` and :func:`_store_bf16` a single SFPLOAD /
-SFPSTORE's BF16 cells, without the conversion tables (large, and cold in a long program's
-cache).
+:class:`~.block.SfpBlocks`; :func:`_load_mad_store_prog` calls it with few arguments), with a
+short way for exact products (:data:`ADD_FAST`: add1's SFPADD, ~3x faster); :func:`_load_bf16`
+and :func:`_store_bf16` a single SFPLOAD / SFPSTORE's BF16 cells, without the conversion
+tables (large, and cold in a long program's cache).
 
 Nothing here imports numba at import time; :func:`load` does, on first use (see
 :func:`.fma.fma` for when).
@@ -131,7 +132,9 @@ def _load_mad_store(flat: np.ndarray, at_load: np.ndarray, at_store: np.ndarray,
     the first's) is added in the machine's FP32 (IEEE, round to nearest even) when both
     terms are normal numbers and the sum's exponent is 2..253: there the model's sum (3
     guard bits, a sticky bit, round to nearest even) is the correctly rounded one
-    (``tests/tensix/machine/test_sfp_fast.py`` compares every BF16 cell with many addends).
+    (``tests/tensix/machine/test_sfp_add_fast.py`` compares every BF16 cell with addends of
+    every exponent, and 32-bit terms; it assumes the FPU's default rounding, to nearest even,
+    which Python never changes; flushing denormals would not matter: none is let in or out).
     Every other element goes :func:`_fma1`'s way. Returns how many went the short way."""
     n = at_load.shape[0]
     lanes = ra.shape[0]
