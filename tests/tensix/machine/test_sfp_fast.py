@@ -6,7 +6,8 @@ errors (undefined-behaviour reports included):
   replays what its last pass worked out;
 * ``SfpBlocks.quick_ops``: SFPLOADI and SFPNOP the short way;
 * ``SfpBlocks.fused``: a loop of SFPLOAD, a MAD and SFPSTORE of its result (add1's) in one
-  compiled call;
+  compiled call (its short way for exact products, ``SfpBlocks.fused_add``:
+  ``test_sfp_add_fast.py``);
 * ``SfpBlocks.compiled_bf16``: a single SFPLOAD/SFPSTORE's BF16 cells by a compiled call;
 * ``fma.EAGER_WHEN_IMPORTED``: the compiled multiply-add loaded at once when numba is
   imported already (the same bits as numpy: ``test_sfpu_oracle.py``).
@@ -234,10 +235,12 @@ def test_add1_loop_is_fused() -> None:
     assert seen == [[True], [False]]
 
 
+@pytest.mark.parametrize("add", [0, fma_jit.ADD_FAST])
 @pytest.mark.parametrize("sel", [1, 2, 4, 3, 7])
-def test_fused_kernel_every_cell(sel: int) -> None:
+def test_fused_kernel_every_cell(sel: int, add: int) -> None:
     """The compiled load-MAD-store call converts as SFPLOAD/SFPSTORE's BF16 modes do, for
-    every Dst cell (and every stored result pattern the MAD gives from them)."""
+    every Dst cell (and every stored result pattern the MAD gives from them); with its short
+    way for exact products (lane 0's factor is 1.0) too."""
     fma_jit.load()
     kernel = fma.compiled("load_mad_store")
     assert kernel is not None
@@ -249,7 +252,9 @@ def test_fused_kernel_every_cell(sel: int) -> None:
     at = rng.permutation(1 << 16).astype(np.int64)
     last_v = np.empty(32, dtype=np.uint32)
     last_d = np.empty(32, dtype=np.uint32)
-    kernel(flat, at, at, *rows, sel, 0x80000000 if sel & 1 else 0, 0, last_v, last_d)
+    fast = kernel(flat, at, at, *rows, sel | add, 0x80000000 if sel & 1 else 0, 0, last_v,
+                  last_d)
+    assert (fast > 0) == (add != 0)
     loaded = convert.load_convert(convert.BF16, cells[at], np.zeros(1 << 16, np.uint32))
     tiled = [np.tile(r, (1 << 16) // 32) for r in rows]
     ops = [loaded if sel & bit else r for bit, r in zip((1, 2, 4), tiled, strict=True)]

@@ -25,9 +25,10 @@ compares the two on random bodies.
 
 A body of SFPLOAD, a MAD and SFPSTORE of its result in BF16 (add1's) whose stores write the
 cells its loads read (or none of them) runs as one compiled call, element by element
-(:func:`.fma_jit._load_mad_store`). Single instructions issued while another thread runs
-take short ways too (:meth:`SfpBlocks.single`, :meth:`~SfpBlocks.loadi`,
-:meth:`~SfpBlocks.nop`). Each short way has a switch (``SfpBlocks.*``);
+(:func:`.fma_jit._load_mad_store_prog`; exact products, add1's SFPADD, add in the machine's
+FP32 where that gives the model's bits: ``SfpBlocks.fused_add``). Single instructions
+issued while another thread runs take short ways too (:meth:`SfpBlocks.single`,
+:meth:`~SfpBlocks.loadi`, :meth:`~SfpBlocks.nop`). Each short way has a switch (``SfpBlocks.*``);
 ``tests/tensix/machine/test_sfp_fast.py`` compares each on and off.
 """
 
@@ -70,7 +71,8 @@ from .convert import (
     store_table_bf16,
 )
 from .fma import compiled, fma
-from .lregs import LANES, N_WRITABLE, all_true, all_zero
+from .fma_jit import ADD_FAST
+from .lregs import N_WRITABLE, all_true, all_zero
 from .ops import Op, parse, sfp_names
 
 #: the fewest iterations worth a pass, the longest body looked for
@@ -145,13 +147,15 @@ class _Plan:
     ``(iterations, 32)`` flat DstBits indices, those of the low halves or None) and the Dst
     rows it touches and writes."""
 
-    __slots__ = ("cells", "rows", "stored", "fused")
+    __slots__ = ("cells", "rows", "stored", "fused", "prog")
 
     def __init__(self, cells: dict[int, tuple[int, bool, np.ndarray, np.ndarray | None]],
                  rows: np.ndarray, stored: np.ndarray) -> None:
         self.cells, self.rows, self.stored = cells, rows, stored
         #: a load-MAD-store body in one compiled call (:meth:`SfpBlocks._fusable`), or None
         self.fused: tuple[Any, ...] | None = None
+        #: that call's indices and scalars (:func:`.fma_jit._load_mad_store_prog`), or None
+        self.prog: np.ndarray | None = None
 
 
 class _Loop:
@@ -208,6 +212,10 @@ class SfpBlocks:
     #: a pass of SFPLOAD, a MAD and SFPSTORE of its result (add1's loop) in one compiled
     #: call when the compiled multiply-add is loaded (False: numpy, one body step at a time)
     fused = True
+    #: in that call, the elements whose product is exact (a factor is +-1.0: add1's SFPADD)
+    #: add in the machine's FP32 where that gives the model's bits (:data:`.fma_jit.ADD_FAST`;
+    #: False: every element by the model's integer steps)
+    fused_add = True
     #: a single SFPLOAD/SFPSTORE's BF16 cells by a compiled call when it is loaded (False:
     #: through the conversion tables)
     compiled_bf16 = True
@@ -562,6 +570,13 @@ class SfpBlocks:
         plan = _Plan(cells, np.unique(np.concatenate(rows)),
                      np.unique(np.concatenate(stored)) if stored else np.zeros(0, np.int64))
         plan.fused = self._fusable(ops[:period], cells)
+        if plan.fused is not None:
+            vd, mad, sel, xb, xc, at_load, at_store = plan.fused
+            plan.prog = np.concatenate([
+                np.array([at_load.size, sel, xb, xc, mad.va, mad.b, mad.c, vd, mad.vd,
+                          plan.stored.size], dtype=np.int64),
+                at_load, at_store, plan.stored]).astype(np.int64)
+            plan.prog.flags.writeable = False
         return plan
 
     @staticmethod
@@ -597,18 +612,10 @@ class SfpBlocks:
         s = self.sfpu
         lreg = s.lreg
         flat = self._flat_bits()
-        if plan is not None and plan.fused is not None and self.fused:
-            kernel = compiled("load_mad_store")
-            if kernel is not None:
-                vd, mad, sel, xb, xc, at_load, at_store = plan.fused
-                last_v = np.empty(LANES, dtype=np.uint32)
-                last_d = np.empty(LANES, dtype=np.uint32)
-                kernel(flat, at_load, at_store, lreg[mad.va], lreg[mad.b], lreg[mad.c], sel,
-                       xb, xc, last_v, last_d)
-                lreg[vd] = last_v  # (what a pass leaves: the last iteration's values)
-                lreg[mad.vd] = last_d
-                if plan.stored.size:
-                    s.dst.valid[plan.stored] = True
+        if plan is not None and plan.prog is not None and self.fused:
+            kernel = compiled("load_mad_store_prog")
+            if kernel is not None:  # (and the LRegs and valid bits as the pass leaves them)
+                kernel(flat, s.dst.valid, lreg, plan.prog, ADD_FAST if self.fused_add else 0)
                 return
         wide: dict[int, np.ndarray] = {}
         for p, op in enumerate(body):
