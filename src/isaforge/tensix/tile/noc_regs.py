@@ -141,10 +141,7 @@ class NocRegs(Window):
                          f"modelled")
 
     def write(self, core: CoreInfo, addr: int, size: int, value: int) -> None:
-        off = addr - self.base  # (self._split, inline: a command's issue comes here)
-        if size != 4 or off & 3:
-            word_offset(self, addr, size)  # (raises)
-        buf, w = divmod(off >> 2, self.cmd_buf_size >> 2)
+        buf, w = self._split(addr, size)
         value &= 0xFFFFFFFF
         if buf < N_CMD_BUFS and w in self.cmd_regs:
             self.storage[buf, w] = value  # (what the compiled path does itself: latches)
@@ -208,9 +205,7 @@ class NocRegs(Window):
         targ_hi = regs[r["NOC_TARG_ADDR_HI"]]
         targ_xy = (targ_hi & NODE_MASK, (targ_hi >> 6) & NODE_MASK)
         length = regs[r["NOC_AT_LEN_BE"]]
-        st, status = self.st, self.status  # (_count, inline below: every issue counts)
-        k = st["NIU_MST_CMD_ACCEPTED"]
-        status[k] = (int(status[k]) + 1) & MASK32
+        self._count("NIU_MST_CMD_ACCEPTED")
         if ctrl & CMD_L1_ACC_AT_EN:
             raise NocFault(f"{self.name}: command buffer {buf}: L1 accumulate "
                            f"(NOC_CMD_L1_ACC_AT_EN) is not modelled")
@@ -240,8 +235,8 @@ class NocRegs(Window):
             dst = regs[r["NOC_RET_ADDR_LO"]]
             noc.read(targ_xy, targ, me, dst, length)
             self.issued["read"] += 1
-            for k in (st["NIU_MST_RD_REQ_SENT"], st["NIU_MST_RD_RESP_RECEIVED"]):
-                status[k] = (int(status[k]) + 1) & MASK32
+            self._count("NIU_MST_RD_REQ_SENT")
+            self._count("NIU_MST_RD_RESP_RECEIVED")
             return
         dests = 1
         if ctrl & CMD_WR_INLINE:
@@ -267,10 +262,8 @@ class NocRegs(Window):
                 noc.write(me, src, ret_xy, ret, length)
                 self.issued["write"] += 1
         if ctrl & CMD_RESP_MARKED:
-            k = st["NIU_MST_NONPOSTED_WR_REQ_SENT"]
-            status[k] = (int(status[k]) + 1) & MASK32
-            k = st["NIU_MST_WR_ACK_RECEIVED"]
-            status[k] = (int(status[k]) + dests) & MASK32
+            self._count("NIU_MST_NONPOSTED_WR_REQ_SENT")
+            self._count("NIU_MST_WR_ACK_RECEIVED", dests)
         else:
             self._count("NIU_MST_POSTED_WR_REQ_SENT")
 
