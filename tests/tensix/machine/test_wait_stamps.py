@@ -8,15 +8,13 @@ held threads are asked less often with the stamps."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
-from isaforge.tensix import Coprocessor, assemble
+from isaforge.tensix import Coprocessor
 from isaforge.tensix.machine.regfiles import SrcClient
-from isaforge.tensix.machine.state import DeadlockError
 
 from ..switched import add1_on_off, counting, matmul_on_off, setting
+from .stamped import PokeMemory, Stamped
 
 BUSY = ["ttadddmareg 1,5,1,5"] * 5  # (not quiet: the epoch moves, a GPR write for hooks)
 GIVE_A = "TTI_UNPACR_NOP(0, 0, 0, 0, 0, 0, 0, 1, 3)"  # SETDVALID form: SrcA to the Matrix Unit
@@ -26,82 +24,16 @@ STALL_A = "TTI_STALLWAIT(64, 0x80)"  # B6 until C7: SrcA's Matrix Unit bank
 SETRWC = "ttsetrwc 0,0,0,0,0,0"
 
 
-class _Mem:
-    """A memory whose MMIO word 0xFFB12000 hands SrcA's unpacker bank to the Matrix Unit
-    (through SrcRegs, as every writer of the owners does)."""
-
-    l1_size = 1 << 12
-
-    def __init__(self) -> None:
-        self.cp: Coprocessor | None = None
-
-    def read(self, addr: int, size: int) -> int:
-        return 0
-
-    def write(self, addr: int, size: int, value: int) -> None:
-        pass
-
-    def mmio_read(self, thread: int, addr: int) -> int:
-        return 0
-
-    def mmio_write(self, thread: int, addr: int, value: int) -> None:
-        if addr == 0xFFB12000 and self.cp is not None:
-            self.cp.srca.give_to_matrix_unit(thread, 0)
+def _setup(cp: Coprocessor, mem: PokeMemory) -> None:
+    # the MMIO word hands SrcA's unpacker bank to the Matrix Unit (through SrcRegs, as every
+    # writer of the owners does)
+    mem.poke = lambda thread: cp.srca.give_to_matrix_unit(thread, 0)
 
 
-def _trace(on: bool, streams: dict[int, list[str]],
-           between: Callable[[Coprocessor, int], None] | None = None,
-           hook: Callable[[Coprocessor], None] | None = None,
-           burst: int = 0) -> tuple[list[object], int]:
-    Coprocessor._wait_stamps = on
-    mem = _Mem()
-    cp = Coprocessor(memory=mem)
-    mem.cp = cp
-    for t, lines in streams.items():
-        cp.set_stream(t, assemble("\n".join(lines)))
-    if hook is not None:
-        cp.hook_add("reg_write", lambda c, reg, value, info: hook(c))
-    calls = [0]
-    issue = Coprocessor._issue
-
-    def counted(self: Coprocessor, *a: object) -> bool:
-        calls[0] += 1
-        return issue(self, *a)  # type: ignore[arg-type]
-
-    Coprocessor._issue = counted  # type: ignore[method-assign]
-    seen: list[object] = []
-    try:
-        for k in range(300):
-            if between is not None:
-                between(cp, k)
-            if cp.finished:
-                break
-            try:
-                if burst:
-                    cp.burst(burst)
-                else:
-                    cp.step()
-            except DeadlockError as e:
-                seen.append(("deadlock", str(e), e.reasons))
-                break
-            seen.append((cp.steps, cp.rounds, [th.executed for th in cp.threads],
-                         [str(th.blocked) for th in cp.threads],
-                         [list(map(int, s.allowed_client)) + [s.matrix_bank, s.unpacker_bank]
-                          for s in (cp.srca, cp.srcb)]))
-    finally:
-        Coprocessor._issue = issue  # type: ignore[method-assign]
-        Coprocessor._wait_stamps = True
-    return seen, calls[0]
-
-
-def _same(make: Callable[[], dict[str, object]], stamped: bool = True) -> list[object]:
-    """``_trace`` on and off with the arguments ``make()`` gives (fresh for each run)."""
-    on, on_calls = _trace(True, **make())  # type: ignore[arg-type]
-    off, off_calls = _trace(False, **make())  # type: ignore[arg-type]
-    assert on == off
-    if stamped:
-        assert on_calls < off_calls  # the held threads were held still without looking
-    return on
+_run = Stamped("_wait_stamps", _setup, (Coprocessor, "_issue"),
+               lambda cp: [list(map(int, s.allowed_client)) + [s.matrix_bank, s.unpacker_bank]
+                           for s in (cp.srca, cp.srcb)], calls=300, deadlocks=True)
+_same = _run.same
 
 
 #: T1 waits for SrcA (MOVA2D's own wait, then a STALLWAIT latch), T2 behind a STALLWAIT
